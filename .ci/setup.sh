@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Install everything the tests need on a fresh Debian bookworm machine, then
+# build bubblewrap 0.12.0 (.ci/build-bwrap.sh). Idempotent; needs root (apt).
+set -euo pipefail
+
+PACKAGES=(
+    bubblewrap hyperfine meson ninja-build libcap-dev pkg-config xz-utils
+    util-linux iproute2 python3 git make gcc ca-certificates procps
+)
+
+REPO_ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+export DEBIAN_FRONTEND=noninteractive
+
+log() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"
+    elif command -v sudo >/dev/null 2>&1; then sudo -n "$@"
+    else die "must run as root (or with passwordless sudo) to run: $*"
+    fi
+}
+
+command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this script expects Debian bookworm"
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+    log "apt packages already installed: ${PACKAGES[*]}"
+else
+    log "apt-get update"
+    as_root apt-get update -q || die "apt-get update failed"
+    log "installing: ${missing[*]}"
+    as_root apt-get install -y -q --no-install-recommends "${missing[@]}" \
+        || die "apt-get install failed for: ${missing[*]}"
+fi
+
+# Go is not installed from apt (bookworm's is too old): expect /usr/local/go.
+export PATH="$PATH:/usr/local/go/bin"
+command -v go >/dev/null 2>&1 || die "go not found in PATH or /usr/local/go/bin; install Go (see go.mod) first"
+log "go: $(go version)"
+
+log "building bubblewrap 0.12.0"
+"$REPO_ROOT/.ci/build-bwrap.sh"
+
+log "done: system $(/usr/bin/bwrap --version) at /usr/bin/bwrap, $("$REPO_ROOT/.cache/bwrap-0.12.0/bwrap" --version) at .cache/bwrap-0.12.0/bwrap"

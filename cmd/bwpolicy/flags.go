@@ -1,0 +1,68 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/compiler"
+	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/policy"
+	"github.com/bwpolicy/bwpolicy/profile"
+)
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// compileFlags are the flags compile and run share.
+type compileFlags struct {
+	config, profile, cwd string
+	profiles, policies   multiFlag
+}
+
+func (c *compileFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "settings `FILE` (default: $HERMES_HOME/config.yaml if it exists, else the embedded defaults)")
+	fs.StringVar(&c.profile, "profile", "", "profile `NAME` (overrides the settings)")
+	fs.StringVar(&c.cwd, "cwd", "", "working `DIR` (overrides the settings)")
+	fs.Var(&c.profiles, "profiles", "extra `DIR` of custom .cue profiles (repeatable)")
+	fs.Var(&c.policies, "policy", "extra `DIR` of organisation .rego rules (repeatable)")
+}
+
+// request builds the compiler request; usage problems come back as
+// diagnostics with exit code 2.
+func (c *compileFlags) request() (*compiler.Request, diag.List, int) {
+	req := &compiler.Request{File: c.config, Profile: c.profile, Cwd: c.cwd}
+	if len(c.profiles) > 0 {
+		set, ds := profile.Load(c.profiles)
+		if ds.HasErrors() {
+			return nil, ds, exitFound
+		}
+		req.Profiles = set
+	}
+	if len(c.policies) > 0 {
+		eng, err := policy.Load(c.policies)
+		if err != nil {
+			return nil, diag.List{{Severity: diag.Error, Rule: "policy", Summary: err.Error()}}, exitUsage
+		}
+		req.Policy = eng
+	}
+	return req, nil, exitOK
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("bwpolicy "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// sources returns the source bytes of the documents, for snippets.
+func sources(res *compiler.Result) map[string][]byte {
+	m := map[string][]byte{}
+	if res != nil && res.Document != nil && res.Document.Source != nil {
+		m[res.Document.File] = res.Document.Source
+	}
+	return m
+}

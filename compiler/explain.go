@@ -1,0 +1,84 @@
+package compiler
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteExplain writes the explained plan: what the sandbox is, each group
+// of bwrap arguments with the property or rule that put it there, a
+// one-line reason and where that comes from; then the limits, the
+// environment, the warnings and what the plan depends on. It is written
+// for a person deciding whether to trust this sandbox.
+func WriteExplain(w io.Writer, res *Result) {
+	inv := res.Invocation
+	p := res.Profile
+	fmt.Fprintf(w, "bwpolicy plan — profile %s (%s)\n", p.Name, p.Description)
+	fmt.Fprintf(w, "  settings:  %s\n", res.Document.File)
+	fmt.Fprintf(w, "  bwrap:     %s\n", orNone(inv.Bwrap.Path, "not found — nothing can run (S10): apt install bubblewrap | dnf install bubblewrap | pacman -S bubblewrap"))
+	fmt.Fprintf(w, "  starts in: %s\n", inv.Chdir)
+	fmt.Fprintf(w, "  writable:  %s\n", orNone(strings.Join(inv.Writable, ", "), "nothing"))
+	fmt.Fprintf(w, "  hidden:    %s\n", orNone(strings.Join(inv.Hidden, ", "), "nothing present to hide"))
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "bwrap arguments, in order (a later mount covers an earlier one):")
+	for i, e := range inv.Explain {
+		fmt.Fprintf(w, "%3d. [%s] %s\n", i+1, e.Rule, strings.Join(quoteAll(e.Args), " "))
+		fmt.Fprintf(w, "       why:  %s\n", e.Reason)
+		fmt.Fprintf(w, "       from: %s\n", e.Source)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "limits (set before bwrap starts; RLIMIT_NPROC inside the sandbox's user namespace):")
+	fmt.Fprintf(w, "  RLIMIT_AS    %s\n", limitText(inv.Rlimits.AsBytes, func(v uint64) string { return fmt.Sprintf("%d MiB", v>>20) }))
+	fmt.Fprintf(w, "  RLIMIT_CPU   %s\n", limitText(inv.Rlimits.CPUSeconds, func(v uint64) string { return fmt.Sprintf("%d s", v) }))
+	fmt.Fprintf(w, "  RLIMIT_NPROC %s\n", limitText(inv.Rlimits.NProc, func(v uint64) string { return fmt.Sprintf("%d (max_procs + 2)", v) }))
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "environment:")
+	fmt.Fprintf(w, "  removed: %s\n", orNone(strings.Join(inv.Env.Unset, " "), "nothing"))
+	if len(inv.Env.UnsetPatterns) > 0 {
+		fmt.Fprintf(w, "  removed when the name matches: %s (allowed: %s)\n", strings.Join(inv.Env.UnsetPatterns, " "), orNone(strings.Join(inv.Env.Allow, " "), "none"))
+	}
+	for _, k := range sortedMapKeys(inv.Env.Set) {
+		fmt.Fprintf(w, "  set:     %s=%s\n", k, inv.Env.Set[k])
+	}
+	if len(inv.Warnings) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "warnings:")
+		for _, wr := range inv.Warnings {
+			fmt.Fprintf(w, "  [%s] %s", wr.Rule, wr.Message)
+			if wr.Source != "" {
+				fmt.Fprintf(w, " (%s)", wr.Source)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "depends on %d host paths staying as they were (checked before every command; recompile when they change).\n", len(inv.Preconditions))
+	fmt.Fprintln(w, "not isolated: file tools outside the sandbox, the rest of the readable host, Unix sockets outside /run/user and /tmp, background processes (they die with the command).")
+}
+
+func orNone(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+func limitText(v uint64, f func(uint64) string) string {
+	if v == 0 {
+		return "not set"
+	}
+	return f(v)
+}
+
+func quoteAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$") {
+			out[i] = fmt.Sprintf("%q", a)
+		} else {
+			out[i] = a
+		}
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+// Package compiler turns settings into a frozen, explained bwrap
+// invocation. Its pipeline is the ordered table of stages below; each
+// stage is one package with a narrow entry point, and every stage reports
+// positioned diagnostics into one list. Compilation stops after the first
+// stage that reports an error, so later stages never see bad input.
+package compiler
+
+import (
+	"context"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/policy"
+	"github.com/bwpolicy/bwpolicy/profile"
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+// Request is one compilation's input.
+type Request struct {
+	// File is the settings file; "" discovers $HERMES_HOME/config.yaml,
+	// else uses the embedded defaults.
+	File string
+	// Source, when non-nil, is used instead of reading File.
+	Source []byte
+	// Profile and Cwd override the settings (--profile, --cwd).
+	Profile string
+	Cwd     string
+	// Profiles is the profile set (built-in plus --profiles dirs); nil
+	// means the built-in ones.
+	Profiles *profile.Set
+	// Policy is the rule engine; nil means the built-in rules.
+	Policy *policy.Engine
+	// Host is the machine; nil means facts.FromEnvironment().
+	Host *facts.Host
+}
+
+// Result is what a compilation produced. Invocation is nil when Diags
+// has errors.
+type Result struct {
+	Invocation *runtime.Invocation
+	Diags      diag.List
+	Document   *settings.Document
+	Settings   *settings.Settings
+	Profile    *profile.Profile
+	Facts      *facts.Facts
+}
+
+// state is what the stages pass along.
+type state struct {
+	ctx context.Context
+	req *Request
+	res *Result
+	// violations are the policy stage's decisions.
+	violations []policy.Violation
+}
+
+// stage is one named step of the pipeline.
+type stage struct {
+	name string
+	run  func(*state)
+}
+
+// stages is the pipeline, in order.
+var stages = []stage{
+	{"load", loadSettings},      // YAML → Document, with positions (settings)
+	{"schema", validateSchema},  // settings.schema.json (schema)
+	{"decode", decodeSettings},  // Document → Settings, CLI overrides
+	{"profile", resolveProfile}, // CUE: profile & #Profile, limits merged (profile)
+	{"facts", gatherFacts},      // host facts against settings and profile (facts)
+	{"policy", evaluatePolicy},  // Rego rules R1–R13 and custom rules (policy)
+	{"emit", emitInvocation},    // the frozen, explained invocation (this package)
+}
+
+// Compile runs the pipeline.
+func Compile(ctx context.Context, req *Request) *Result {
+	st := &state{ctx: ctx, req: req, res: &Result{}}
+	for _, s := range stages {
+		s.run(st)
+		if st.res.Diags.HasErrors() {
+			st.res.Invocation = nil
+			break
+		}
+	}
+	st.res.Diags.Sort()
+	return st.res
+}
+
+// Stages returns the pipeline's stage names in order (for docs and tests).
+func Stages() []string {
+	out := make([]string, len(stages))
+	for i, s := range stages {
+		out[i] = s.name
+	}
+	return out
+}

@@ -1,0 +1,183 @@
+package compiler
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/policy"
+	"github.com/bwpolicy/bwpolicy/profile"
+	"github.com/bwpolicy/bwpolicy/schema"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+// DefaultsName is the file name diagnostics use for the embedded defaults.
+const DefaultsName = "<embedded defaults>"
+
+// DiscoverFile returns $HERMES_HOME/config.yaml (default
+// ~/.hermes/config.yaml) when it exists, else "".
+func DiscoverFile() string {
+	hh := os.Getenv("HERMES_HOME")
+	if hh == "" {
+		home := os.Getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		hh = filepath.Join(home, ".hermes")
+	}
+	p := filepath.Join(hh, "config.yaml")
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	return p
+}
+
+func loadSettings(st *state) {
+	req := st.req
+	var doc *settings.Document
+	var ds diag.List
+	switch {
+	case req.Source != nil:
+		doc, ds = settings.Parse(req.File, req.Source)
+	case req.File != "":
+		doc, ds = settings.Load(req.File)
+	default:
+		if f := DiscoverFile(); f != "" {
+			doc, ds = settings.Load(f)
+		} else {
+			doc, ds = settings.Defaults(DefaultsName), nil
+		}
+	}
+	st.res.Document = doc
+	st.res.Diags.Append(ds)
+}
+
+func validateSchema(st *state) {
+	doc := st.res.Document
+	st.res.Diags.Append(schema.Validate(doc.Values, doc))
+}
+
+func decodeSettings(st *state) {
+	doc := st.res.Document
+	b, err := json.Marshal(doc.Values)
+	var s settings.Settings
+	if err == nil {
+		err = json.Unmarshal(b, &s)
+	}
+	if err != nil {
+		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "schema", Pos: doc.Pos(nil), Summary: err.Error()})
+		return
+	}
+	if st.req.Profile != "" {
+		s.Profile = st.req.Profile
+	}
+	if st.req.Cwd != "" {
+		s.Cwd = st.req.Cwd
+	}
+	if s.Profile == "" {
+		s.Profile = settings.DefaultProfile
+	}
+	st.res.Settings = &s
+}
+
+func resolveProfile(st *state) {
+	set := st.req.Profiles
+	if set == nil {
+		var ds diag.List
+		set, ds = profile.Builtin()
+		st.res.Diags.Append(ds)
+		if ds.HasErrors() {
+			return
+		}
+	}
+	s := st.res.Settings
+	p, err := set.Resolve(s.Profile, s.MemoryMB, s.CPUSeconds, s.MaxProcs)
+	if err != nil {
+		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "profile", Path: "profile",
+			Pos: st.res.Document.Pos([]any{"profile"}), Summary: err.Error()})
+		return
+	}
+	st.res.Profile = p
+}
+
+func gatherFacts(st *state) {
+	h := st.req.Host
+	if h == nil {
+		h = facts.FromEnvironment()
+		st.req.Host = h
+	}
+	st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+}
+
+// policyInput is the document the rules see (published as
+// schema/policy-input.schema.json).
+type policyInput struct {
+	Settings map[string]any   `json:"settings"`
+	Profile  *profile.Profile `json:"profile"`
+	Facts    *facts.Facts     `json:"facts"`
+}
+
+// mergedSettings is the settings with the profile's defaults filled in:
+// what custom rules see as input.settings.
+func mergedSettings(s *settings.Settings, p *profile.Profile) map[string]any {
+	b, _ := json.Marshal(s)
+	m := map[string]any{}
+	_ = json.Unmarshal(b, &m)
+	m["profile"] = p.Name
+	m["memory_mb"] = p.Defaults.MemoryMB
+	m["cpu_seconds"] = p.Defaults.CPUSeconds
+	m["max_procs"] = p.Defaults.MaxProcs
+	if _, ok := m["binds"]; !ok {
+		m["binds"] = []any{}
+	}
+	return m
+}
+
+func evaluatePolicy(st *state) {
+	eng := st.req.Policy
+	if eng == nil {
+		var err error
+		eng, err = policy.Builtin()
+		if err != nil {
+			st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "internal", Summary: "policy: " + err.Error()})
+			return
+		}
+	}
+	in := policyInput{Settings: mergedSettings(st.res.Settings, st.res.Profile), Profile: st.res.Profile, Facts: st.res.Facts}
+	vs, err := eng.Evaluate(st.ctx, in)
+	if err != nil {
+		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "internal", Summary: "policy: " + err.Error()})
+		return
+	}
+	st.violations = vs
+	for _, v := range vs {
+		st.res.Diags.Add(st.violationDiag(v))
+	}
+}
+
+func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
+	d := diag.Diagnostic{Severity: v.Severity, Rule: v.Rule, Summary: v.Message, Path: settings.PathString(v.Path)}
+	if v.In == "profile" {
+		d.Pos = profilePos(st.res.Profile, v.Path)
+		return d
+	}
+	d.Pos = st.res.Document.Pos(v.Path)
+	return d
+}
+
+// profilePos returns where a profile field is set, as a position.
+func profilePos(p *profile.Profile, path []any) diag.Pos {
+	pos := diag.Pos{File: p.Source}
+	if len(path) > 0 {
+		if f, ok := path[0].(string); ok {
+			if where, ok := p.Pos[f]; ok {
+				pos = parsePos(where)
+			}
+		}
+	}
+	return pos
+}

@@ -1,0 +1,302 @@
+package facts
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/profile"
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+// Facts are the host facts resolved against one settings file and
+// profile: what the policy rules judge and what the compiler mounts. Its
+// JSON form is the "facts" field of the policy input.
+type Facts struct {
+	UID               int    `json:"uid"`
+	Home              string `json:"home"`
+	HermesHome        string `json:"hermes_home"`
+	DefaultHermesHome string `json:"default_hermes_home"`
+
+	Cwd Cwd `json:"cwd"`
+
+	// Hidden lists every candidate hidden path, present or not.
+	Hidden []Hidden `json:"hidden"`
+	// Binds describes each settings bind, by index.
+	Binds []Bind `json:"binds"`
+
+	// Scratch is HERMES_HOME/cache/scratch (S6).
+	Scratch Path `json:"scratch"`
+	// StateDirs are the existing HERMES_HOME/sandboxes/bwrap-* (S6).
+	StateDirs []Path `json:"state_dirs"`
+	// HomeMode is the effective home_mode; ProfileHome is
+	// HERMES_HOME/home, described whatever the mode.
+	HomeMode    string `json:"home_mode"`
+	ProfileHome Path   `json:"profile_home"`
+
+	CABundles     []CABundle `json:"ca_bundles"`
+	RunUser       Path       `json:"run_user"`
+	DockerSockets []Path     `json:"docker_sockets"`
+
+	Bwrap       runtime.BwrapInfo `json:"bwrap"`
+	Kernel      string            `json:"kernel"`
+	NProcUserns bool              `json:"nproc_userns"`
+	LandlockABI int               `json:"landlock_abi"`
+	HardAS      uint64            `json:"hard_as"`
+	HardCPU     uint64            `json:"hard_cpu"`
+	HardNProc   uint64            `json:"hard_nproc"`
+
+	// Observed is every path looked at, with what was there: the
+	// invocation's preconditions are drawn from it.
+	Observed map[string]Stat `json:"-"`
+}
+
+// Path is one host path, as named and as resolved.
+type Path struct {
+	Path    string `json:"path"`
+	Real    string `json:"real"`
+	Kind    string `json:"kind"` // kind after resolving symlinks
+	HasLink bool   `json:"has_link"`
+}
+
+// Cwd is the working directory decision (S9, R5–R7).
+type Cwd struct {
+	// Requested is the cwd as set (settings) or found (process).
+	Requested string `json:"requested"`
+	// Explicit is true when the settings set it.
+	Explicit bool `json:"explicit"`
+	// Path is the cleaned absolute cwd after the R6 fallback; Real is it
+	// resolved.
+	Path string `json:"path"`
+	Real string `json:"real"`
+	// Exists is false when the cwd is missing (S9).
+	Exists bool `json:"exists"`
+	// RunDir is where commands start: Real, or its nearest existing
+	// parent when it is missing.
+	RunDir string `json:"run_dir"`
+	// FellBack is "home" when R6 moved a process cwd to the home directory.
+	FellBack string `json:"fell_back"`
+	// HiddenBy is the hidden path the requested cwd lies under, if any.
+	HiddenBy string `json:"hidden_by"`
+}
+
+// Hidden is one candidate hidden path (S5, H4).
+type Hidden struct {
+	// Entry is the path as listed (~/.ssh made absolute).
+	Entry string `json:"entry"`
+	// Path is where it is masked: the entry resolved through symlinks.
+	Path string `json:"path"`
+	// Kind is the kind at Path: absent, dir, file, socket, other.
+	Kind string `json:"kind"`
+	// Symlink is true when the entry (or a parent) is a symlink.
+	Symlink bool `json:"symlink"`
+	// Why is S5 (home entries), S5-hermes (the Hermes homes) or H4.
+	Why string `json:"why"`
+}
+
+// Bind describes one bind of the settings.
+type Bind struct {
+	Index    int    `json:"index"`
+	Src      string `json:"src"`
+	Dest     string `json:"dest"`
+	Readonly bool   `json:"readonly"`
+	SrcAbs   bool   `json:"src_abs"`
+	DestAbs  bool   `json:"dest_abs"`
+	// SrcReal and SrcKind describe the source after resolving symlinks;
+	// SrcHasLink reports a symlink anywhere on the way.
+	SrcReal    string `json:"src_real"`
+	SrcKind    string `json:"src_kind"`
+	SrcHasLink bool   `json:"src_has_link"`
+	// DestKind is lstat of the destination (symlink not followed);
+	// DestReal resolves it; DestHasLink reports a symlink on the way.
+	DestKind    string `json:"dest_kind"`
+	DestReal    string `json:"dest_real"`
+	DestHasLink bool   `json:"dest_has_link"`
+}
+
+// CABundle is a CA bundle named by one of CAVars (S8).
+type CABundle struct {
+	Var string `json:"var"`
+	Path
+}
+
+// Gather resolves the host facts for settings s under profile p.
+// hideGlobs are the H4 entries, already expanded by the caller.
+func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
+	g := &gatherer{fs: h.FS, observed: map[string]Stat{}}
+	f := &Facts{
+		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
+		DefaultHermesHome: path.Join(h.Home, ".hermes"),
+		Bwrap:             h.Bwrap, Kernel: h.Kernel, NProcUserns: KernelAtLeast(h.Kernel, 5, 14),
+		LandlockABI: h.LandlockABI, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
+		Observed: g.observed,
+	}
+	f.Hidden = g.hiddenPaths(h, p)
+	for _, x := range expandHide(g, h, s) {
+		f.Hidden = append(f.Hidden, x)
+	}
+	f.Cwd = g.cwd(h, s, f.Hidden)
+	for i, b := range s.Binds {
+		f.Binds = append(f.Binds, g.bind(i, b))
+	}
+	f.Scratch = g.path(path.Join(h.HermesHome, "cache", "scratch"))
+	f.StateDirs = g.stateDirs(h.HermesHome)
+	f.HomeMode = s.HomeMode
+	if f.HomeMode == "" {
+		f.HomeMode = "auto"
+	}
+	f.ProfileHome = g.path(path.Join(h.HermesHome, "home"))
+	for _, v := range CAVars {
+		if val, ok := h.Env[v]; ok && path.IsAbs(val) {
+			f.CABundles = append(f.CABundles, CABundle{Var: v, Path: g.path(path.Clean(val))})
+		}
+	}
+	f.RunUser = g.path(path.Join("/run/user", strconv.Itoa(h.UID)))
+	for _, d := range DockerSockets {
+		f.DockerSockets = append(f.DockerSockets, g.path(d))
+	}
+	return f
+}
+
+type gatherer struct {
+	fs       FS
+	observed map[string]Stat
+}
+
+// lstat records what it sees.
+func (g *gatherer) lstat(p string) Stat {
+	st := g.fs.Lstat(p)
+	g.observed[p] = st
+	return st
+}
+
+// path describes p, recording each symlink on the way.
+func (g *gatherer) path(p string) Path {
+	real, hasLink, err := Resolve(g, p)
+	if err != nil {
+		return Path{Path: p, Real: p, Kind: runtime.KindOther, HasLink: true}
+	}
+	return Path{Path: p, Real: real, Kind: g.lstat(real).Kind, HasLink: hasLink}
+}
+
+// Lstat and ReadDir make a gatherer an FS that records.
+func (g *gatherer) Lstat(p string) Stat                { return g.lstat(p) }
+func (g *gatherer) ReadDir(p string) ([]string, error) { return g.fs.ReadDir(p) }
+
+func (g *gatherer) hiddenPaths(h *Host, p *profile.Profile) []Hidden {
+	var out []Hidden
+	for _, name := range p.HiddenNames() {
+		out = append(out, g.hidden(path.Join(h.Home, name), "S5"))
+	}
+	if p.HideHermesHome {
+		out = append(out, g.hidden(h.HermesHome, "S5-hermes"))
+		if def := path.Join(h.Home, ".hermes"); def != h.HermesHome {
+			out = append(out, g.hidden(def, "S5-hermes"))
+		}
+	}
+	return out
+}
+
+func (g *gatherer) hidden(entry, why string) Hidden {
+	// Record each component between the home and the entry, so a parent
+	// turned into a symlink later makes the invocation stale.
+	g.lstat(entry)
+	pp := g.path(entry)
+	return Hidden{Entry: entry, Path: pp.Real, Kind: pp.Kind, Symlink: pp.HasLink, Why: why}
+}
+
+func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {
+	c := Cwd{Requested: s.Cwd, Explicit: s.Cwd != ""}
+	if !c.Explicit {
+		c.Requested = h.ProcessCwd
+	}
+	c.Path = absFrom(h.Home, c.Requested)
+	for _, x := range hidden {
+		if x.Kind == runtime.KindAbsent && x.Path == x.Entry {
+			if Within(c.Path, x.Entry) {
+				c.HiddenBy = x.Entry
+			}
+			continue
+		}
+		if Within(c.Path, x.Entry) || Within(c.Path, x.Path) {
+			c.HiddenBy = x.Entry
+		}
+	}
+	real := g.path(c.Path)
+	if c.HiddenBy == "" {
+		for _, x := range hidden {
+			if x.Kind != runtime.KindAbsent && Within(real.Real, x.Path) {
+				c.HiddenBy = x.Entry
+			}
+		}
+	}
+	if c.HiddenBy != "" && !c.Explicit {
+		c.FellBack = "home"
+		c.Path = h.Home
+		real = g.path(c.Path)
+	}
+	c.Real = real.Real
+	c.Exists = real.Kind == runtime.KindDir
+	c.RunDir = c.Real
+	for !c.Exists && c.RunDir != "/" {
+		c.RunDir = path.Dir(c.RunDir)
+		if g.lstat(c.RunDir).Kind == runtime.KindDir {
+			break
+		}
+	}
+	return c
+}
+
+func (g *gatherer) bind(i int, b settings.Bind) Bind {
+	out := Bind{Index: i, Src: b.Src, Dest: b.Target(), Readonly: b.IsReadonly(),
+		SrcAbs: path.IsAbs(b.Src), DestAbs: path.IsAbs(b.Target())}
+	if out.SrcAbs {
+		sp := g.path(path.Clean(b.Src))
+		out.SrcReal, out.SrcKind, out.SrcHasLink = sp.Real, sp.Kind, sp.HasLink
+	}
+	if out.DestAbs {
+		d := path.Clean(out.Dest)
+		out.DestKind = g.lstat(d).Kind
+		dp := g.path(d)
+		out.DestReal, out.DestHasLink = dp.Real, dp.HasLink
+	}
+	return out
+}
+
+func (g *gatherer) stateDirs(hermesHome string) []Path {
+	dir := path.Join(hermesHome, "sandboxes")
+	names, err := g.fs.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []Path
+	for _, n := range names {
+		if !strings.HasPrefix(n, "bwrap-") {
+			continue
+		}
+		p := g.path(path.Join(dir, n))
+		if p.Kind == runtime.KindDir && !p.HasLink {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Within reports whether p is base or lies under it.
+func Within(p, base string) bool {
+	if base == "/" {
+		return true
+	}
+	return p == base || strings.HasPrefix(p, base+"/")
+}
+
+// KernelAtLeast reports whether release (uname -r) is at least major.minor.
+func KernelAtLeast(release string, major, minor int) bool {
+	var maj, mnr int
+	fmt.Sscanf(release, "%d.%d", &maj, &mnr)
+	return maj > major || maj == major && mnr >= minor
+}

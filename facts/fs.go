@@ -1,0 +1,185 @@
+// Package facts is the host-facts stage of bwpolicy's pipeline: it reads
+// the host once (uid, HOME, HERMES_HOME, the working directory, which
+// candidate hidden paths exist and where their symlinks lead, CA bundles,
+// sockets, bwrap and its options, inherited limits) through the FS and
+// Host abstractions, so tests run the compiler against a synthetic tree.
+package facts
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// Stat is what bwpolicy needs to know of one path: its kind and, for a
+// symlink, its target. Kind is one of the runtime.Kind* constants.
+type Stat struct {
+	Kind   string
+	Target string
+}
+
+// FS is the part of the file system the compiler reads.
+type FS interface {
+	// Lstat describes p without following a final symlink. A path that
+	// does not exist is Kind runtime.KindAbsent, not an error.
+	Lstat(p string) Stat
+	// ReadDir lists the names in directory p, sorted.
+	ReadDir(p string) ([]string, error)
+}
+
+// OS is the real file system.
+type OS struct{}
+
+// Lstat implements FS.
+func (OS) Lstat(p string) Stat {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return Stat{Kind: runtime.KindAbsent}
+		}
+		return Stat{Kind: runtime.KindOther}
+	}
+	return Stat{Kind: kindOf(fi.Mode()), Target: linkTarget(p, fi.Mode())}
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return runtime.KindSymlink
+	case m.IsDir():
+		return runtime.KindDir
+	case m.IsRegular():
+		return runtime.KindFile
+	case m&fs.ModeSocket != 0:
+		return runtime.KindSocket
+	}
+	return runtime.KindOther
+}
+
+func linkTarget(p string, m fs.FileMode) string {
+	if m&fs.ModeSymlink == 0 {
+		return ""
+	}
+	t, _ := os.Readlink(p)
+	return t
+}
+
+// ReadDir implements FS.
+func (OS) ReadDir(p string) ([]string, error) {
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return names, nil
+}
+
+// maxLinks bounds symlink resolution, as the kernel does (ELOOP).
+const maxLinks = 40
+
+// Resolve returns p with every symlink resolved, like filepath.EvalSymlinks
+// but through fsys and tolerant of a missing tail: the part of p that does
+// not exist is appended unresolved. hasLink reports whether any component
+// was a symlink. p must be absolute and clean.
+func Resolve(fsys FS, p string) (real string, hasLink bool, err error) {
+	links := 0
+	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	cur := "/"
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		if name == "" || name == "." {
+			continue
+		}
+		if name == ".." {
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, name)
+		st := fsys.Lstat(next)
+		switch st.Kind {
+		case runtime.KindAbsent:
+			return path.Join(append([]string{next}, rest...)...), hasLink, nil
+		case runtime.KindSymlink:
+			hasLink = true
+			links++
+			if links > maxLinks {
+				return "", true, errors.New("too many levels of symbolic links")
+			}
+			t := st.Target
+			if !path.IsAbs(t) {
+				t = path.Join(cur, t)
+			}
+			rest = append(strings.Split(strings.TrimPrefix(path.Clean(t), "/"), "/"), rest...)
+			cur = "/"
+		default:
+			if len(rest) > 0 && st.Kind != runtime.KindDir {
+				// A file in the middle of the path: the rest cannot exist.
+				return path.Join(append([]string{next}, rest...)...), hasLink, nil
+			}
+			cur = next
+		}
+	}
+	return cur, hasLink, nil
+}
+
+// KindAt returns the kind of p after resolving every symlink.
+func KindAt(fsys FS, p string) (string, string) {
+	real, _, err := Resolve(fsys, p)
+	if err != nil {
+		return runtime.KindOther, p
+	}
+	return fsys.Lstat(real).Kind, real
+}
+
+// Tree is a synthetic file system for tests: a map from absolute path to
+// its Stat. Parent directories are implied.
+type Tree map[string]Stat
+
+// Lstat implements FS.
+func (t Tree) Lstat(p string) Stat {
+	p = path.Clean(p)
+	if p == "/" {
+		return Stat{Kind: runtime.KindDir}
+	}
+	if st, ok := t[p]; ok {
+		return st
+	}
+	prefix := p + "/"
+	for k := range t {
+		if strings.HasPrefix(k, prefix) {
+			return Stat{Kind: runtime.KindDir}
+		}
+	}
+	return Stat{Kind: runtime.KindAbsent}
+}
+
+// ReadDir implements FS.
+func (t Tree) ReadDir(p string) ([]string, error) {
+	if t.Lstat(p).Kind != runtime.KindDir {
+		return nil, &fs.PathError{Op: "readdir", Path: p, Err: fs.ErrNotExist}
+	}
+	prefix := strings.TrimSuffix(p, "/") + "/"
+	seen := map[string]bool{}
+	for k := range t {
+		if strings.HasPrefix(k, prefix) {
+			name := strings.SplitN(k[len(prefix):], "/", 2)[0]
+			seen[name] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, nil
+}

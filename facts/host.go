@@ -1,0 +1,128 @@
+package facts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// CAVars are the environment variables that may name a CA bundle (S8).
+var CAVars = []string{"SSL_CERT_FILE", "SSL_CERT_DIR", "HERMES_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+	"CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", "PIP_CERT"}
+
+// DockerSockets are the docker socket paths replaced by an empty file (S4).
+var DockerSockets = []string{"/run/docker.sock", "/var/run/docker.sock"}
+
+// Limit is an inherited hard limit; Unlimited means RLIM_INFINITY.
+const Unlimited = ^uint64(0)
+
+// Host is everything the compiler reads of the machine, gathered once.
+type Host struct {
+	FS FS `json:"-"`
+	// UID is the real user id.
+	UID int `json:"uid"`
+	// Home is $HOME.
+	Home string `json:"home"`
+	// HermesHome is $HERMES_HOME, or Home/.hermes when unset.
+	HermesHome string `json:"hermes_home"`
+	// ProcessCwd is the directory the process was started in.
+	ProcessCwd string `json:"process_cwd"`
+	// Env holds the values of CAVars that are set.
+	Env map[string]string `json:"env"`
+	// Bwrap is the bwrap found (Path empty when none).
+	Bwrap runtime.BwrapInfo `json:"bwrap"`
+	// Kernel is the kernel release (uname -r).
+	Kernel string `json:"kernel"`
+	// HardAS, HardCPU and HardNProc are the inherited hard limits.
+	HardAS    uint64 `json:"hard_as"`
+	HardCPU   uint64 `json:"hard_cpu"`
+	HardNProc uint64 `json:"hard_nproc"`
+	// LandlockABI is the kernel's Landlock ABI version (0: none).
+	LandlockABI int `json:"landlock_abi"`
+}
+
+// FromEnvironment reads the real host: the environment for HOME,
+// HERMES_HOME and the CA variables, the uid, the working directory, bwrap
+// ($BWPOLICY_BWRAP or PATH) and its options, the kernel and the limits.
+func FromEnvironment() *Host {
+	h := &Host{FS: OS{}, UID: os.Getuid(), Env: map[string]string{}}
+	h.Home = filepath.Clean(os.Getenv("HOME"))
+	if h.Home == "." || h.Home == "" {
+		h.Home = "/"
+	}
+	if hh := os.Getenv("HERMES_HOME"); hh != "" {
+		h.HermesHome = absFrom(h.Home, hh)
+	} else {
+		h.HermesHome = filepath.Join(h.Home, ".hermes")
+	}
+	if wd, err := os.Getwd(); err == nil {
+		h.ProcessCwd = wd
+	} else {
+		h.ProcessCwd = h.Home
+	}
+	for _, v := range CAVars {
+		if val := os.Getenv(v); val != "" {
+			h.Env[v] = val
+		}
+	}
+	if p := BwrapPath(); p != "" {
+		if info, err := runtime.ProbeBwrap(p); err == nil {
+			h.Bwrap = info
+		} else {
+			h.Bwrap = runtime.BwrapInfo{Path: p}
+		}
+	}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		h.Kernel = unix.ByteSliceToString(u.Release[:])
+	}
+	h.HardAS = hardLimit(unix.RLIMIT_AS)
+	h.HardCPU = hardLimit(unix.RLIMIT_CPU)
+	h.HardNProc = hardLimit(unix.RLIMIT_NPROC)
+	h.LandlockABI = runtime.LandlockABI()
+	return h
+}
+
+// BwrapPath returns $BWPOLICY_BWRAP, else bwrap found on PATH, else "".
+func BwrapPath() string {
+	if p := os.Getenv("BWPOLICY_BWRAP"); p != "" {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+		return p
+	}
+	p, err := exec.LookPath("bwrap")
+	if err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+func hardLimit(res int) uint64 {
+	var r unix.Rlimit
+	if unix.Getrlimit(res, &r) != nil {
+		return Unlimited
+	}
+	if r.Max == unix.RLIM_INFINITY {
+		return Unlimited
+	}
+	return r.Max
+}
+
+func absFrom(base, p string) string {
+	if strings.HasPrefix(p, "~/") {
+		p = filepath.Join(base, p[2:])
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p)
+}

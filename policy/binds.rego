@@ -1,0 +1,117 @@
+# Rules on the extra binds of the settings: R1–R4, R9, R10.
+package bwpolicy.rules
+
+# R9: a bind source that is relative or does not exist, or a dest that is
+# not absolute.
+deny contains v("R9", sprintf("bind source %q is not an absolute path", [b.src]), ["binds", b.index, "src"]) if {
+	some b in input.facts.binds
+	not b.src_abs
+}
+
+deny contains v("R9", sprintf("bind source %q does not exist", [b.src]), ["binds", b.index, "src"]) if {
+	some b in input.facts.binds
+	b.src_abs
+	b.src_kind == "absent"
+}
+
+deny contains v("R9", sprintf("bind dest %q is not an absolute path", [b.dest]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	not b.dest_abs
+}
+
+# R1: a source at or under a hidden path is dropped.
+warn contains object.union(
+	v("R1", sprintf("bind source %q is at or under the hidden path %q: dropped", [b.src, root]), ["binds", b.index, "src"]),
+	{"drop_bind": b.index},
+) if {
+	some b in input.facts.binds
+	b.src_abs
+	some p in {b.src, bind_src(b)}
+	root := under_hidden(p)
+}
+
+# R2: a source containing a hidden path, mounted elsewhere, would show the
+# hidden path at the new place: dropped.
+warn contains object.union(
+	v("R2", sprintf("bind source %q contains the hidden path %q and dest differs from src: dropped (bind it at its own path)", [b.src, root]), ["binds", b.index, "dest"]),
+	{"drop_bind": b.index},
+) if {
+	some b in input.facts.binds
+	b.src_abs
+	b.dest != b.src
+	not under_hidden(bind_src(b))
+	root := contains_hidden(bind_src(b))
+}
+
+# R3: a read-write source inside a writable directory could be renamed or
+# replaced with a symlink by a command, choosing what the next command
+# mounts; refused unless dest = src, directly under that directory, and
+# no symlink on the way.
+writable_dirs contains {"dir": writable_cwd, "what": "the working directory"} if writable_cwd
+
+writable_dirs contains {"dir": profile_home, "what": "the profile home"} if profile_home
+
+writable_dirs contains {"dir": bind_src(o), "what": sprintf("the read-write bind binds[%d]", [o.index]), "index": o.index} if {
+	some o in input.facts.binds
+	o.src_abs
+	o.readonly == false
+}
+
+deny contains v("R3", sprintf("read-write bind source %q lies inside %s (%q): a command could rename it or swap in a symlink; use dest = src directly under that directory, with no symlink on the way", [b.src, w.what, w.dir]), ["binds", b.index, "src"]) if {
+	some b in input.facts.binds
+	b.src_abs
+	b.readonly == false
+	some w in writable_dirs
+	not w.index == b.index
+	within(bind_src(b), w.dir)
+	not r3_exempt(b, w.dir)
+}
+
+r3_exempt(b, dir) if {
+	b.dest == b.src
+	not b.src_has_link
+	bind_src(b) != dir
+	dirname(bind_src(b)) == dir
+}
+
+# R4: bwrap must never create a mount point on the host: a dest must exist
+# or sit under a tmpfs of the sandbox's own (/tmp).
+sandbox_tmpfs := {"/tmp"}
+
+deny contains v("R4", sprintf("bind dest %q does not exist on the host; bwrap would create it there (or fail on the read-only root): create it first, or use a dest under /tmp", [b.dest]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	b.dest_abs
+	b.src_kind != "absent"
+	b.dest_kind == "absent"
+	not b.dest_has_link
+	not under_sandbox_tmpfs(b.dest)
+}
+
+under_sandbox_tmpfs(p) if {
+	some t in sandbox_tmpfs
+	t != p
+	within(p, t)
+}
+
+# R10: a dest that is a symlink (bwrap >= 0.12 refuses it, older versions
+# mount over the link's target), or /, /proc, /dev or a parent of them.
+deny contains v("R10", sprintf("bind dest %q is a symlink or has one on the way (resolves to %q): use the real path", [b.dest, b.dest_real]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	b.dest_abs
+	b.dest_has_link
+}
+
+deny contains v("R10", sprintf("bind dest %q would cover %s", [b.dest, sys]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	b.dest_abs
+	some sys in ["/", "/proc", "/dev"]
+	within(sys, b.dest)
+}
+
+deny contains v("R10", sprintf("bind dest %q lies inside %s, which the sandbox owns", [b.dest, sys]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	b.dest_abs
+	some sys in ["/proc", "/dev"]
+	b.dest != sys
+	within(b.dest, sys)
+}

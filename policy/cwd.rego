@@ -1,0 +1,33 @@
+# Rules on the working directory: R5, R6, R7, and S9's missing cwd.
+package bwpolicy.rules
+
+# R5: a working directory of / would make the whole host writable.
+deny contains v("R5", "the working directory is /: refused (it would make the whole host writable)", ["cwd"]) if {
+	some p in {input.facts.cwd.path, input.facts.cwd.real}
+	p == "/"
+}
+
+# R6: a working directory under the Hermes home or a hidden path: no
+# command could run there.
+deny contains v("R6", sprintf("the working directory %q lies under the hidden path %q: refused", [input.facts.cwd.requested, input.facts.cwd.hidden_by]), ["cwd"]) if {
+	input.facts.cwd.explicit
+	input.facts.cwd.hidden_by != ""
+}
+
+warn contains v("R6", sprintf("the process directory %q lies under the hidden path %q: starting in the home directory instead", [input.facts.cwd.requested, input.facts.cwd.hidden_by]), ["cwd"]) if {
+	input.facts.cwd.fell_back == "home"
+}
+
+# R7: a writable home directory makes every dotfile outside the hidden set
+# writable: a path back into the user's own shells.
+warn contains v("R7", sprintf("the working directory %q is the home directory or above it: .bashrc, .profile and .local/bin become writable", [input.facts.cwd.real]), ["cwd"]) if {
+	input.profile.cwd_writable
+	input.facts.cwd.exists
+	input.facts.cwd.real != "/"
+	within(input.facts.home, input.facts.cwd.real)
+}
+
+# S9: a missing working directory runs read-only in its nearest parent.
+warn contains v("S9", sprintf("the working directory %q does not exist: commands run read-only in %q", [input.facts.cwd.path, input.facts.cwd.run_dir]), ["cwd"]) if {
+	not input.facts.cwd.exists
+}

@@ -1,0 +1,256 @@
+// Package policy is the OPA stage of bwpolicy's pipeline: the safety
+// rules R1–R13 (and the extension rules) written in Rego, embedded in the
+// binary, compiled and prepared once per process, and evaluated over
+// {settings, profile, facts}. Organisations add their own rules in
+// packages under bwpolicy.custom (see Load).
+package policy
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+)
+
+// Files holds the built-in rules and their tests.
+//
+//go:embed *.rego
+var Files embed.FS
+
+// Violation is one decision of a rule.
+type Violation struct {
+	Rule     string
+	Severity diag.Severity
+	Message  string
+	// Path is the key path into the settings (or the profile, when In is
+	// "profile") that the violation is about.
+	Path []any
+	In   string
+	// DropBind is the index of a bind to leave out, or -1.
+	DropBind int
+}
+
+// Engine is a prepared query over the built-in rules plus any custom ones.
+type Engine struct {
+	query rego.PreparedEvalQuery
+}
+
+var (
+	builtinOnce   sync.Once
+	builtinEngine *Engine
+	builtinErr    error
+)
+
+// Builtin returns the engine of the built-in rules, prepared once.
+func Builtin() (*Engine, error) {
+	builtinOnce.Do(func() { builtinEngine, builtinErr = New(nil) })
+	return builtinEngine, builtinErr
+}
+
+// Load returns an engine with the built-in rules and every .rego file
+// (tests excluded) of dirs. A file that does not parse or compile is an
+// error naming file:line.
+func Load(dirs []string) (*Engine, error) {
+	if len(dirs) == 0 {
+		return Builtin()
+	}
+	extra := map[string]string{}
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".rego") || strings.HasSuffix(p, "_test.rego") {
+				return nil
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			extra[p] = string(src)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("policy directory: %w", err)
+		}
+	}
+	return New(extra)
+}
+
+// BuiltinModules returns the built-in rule files (without tests), by name.
+func BuiltinModules(withTests bool) map[string]string {
+	out := map[string]string{}
+	entries, _ := Files.ReadDir(".")
+	for _, e := range entries {
+		if !withTests && strings.HasSuffix(e.Name(), "_test.rego") {
+			continue
+		}
+		b, _ := Files.ReadFile(e.Name())
+		out["policy/"+e.Name()] = string(b)
+	}
+	return out
+}
+
+// New prepares the query over the built-in rules plus extra modules
+// (file name → source).
+func New(extra map[string]string) (*Engine, error) {
+	opts := []func(*rego.Rego){rego.Query("data.bwpolicy.main.result")}
+	names := []string{}
+	mods := BuiltinModules(false)
+	for k, v := range extra {
+		mods[k] = v
+	}
+	for k := range mods {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if _, isExtra := extra[n]; isExtra {
+			if err := checkCustomPackage(n, mods[n]); err != nil {
+				return nil, err
+			}
+		}
+		opts = append(opts, rego.Module(n, mods[n]))
+	}
+	pq, err := rego.New(opts...).PrepareForEval(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{query: pq}, nil
+}
+
+// checkCustomPackage keeps organisation rules inside bwpolicy.custom, so
+// they can add decisions but never redefine the built-in rules.
+func checkCustomPackage(name, src string) error {
+	m, err := ast.ParseModule(name, src)
+	if err != nil {
+		return err
+	}
+	pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
+	if pkg != "bwpolicy.custom" && !strings.HasPrefix(pkg, "bwpolicy.custom.") {
+		return fmt.Errorf("%s:%d: package %s: custom rules must live in a package under bwpolicy.custom", name, m.Package.Location.Row, pkg)
+	}
+	return nil
+}
+
+// Evaluate runs the rules over input (any JSON-marshalable value with
+// fields settings, profile and facts) and returns the violations sorted
+// by rule and path.
+func (e *Engine) Evaluate(ctx context.Context, input any) ([]Violation, error) {
+	value, err := toValue(input)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(value))
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return nil, fmt.Errorf("policy: unexpected result %v", rs)
+	}
+	res, ok := rs[0].Expressions[0].Value.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("policy: unexpected result type %T", rs[0].Expressions[0].Value)
+	}
+	var out []Violation
+	out = append(out, decode(res["deny"], diag.Error, "")...)
+	out = append(out, decode(res["warn"], diag.Warning, "")...)
+	out = append(out, decodeCustom(res["custom"], "custom")...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Rule != out[j].Rule {
+			return out[i].Rule < out[j].Rule
+		}
+		return out[i].Message < out[j].Message
+	})
+	return out, nil
+}
+
+func toValue(input any) (ast.Value, error) {
+	b, err := json.Marshal(input)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	if err := dec.Decode(&generic); err != nil {
+		return nil, err
+	}
+	return ast.InterfaceToValue(generic)
+}
+
+func decode(set any, sev diag.Severity, defaultRule string) []Violation {
+	items, _ := set.([]any)
+	var out []Violation
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			out = append(out, Violation{Rule: defaultRule, Severity: sev, Message: fmt.Sprint(it), DropBind: -1})
+			continue
+		}
+		v := Violation{Severity: sev, DropBind: -1, Rule: defaultRule}
+		if r, ok := m["rule"].(string); ok {
+			v.Rule = r
+		}
+		v.Message, _ = m["msg"].(string)
+		if v.Message == "" {
+			v.Message = fmt.Sprint(m)
+		}
+		v.In, _ = m["in"].(string)
+		if p, ok := m["path"].([]any); ok {
+			for _, k := range p {
+				switch t := k.(type) {
+				case json.Number:
+					n, _ := t.Int64()
+					v.Path = append(v.Path, int(n))
+				default:
+					v.Path = append(v.Path, t)
+				}
+			}
+		}
+		if d, ok := m["drop_bind"].(json.Number); ok {
+			n, _ := d.Int64()
+			v.DropBind = int(n)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// decodeCustom walks data.bwpolicy.custom: each package's deny and warn.
+func decodeCustom(tree any, prefix string) []Violation {
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []Violation
+	for _, k := range keys {
+		switch k {
+		case "deny":
+			out = append(out, decode(m[k], diag.Error, prefix)...)
+		case "warn":
+			out = append(out, decode(m[k], diag.Warning, prefix)...)
+		default:
+			if sub, ok := m[k].(map[string]any); ok {
+				out = append(out, decodeCustom(sub, prefix+"."+k)...)
+			}
+		}
+	}
+	return out
+}

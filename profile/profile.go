@@ -1,0 +1,263 @@
+// Package profile is the CUE stage of bwpolicy's pipeline: it unifies the
+// chosen profile (built in, or a custom .cue file from --profiles) with
+// the shared #Profile definition, which fixes every S property, and
+// merges the user's limits over the profile's defaults.
+package profile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/profiles"
+	"github.com/bwpolicy/bwpolicy/schema"
+)
+
+// Limits are the resource limits (S1); zero disables one.
+type Limits struct {
+	MemoryMB   int64 `json:"memory_mb"`
+	CPUSeconds int64 `json:"cpu_seconds"`
+	MaxProcs   int64 `json:"max_procs"`
+}
+
+// Profile is a profile after unification with #Profile.
+type Profile struct {
+	Name           string          `json:"name"`
+	Description    string          `json:"description"`
+	CwdWritable    bool            `json:"cwd_writable"`
+	Network        string          `json:"network"`
+	Defaults       Limits          `json:"defaults"`
+	Namespaces     map[string]bool `json:"namespaces"`
+	DieWithParent  bool            `json:"die_with_parent"`
+	NewSession     bool            `json:"new_session"`
+	Root           string          `json:"root"`
+	Dev            string          `json:"dev"`
+	Proc           string          `json:"proc"`
+	Tmp            string          `json:"tmp"`
+	RunUser        string          `json:"run_user"`
+	DockerSocket   string          `json:"docker_socket"`
+	UnsetEnv       map[string]bool `json:"unset_env"`
+	HiddenHome     map[string]bool `json:"hidden_home"`
+	HideHermesHome bool            `json:"hide_hermes_home"`
+	PinParents     bool            `json:"pin_parents"`
+
+	// Source is the profile's file ("profiles/network.cue" for a built-in).
+	Source string `json:"source"`
+	// Custom is true for a profile loaded from a --profiles directory.
+	Custom bool `json:"custom"`
+	// Pos maps a field name to "file:line" where its value comes from,
+	// for --explain.
+	Pos map[string]string `json:"-"`
+}
+
+// HiddenNames returns the hidden home entries, sorted.
+func (p *Profile) HiddenNames() []string {
+	var out []string
+	for k, v := range p.HiddenHome {
+		if v {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Set is the profiles available to one run: the built-in ones and those
+// of the --profiles directories.
+type Set struct {
+	ctx    *cue.Context
+	def    cue.Value
+	values map[string]cue.Value
+	files  map[string]string
+	custom map[string]bool
+}
+
+var (
+	builtinOnce sync.Once
+	builtin     *Set
+	builtinErr  diag.List
+)
+
+// Builtin returns the built-in profiles, compiled once per process.
+func Builtin() (*Set, diag.List) {
+	builtinOnce.Do(func() { builtin, builtinErr = load(nil) })
+	return builtin, builtinErr
+}
+
+// Load returns the built-in profiles plus the .cue files of dirs. A
+// custom profile's name must match its file name.
+func Load(dirs []string) (*Set, diag.List) {
+	if len(dirs) == 0 {
+		return Builtin()
+	}
+	return load(dirs)
+}
+
+func load(dirs []string) (*Set, diag.List) {
+	ctx := cuecontext.New()
+	s := &Set{ctx: ctx, values: map[string]cue.Value{}, files: map[string]string{}, custom: map[string]bool{}}
+	sv := ctx.CompileBytes(schema.SandboxCUE, cue.Filename("schema/sandbox.cue"))
+	if err := sv.Err(); err != nil {
+		return nil, cueDiags(err, "internal")
+	}
+	s.def = sv.LookupPath(cue.ParsePath("#Profile"))
+	var diags diag.List
+	for _, name := range profiles.Names {
+		src, err := profiles.FS.ReadFile(name + ".cue")
+		if err != nil {
+			return nil, diag.List{{Severity: diag.Error, Rule: "internal", Summary: err.Error()}}
+		}
+		diags.Append(s.add(name, "profiles/"+name+".cue", src, false))
+	}
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: dir},
+				Summary: "cannot read profiles directory: " + err.Error()})
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
+				continue
+			}
+			file := filepath.Join(dir, e.Name())
+			src, err := os.ReadFile(file)
+			if err != nil {
+				diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
+					Summary: "cannot read profile: " + err.Error()})
+				continue
+			}
+			name := strings.TrimSuffix(e.Name(), ".cue")
+			if _, dup := s.files[name]; dup {
+				diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "R13", Pos: diag.Pos{File: file, Line: 1, Col: 1},
+					Summary: fmt.Sprintf("custom profile %q would replace the profile of %s", name, s.files[name])})
+				continue
+			}
+			diags.Append(s.add(name, file, src, true))
+		}
+	}
+	diags.Sort()
+	return s, diags
+}
+
+func (s *Set) add(name, file string, src []byte, custom bool) diag.List {
+	v := s.ctx.CompileBytes(src, cue.Filename(file))
+	if err := v.Err(); err != nil {
+		return cueDiags(err, "cue")
+	}
+	diags := s.unknownFields(v)
+	u := s.def.Unify(v)
+	if err := u.Validate(cue.Concrete(true)); err != nil {
+		diags.Append(cueDiags(err, "R13"))
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	got, _ := u.LookupPath(cue.ParsePath("name")).String()
+	if got != name {
+		p := u.LookupPath(cue.ParsePath("name")).Pos()
+		return diag.List{{Severity: diag.Error, Rule: "cue", Pos: diag.Pos{File: file, Line: p.Line(), Col: p.Column()},
+			Summary: fmt.Sprintf("profile name %q does not match its file name %q", got, name+".cue")}}
+	}
+	s.values[name] = u
+	s.files[name] = file
+	s.custom[name] = custom
+	return nil
+}
+
+// unknownFields reports the top-level fields of a profile that #Profile
+// does not define: a profile is closed, so a misspelt property is an
+// error rather than silently ignored.
+func (s *Set) unknownFields(v cue.Value) diag.List {
+	it, err := v.Fields(cue.All())
+	if err != nil {
+		return cueDiags(err, "cue")
+	}
+	var out diag.List
+	for it.Next() {
+		sel := it.Selector()
+		if s.def.Allows(sel) {
+			continue
+		}
+		p := it.Value().Pos()
+		out.Add(diag.Diagnostic{Severity: diag.Error, Rule: "cue", Path: sel.String(),
+			Pos:     diag.Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()},
+			Summary: fmt.Sprintf("unknown profile field %q (a profile may set name, description, cwd_writable, network, defaults, hidden_home)", sel.String())})
+	}
+	return out
+}
+
+// Names lists the profiles of s, sorted.
+func (s *Set) Names() []string {
+	out := make([]string, 0, len(s.values))
+	for n := range s.values {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Resolve returns the named profile with the user's limits (nil: not
+// set) merged over its defaults.
+func (s *Set) Resolve(name string, memoryMB, cpuSeconds, maxProcs *int64) (*Profile, error) {
+	v, ok := s.values[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(s.Names(), ", "))
+	}
+	for field, val := range map[string]*int64{"memory_mb": memoryMB, "cpu_seconds": cpuSeconds, "max_procs": maxProcs} {
+		if val != nil {
+			v = v.FillPath(cue.ParsePath("defaults."+field), *val)
+		}
+	}
+	if err := v.Validate(cue.Concrete(true)); err != nil {
+		return nil, fmt.Errorf("%s", strings.TrimSpace(cueerrors.Details(err, nil)))
+	}
+	var p Profile
+	if err := v.Decode(&p); err != nil {
+		return nil, err
+	}
+	p.Source = s.files[name]
+	p.Custom = s.custom[name]
+	p.Pos = map[string]string{}
+	for _, f := range []string{"name", "cwd_writable", "network", "hidden_home", "namespaces", "root",
+		"defaults.memory_mb", "defaults.cpu_seconds", "defaults.max_procs", "run_user", "docker_socket", "unset_env"} {
+		pos := v.LookupPath(cue.ParsePath(f)).Pos()
+		if pos.Filename() != "" {
+			p.Pos[f] = fmt.Sprintf("%s:%d", pos.Filename(), pos.Line())
+		}
+	}
+	return &p, nil
+}
+
+// cueDiags turns CUE errors into positioned diagnostics, all of them.
+func cueDiags(err error, rule string) diag.List {
+	var out diag.List
+	for _, e := range cueerrors.Errors(err) {
+		d := diag.Diagnostic{Severity: diag.Error, Rule: rule}
+		format, args := e.Msg()
+		d.Summary = fmt.Sprintf(format, args...)
+		if p := e.Position(); p.Filename() != "" {
+			d.Pos = diag.Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
+		}
+		// Prefer the position inside the profile over the definition's.
+		for _, ip := range e.InputPositions() {
+			if ip.Filename() != "" && ip.Filename() != "schema/sandbox.cue" {
+				d.Pos = diag.Pos{File: ip.Filename(), Line: ip.Line(), Col: ip.Column()}
+				break
+			}
+		}
+		if path := e.Path(); len(path) > 0 {
+			d.Path = strings.Join(path, ".")
+		}
+		out = append(out, d)
+	}
+	return out
+}

@@ -1,0 +1,157 @@
+// Package runtime is bwpolicy's per-command path: it reads a frozen
+// invocation (the compiler's output), re-checks the host state it was
+// compiled under, sets the resource limits and executes bwrap.
+//
+// It depends on the standard library and golang.org/x/sys only, so that
+// cmd/bwrun starts in about a millisecond and never pays for the compiler.
+package runtime
+
+// Format is the version string every invocation carries in its "format"
+// field. The runtime refuses any other value.
+const Format = "bwpolicy.invocation/v1"
+
+// Invocation is the frozen, explained bwrap invocation that the compiler
+// emits and the runtime executes. Its JSON form is described by
+// schema/invocation.schema.json; the compiler writes it deterministically
+// (same inputs, same bytes).
+type Invocation struct {
+	Format  string `json:"format"`
+	Profile string `json:"profile"`
+	Bwrap   Bwrap  `json:"bwrap"`
+	// FDs lists the file descriptors the runtime must provide to bwrap,
+	// at exactly the numbers that Bwrap.Args mention.
+	FDs           []FD           `json:"fds,omitempty"`
+	Rlimits       Rlimits        `json:"rlimits"`
+	Env           Env            `json:"env"`
+	Chdir         string         `json:"chdir"`
+	Writable      []string       `json:"writable"`
+	Hidden        []string       `json:"hidden"`
+	Preconditions []Precondition `json:"preconditions"`
+	Seccomp       *Seccomp       `json:"seccomp,omitempty"`
+	Landlock      *Landlock      `json:"landlock,omitempty"`
+	Warnings      []Warning      `json:"warnings"`
+	Explain       []Explain      `json:"explain"`
+}
+
+// Bwrap says which bwrap to run and with which arguments.
+type Bwrap struct {
+	// Path is the absolute path of the bwrap binary found at compile time.
+	Path string `json:"path"`
+	// Requires lists the bwrap options the arguments use that not every
+	// bwrap supports (for example "--disable-userns"). The runtime refuses
+	// to run when the bwrap at Path lacks one of them.
+	Requires []string `json:"requires"`
+	// Args is every argument before "--".
+	Args []string `json:"args"`
+}
+
+// FD kinds: what the runtime opens at an FD's number.
+const (
+	// FDEmpty is an empty stream (the runtime opens /dev/null); bwrap's
+	// --ro-bind-data reads it to mask a file as zero-length.
+	FDEmpty = "empty"
+	// FDSeccomp is the seccomp program of Invocation.Seccomp.
+	FDSeccomp = "seccomp"
+	// FDInfo receives bwrap's --info-fd JSON (the sandbox's child pid).
+	FDInfo = "info"
+	// FDBlock is read by bwrap's --block-fd: bwrap waits on it until the
+	// runtime has applied the in-namespace limits.
+	FDBlock = "block"
+	// FDStatus receives bwrap's --json-status-fd documents (the command's
+	// exit code), which tells a set-up failure from the command's status.
+	FDStatus = "status"
+)
+
+// FD is one file descriptor handed to bwrap.
+type FD struct {
+	Num  int    `json:"fd"`
+	Kind string `json:"kind"`
+}
+
+// Rlimits are the per-process limits. Zero means "not set".
+type Rlimits struct {
+	// AsBytes is RLIMIT_AS, set before bwrap starts.
+	AsBytes uint64 `json:"as_bytes"`
+	// CPUSeconds is RLIMIT_CPU, set before bwrap starts.
+	CPUSeconds uint64 `json:"cpu_seconds"`
+	// NProc is RLIMIT_NPROC, set on the sandbox's first process inside its
+	// user namespace (max_procs + 2), so that it counts per namespace.
+	NProc uint64 `json:"nproc"`
+}
+
+// Env is the environment policy applied to the command.
+type Env struct {
+	// Unset names variables removed from the environment.
+	Unset []string `json:"unset"`
+	// UnsetPatterns are shell-style patterns (path.Match syntax) of names
+	// removed from the environment unless listed in Allow.
+	UnsetPatterns []string `json:"unset_patterns,omitempty"`
+	// Allow names variables kept even when a pattern matches them.
+	Allow []string `json:"allow,omitempty"`
+	// Set holds variables set for the command (TMPDIR, HOME, ...).
+	Set map[string]string `json:"set"`
+}
+
+// Precondition kinds.
+const (
+	KindAbsent  = "absent"
+	KindFile    = "file"
+	KindDir     = "dir"
+	KindSymlink = "symlink"
+	KindSocket  = "socket"
+	KindOther   = "other"
+)
+
+// Precondition is one piece of host state the invocation was compiled
+// under. The runtime lstat()s Path and refuses to run when the kind (or a
+// symlink's target) differs.
+type Precondition struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	// Target is the symlink's target (readlink), for KindSymlink.
+	Target string `json:"target,omitempty"`
+	// Why names the property or rule that depends on this path (S5, R3...).
+	Why string `json:"why"`
+}
+
+// Seccomp carries a compiled seccomp-bpf program.
+type Seccomp struct {
+	// Arch is the audit architecture the program was built for
+	// (for example "x86_64").
+	Arch string `json:"arch"`
+	// Program is the raw sock_filter array (8 bytes a record,
+	// native-endian), base64 in JSON.
+	Program []byte `json:"program"`
+	// Blocked lists the syscall groups the program denies.
+	Blocked []string `json:"blocked"`
+}
+
+// Landlock carries the Landlock rules the runtime applies before bwrap
+// starts (network and scope rules only; filesystem rules would break
+// bwrap's own set-up).
+type Landlock struct {
+	// MinABI is the lowest Landlock ABI that enforces all of the rules.
+	MinABI int `json:"min_abi"`
+	// TCPConnect and TCPBind are the allowed ports; nil means unrestricted.
+	TCPConnect []uint16 `json:"tcp_connect,omitempty"`
+	TCPBind    []uint16 `json:"tcp_bind,omitempty"`
+	// ScopeAbstractUnix and ScopeSignal request Landlock scoping (ABI 6).
+	ScopeAbstractUnix bool `json:"scope_abstract_unix"`
+	ScopeSignal       bool `json:"scope_signal"`
+}
+
+// Warning is a diagnostic that did not stop compilation.
+type Warning struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	// Source is "file:line:col" where known.
+	Source string `json:"source,omitempty"`
+}
+
+// Explain says why a group of consecutive bwrap arguments is there.
+type Explain struct {
+	Args   []string `json:"args"`
+	Rule   string   `json:"rule"`
+	Reason string   `json:"reason"`
+	Source string   `json:"source"`
+}

@@ -1,0 +1,333 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+)
+
+// Form says which kind of file a Document came from.
+type Form string
+
+const (
+	// FormHermes is a Hermes config.yaml: settings live under
+	// plugins.entries.bubblewrap.settings, terminal.* keys beside them.
+	FormHermes Form = "hermes"
+	// FormStandalone is a file with the settings keys at the top level.
+	FormStandalone Form = "standalone"
+	// FormDefaults is the embedded defaults (no file).
+	FormDefaults Form = "defaults"
+)
+
+// hermesSettingsPath is where a Hermes config keeps the bubblewrap settings.
+var hermesSettingsPath = []string{"plugins", "entries", "bubblewrap", "settings"}
+
+// terminalKeys are the terminal.* keys of a Hermes config that bwpolicy
+// reads, keyed by their settings name.
+var terminalKeys = map[string]string{
+	"cwd":           "cwd",
+	"home_mode":     "home_mode",
+	"degraded_mode": "degraded_mode",
+	"sandbox_dir":   "sandbox_dir",
+}
+
+// Document is one parsed settings file.
+type Document struct {
+	// File is the name diagnostics use.
+	File string
+	Form Form
+	// Values is the settings as plain JSON-like data (map[string]any,
+	// []any, string, json.Number, bool, nil), in the standalone shape
+	// whatever the form: the object the JSON Schema validates.
+	Values map[string]any
+	// Source is the file's bytes, for snippets.
+	Source []byte
+
+	ast *ast.File
+}
+
+// Pos returns the position of the value at the settings key path (keys
+// and indexes, as in a Rego violation), or of its nearest existing
+// ancestor.
+func (d *Document) Pos(path []any) diag.Pos {
+	pos := diag.Pos{File: d.File}
+	if d.ast == nil {
+		return pos
+	}
+	yamlPath := d.yamlPath(path)
+	for n := len(yamlPath); n >= 0; n-- {
+		if node := d.lookup(yamlPath[:n]); node != nil {
+			tk := node.GetToken()
+			if tk != nil && tk.Position != nil {
+				pos.Line, pos.Col = tk.Position.Line, tk.Position.Column
+			}
+			return pos
+		}
+	}
+	return pos
+}
+
+// yamlPath maps a settings key path to the path in the file.
+func (d *Document) yamlPath(path []any) []any {
+	if d.Form != FormHermes {
+		return path
+	}
+	if len(path) > 0 {
+		if key, ok := path[0].(string); ok {
+			if tk, ok := terminalKeys[key]; ok {
+				return append([]any{"terminal", tk}, path[1:]...)
+			}
+		}
+	}
+	out := make([]any, 0, len(hermesSettingsPath)+len(path))
+	for _, k := range hermesSettingsPath {
+		out = append(out, k)
+	}
+	return append(out, path...)
+}
+
+func (d *Document) lookup(path []any) ast.Node {
+	b := (&yaml.PathBuilder{}).Root()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			b = b.Child(k)
+		case int:
+			if k < 0 {
+				return nil
+			}
+			b = b.Index(uint(k))
+		default:
+			return nil
+		}
+	}
+	node, err := b.Build().FilterFile(d.ast)
+	if err != nil || node == nil {
+		return nil
+	}
+	return node
+}
+
+// PathString renders a key path as "binds[1].src".
+func PathString(path []any) string {
+	var b strings.Builder
+	for _, p := range path {
+		switch k := p.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", k)
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			fmt.Fprint(&b, k)
+		}
+	}
+	return b.String()
+}
+
+// Load reads and parses a settings file. Every problem comes back as a
+// positioned diagnostic; Load never panics on bad input.
+func Load(file string) (*Document, diag.List) {
+	info, err := os.Stat(file)
+	if err != nil {
+		return nil, diag.List{readError(file, err)}
+	}
+	if info.IsDir() {
+		return nil, diag.List{{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
+			Summary: "is a directory, not a settings file"}}
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, diag.List{readError(file, err)}
+	}
+	return Parse(file, src)
+}
+
+func readError(file string, err error) diag.Diagnostic {
+	msg := err.Error()
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Err.Error()
+	}
+	return diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
+		Summary: "cannot read settings file: " + msg}
+}
+
+// Parse parses settings from src; file names it in diagnostics.
+func Parse(file string, src []byte) (*Document, diag.List) {
+	doc := &Document{File: file, Source: src}
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
+			Summary: "empty settings file (write {} for all defaults)"}}
+	}
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return nil, diag.List{syntaxDiag(file, err)}
+	}
+	doc.ast = f
+	if len(f.Docs) != 1 {
+		return nil, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
+			Summary: fmt.Sprintf("expected one YAML document, found %d", len(f.Docs))}}
+	}
+	var raw any
+	if err := yaml.NodeToValue(f.Docs[0].Body, &raw); err != nil {
+		return nil, diag.List{syntaxDiag(file, err)}
+	}
+	top, ok := normalize(raw).(map[string]any)
+	if !ok {
+		return nil, diag.List{{Severity: diag.Error, Rule: "schema", Pos: doc.Pos(nil),
+			Summary: "settings must be a mapping of keys to values"}}
+	}
+	var diags diag.List
+	doc.Form, doc.Values, diags = extract(doc, top)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return doc, diags
+}
+
+// extract returns the settings object in the standalone shape.
+func extract(doc *Document, top map[string]any) (Form, map[string]any, diag.List) {
+	_, hasPlugins := top["plugins"]
+	_, hasTerminal := top["terminal"]
+	if !hasPlugins && !hasTerminal {
+		return FormStandalone, top, nil
+	}
+	doc.Form = FormHermes
+	out := map[string]any{}
+	var cur any = top
+	for i, k := range hermesSettingsPath {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return FormHermes, nil, diag.List{{Severity: diag.Error, Rule: "schema",
+				Pos:     doc.lookupPos(hermesSettingsPath[:i]),
+				Path:    strings.Join(hermesSettingsPath[:i], "."),
+				Summary: "must be a mapping"}}
+		}
+		cur, ok = m[k]
+		if !ok || cur == nil {
+			cur = nil
+			break
+		}
+	}
+	if cur != nil {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return FormHermes, nil, diag.List{{Severity: diag.Error, Rule: "schema",
+				Pos: doc.Pos(nil), Path: strings.Join(hermesSettingsPath, "."), Summary: "must be a mapping"}}
+		}
+		for k, v := range m {
+			if _, isTerminal := terminalKeys[k]; isTerminal {
+				// Inside the plugin settings these keys are unknown:
+				// keep them so the schema reports them.
+				k = "plugin:" + k
+			}
+			out[k] = v
+		}
+	}
+	if term, ok := top["terminal"].(map[string]any); ok {
+		for tk, key := range terminalKeys {
+			if v, ok := term[tk]; ok && v != nil {
+				out[key] = v
+			}
+		}
+	}
+	return FormHermes, out, nil
+}
+
+func (d *Document) lookupPos(keys []string) diag.Pos {
+	path := make([]any, len(keys))
+	for i, k := range keys {
+		path[i] = k
+	}
+	saved := d.Form
+	d.Form = FormStandalone
+	defer func() { d.Form = saved }()
+	return d.Pos(path)
+}
+
+// normalize turns go-yaml's generic values into JSON-like values.
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = normalize(e)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[fmt.Sprint(k)] = normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = normalize(e)
+		}
+		return out
+	case json.Number, string, bool, nil:
+		return t
+	case int:
+		return json.Number(strconv.Itoa(t))
+	case int64:
+		return json.Number(strconv.FormatInt(t, 10))
+	case uint64:
+		return json.Number(strconv.FormatUint(t, 10))
+	case float64:
+		return json.Number(strconv.FormatFloat(t, 'g', -1, 64))
+	default:
+		return fmt.Sprint(t)
+	}
+}
+
+func syntaxDiag(file string, err error) diag.Diagnostic {
+	d := diag.Diagnostic{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file}}
+	var se *yaml.SyntaxError
+	var te *yaml.TypeError
+	var dk *yaml.DuplicateKeyError
+	switch {
+	case errors.As(err, &se):
+		d.Summary = "invalid YAML: " + se.Message
+		if se.Token != nil && se.Token.Position != nil {
+			d.Pos.Line, d.Pos.Col = se.Token.Position.Line, se.Token.Position.Column
+		}
+	case errors.As(err, &dk):
+		d.Summary = "invalid YAML: " + dk.Message
+		if dk.Token != nil && dk.Token.Position != nil {
+			d.Pos.Line, d.Pos.Col = dk.Token.Position.Line, dk.Token.Position.Column
+		}
+	case errors.As(err, &te):
+		d.Summary = "invalid YAML: " + te.Error()
+		if te.Token != nil && te.Token.Position != nil {
+			d.Pos.Line, d.Pos.Col = te.Token.Position.Line, te.Token.Position.Column
+		}
+	default:
+		d.Summary = "invalid YAML: " + firstLine(err.Error())
+	}
+	return d
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Defaults returns the document of the embedded defaults: no keys set, so
+// every value comes from the profile and the seed's defaults.
+func Defaults(name string) *Document {
+	return &Document{File: name, Form: FormDefaults, Values: map[string]any{}}
+}

@@ -1,0 +1,72 @@
+// Package settings is the first stage of bwpolicy's pipeline: it reads a
+// settings file (a Hermes config.yaml or a standalone settings file),
+// keeps the YAML positions of every key, and decodes the bubblewrap
+// settings into Settings once the schema stage has accepted them.
+package settings
+
+// Seed defaults (SPEC §3.1); the CUE profile definition carries the same
+// values and a test keeps them in step.
+const (
+	DefaultProfile    = "network"
+	DefaultMemoryMB   = 256
+	DefaultCPUSeconds = 30
+	DefaultMaxProcs   = 256
+)
+
+// Settings are the user's sandbox settings. Pointer and nil fields are
+// "not set": the profile's defaults apply.
+type Settings struct {
+	Profile    string `json:"profile,omitempty"`
+	MemoryMB   *int64 `json:"memory_mb,omitempty"`
+	CPUSeconds *int64 `json:"cpu_seconds,omitempty"`
+	MaxProcs   *int64 `json:"max_procs,omitempty"`
+	Binds      []Bind `json:"binds,omitempty"`
+
+	// Cwd, HomeMode, DegradedMode and SandboxDir are the terminal.* keys
+	// of a Hermes config, or top-level keys of a standalone file.
+	Cwd          string `json:"cwd,omitempty"`
+	HomeMode     string `json:"home_mode,omitempty"`
+	DegradedMode string `json:"degraded_mode,omitempty"`
+	SandboxDir   string `json:"sandbox_dir,omitempty"`
+
+	// Extensions beyond the seed (SPEC §11).
+	Hide    []string        `json:"hide,omitempty"`
+	Env     *EnvPolicy      `json:"env,omitempty"`
+	Seccomp *SeccompPolicy  `json:"seccomp,omitempty"`
+	Network *NetworkPolicy  `json:"network,omitempty"`
+}
+
+// Bind is one extra host directory mounted into the sandbox.
+type Bind struct {
+	Src      string `json:"src"`
+	Dest     string `json:"dest,omitempty"`
+	Readonly *bool  `json:"readonly,omitempty"`
+}
+
+// Target returns the bind's destination: Dest, or Src when Dest is empty.
+func (b Bind) Target() string {
+	if b.Dest == "" {
+		return b.Src
+	}
+	return b.Dest
+}
+
+// IsReadonly returns the bind's readonly flag, true when unset.
+func (b Bind) IsReadonly() bool { return b.Readonly == nil || *b.Readonly }
+
+// EnvPolicy is the environment policy (H5).
+type EnvPolicy struct {
+	Allow []string `json:"allow,omitempty"`
+	Strip []string `json:"strip,omitempty"`
+}
+
+// SeccompPolicy relaxes named seccomp groups (H2).
+type SeccompPolicy struct {
+	Allow []string `json:"allow,omitempty"`
+}
+
+// NetworkPolicy restricts TCP ports under the network profile (H3).
+type NetworkPolicy struct {
+	TCPConnect []int `json:"tcp_connect,omitempty"`
+	TCPBind    []int `json:"tcp_bind,omitempty"`
+}
