@@ -135,6 +135,9 @@ func (e *emitter) writableSet() {
 }
 
 func (e *emitter) cwdSource() string {
+	if e.st.req.Cwd != "" {
+		return "command line: --cwd"
+	}
 	if e.f.Cwd.Explicit {
 		return e.settingsPos("cwd")
 	}

@@ -84,7 +84,7 @@ func FromEnvironment() *Host {
 	h.HardAS = hardLimit(unix.RLIMIT_AS)
 	h.HardCPU = hardLimit(unix.RLIMIT_CPU)
 	h.HardNProc = hardLimit(unix.RLIMIT_NPROC)
-	h.LandlockABI = runtime.LandlockABI()
+	h.LandlockABI, _ = runtime.LandlockABI()
 	return h
 }
 

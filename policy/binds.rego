@@ -16,6 +16,7 @@ deny contains v("R9", sprintf("bind source %q does not exist", [b.src]), ["binds
 
 deny contains v("R9", sprintf("bind dest %q is not an absolute path", [b.dest]), ["binds", b.index, "dest"]) if {
 	some b in input.facts.binds
+	b.dest != b.src
 	not b.dest_abs
 }
 
@@ -26,8 +27,9 @@ warn contains object.union(
 ) if {
 	some b in input.facts.binds
 	b.src_abs
-	some p in {b.src, bind_src(b)}
-	root := under_hidden(p)
+	roots := array.concat(hidden_over(b.src), hidden_over(bind_src(b)))
+	count(roots) > 0
+	root := roots[0]
 }
 
 # R2: a source containing a hidden path, mounted elsewhere, would show the
@@ -40,7 +42,10 @@ warn contains object.union(
 	b.src_abs
 	b.dest != b.src
 	not under_hidden(bind_src(b))
-	root := contains_hidden(bind_src(b))
+	not under_hidden(b.src)
+	roots := hidden_inside(bind_src(b))
+	count(roots) > 0
+	root := roots[0]
 }
 
 # R3: a read-write source inside a writable directory could be renamed or
@@ -84,13 +89,29 @@ deny contains v("R4", sprintf("bind dest %q does not exist on the host; bwrap wo
 	b.src_kind != "absent"
 	b.dest_kind == "absent"
 	not b.dest_has_link
-	not under_sandbox_tmpfs(b.dest)
+	not r4_inside_sandbox_tmpfs(b.dest)
 }
 
-under_sandbox_tmpfs(p) if {
+# A missing dest is fine only when the mount that holds it is a tmpfs of
+# the sandbox, not a read-write bind of a host directory (the working
+# directory, another bind, the profile home) mounted over that tmpfs.
+r4_inside_sandbox_tmpfs(p) if {
 	some t in sandbox_tmpfs
 	t != p
 	within(p, t)
+	not r4_inside_host_writable(p)
+}
+
+r4_inside_host_writable(p) if {
+	some w in writable_dirs
+	within(p, w.dir)
+}
+
+r4_inside_host_writable(p) if {
+	some o in input.facts.binds
+	o.dest_abs
+	within(p, o.dest)
+	o.dest != p
 }
 
 # R10: a dest that is a symlink (bwrap >= 0.12 refuses it, older versions

@@ -31,18 +31,13 @@ hidden_roots contains h.entry if {
 	h.kind != "absent"
 }
 
-# under_hidden(p): p is at or under a present hidden path.
-under_hidden(p) := root if {
-	some root in hidden_roots
-	within(p, root)
-}
+# hidden_over(p): the present hidden paths p is at or under, sorted.
+hidden_over(p) := sort([root | some root in hidden_roots; within(p, root)])
 
-# contains_hidden(p): a present hidden path lies strictly inside p.
-contains_hidden(p) := root if {
-	some root in hidden_roots
-	root != p
-	within(root, p)
-}
+# hidden_inside(p): the present hidden paths strictly inside p, sorted.
+hidden_inside(p) := sort([root | some root in hidden_roots; root != p; within(root, p)])
+
+under_hidden(p) if count(hidden_over(p)) > 0
 
 # writable_cwd: the working directory when the profile makes it writable.
 writable_cwd := input.facts.cwd.real if {

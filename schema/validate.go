@@ -44,6 +44,7 @@ func compiled() (*jsonschema.Schema, error) {
 // a way to turn a key path into a source position.
 type Located interface {
 	Pos(path []any) diag.Pos
+	KeyPos(path []any) diag.Pos
 }
 
 // Validate checks values (JSON-like data, as settings.Document.Values)
@@ -110,7 +111,7 @@ func leafDiags(e *jsonschema.ValidationError, inst any, at Located) diag.List {
 			}
 			kp := append(append([]any(nil), path...), p)
 			out = append(out, diag.Diagnostic{
-				Severity: diag.Error, Rule: "schema", Pos: at.Pos(kp), Path: pathString(append(append([]any(nil), path...), name)),
+				Severity: diag.Error, Rule: "schema", Pos: at.KeyPos(kp), Path: pathString(append(append([]any(nil), path...), name)),
 				Summary: fmt.Sprintf("unknown key %q in %s", name, where),
 			})
 		}

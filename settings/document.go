@@ -77,6 +77,47 @@ func (d *Document) Pos(path []any) diag.Pos {
 	return pos
 }
 
+// KeyPos returns the position of the key (not its value) that ends path,
+// for diagnostics about the key itself (an unknown key); else Pos(path).
+func (d *Document) KeyPos(path []any) diag.Pos {
+	if p, ok := d.keyPos(d.yamlPath(path)); ok {
+		return p
+	}
+	return d.Pos(path)
+}
+
+func (d *Document) keyPos(yamlPath []any) (diag.Pos, bool) {
+	if d.ast == nil || len(yamlPath) == 0 {
+		return diag.Pos{}, false
+	}
+	key, ok := yamlPath[len(yamlPath)-1].(string)
+	if !ok {
+		return diag.Pos{}, false
+	}
+	var parent ast.Node
+	if len(yamlPath) == 1 && len(d.ast.Docs) == 1 {
+		parent = d.ast.Docs[0].Body
+	} else {
+		parent = d.lookup(yamlPath[:len(yamlPath)-1])
+	}
+	var values []*ast.MappingValueNode
+	switch m := parent.(type) {
+	case *ast.MappingNode:
+		values = m.Values
+	case *ast.MappingValueNode:
+		values = []*ast.MappingValueNode{m}
+	}
+	for _, mv := range values {
+		if mv.Key == nil || mv.Key.GetToken() == nil {
+			continue
+		}
+		if tk := mv.Key.GetToken(); tk.Value == key && tk.Position != nil {
+			return diag.Pos{File: d.File, Line: tk.Position.Line, Col: tk.Position.Column}, true
+		}
+	}
+	return diag.Pos{}, false
+}
+
 // yamlPath maps a settings key path to the path in the file.
 func (d *Document) yamlPath(path []any) []any {
 	if d.Form != FormHermes {
@@ -86,6 +127,9 @@ func (d *Document) yamlPath(path []any) []any {
 		if key, ok := path[0].(string); ok {
 			if tk, ok := terminalKeys[key]; ok {
 				return append([]any{"terminal", tk}, path[1:]...)
+			}
+			if strings.HasPrefix(key, "plugin:") {
+				path = append([]any{strings.TrimPrefix(key, "plugin:")}, path[1:]...)
 			}
 		}
 	}
@@ -167,31 +211,31 @@ func readError(file string, err error) diag.Diagnostic {
 func Parse(file string, src []byte) (*Document, diag.List) {
 	doc := &Document{File: file, Source: src}
 	if len(bytes.TrimSpace(src)) == 0 {
-		return nil, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
+		return doc, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
 			Summary: "empty settings file (write {} for all defaults)"}}
 	}
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
-		return nil, diag.List{syntaxDiag(file, err)}
+		return doc, diag.List{syntaxDiag(file, err)}
 	}
 	doc.ast = f
 	if len(f.Docs) != 1 {
-		return nil, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
+		return doc, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
 			Summary: fmt.Sprintf("expected one YAML document, found %d", len(f.Docs))}}
 	}
 	var raw any
 	if err := yaml.NodeToValue(f.Docs[0].Body, &raw); err != nil {
-		return nil, diag.List{syntaxDiag(file, err)}
+		return doc, diag.List{syntaxDiag(file, err)}
 	}
 	top, ok := normalize(raw).(map[string]any)
 	if !ok {
-		return nil, diag.List{{Severity: diag.Error, Rule: "schema", Pos: doc.Pos(nil),
+		return doc, diag.List{{Severity: diag.Error, Rule: "schema", Pos: doc.Pos(nil),
 			Summary: "settings must be a mapping of keys to values"}}
 	}
 	var diags diag.List
 	doc.Form, doc.Values, diags = extract(doc, top)
 	if diags.HasErrors() {
-		return nil, diags
+		return doc, diags
 	}
 	return doc, diags
 }

@@ -30,10 +30,10 @@ type Settings struct {
 	SandboxDir   string `json:"sandbox_dir,omitempty"`
 
 	// Extensions beyond the seed (SPEC §11).
-	Hide    []string        `json:"hide,omitempty"`
-	Env     *EnvPolicy      `json:"env,omitempty"`
-	Seccomp *SeccompPolicy  `json:"seccomp,omitempty"`
-	Network *NetworkPolicy  `json:"network,omitempty"`
+	Hide    []string       `json:"hide,omitempty"`
+	Env     *EnvPolicy     `json:"env,omitempty"`
+	Seccomp *SeccompPolicy `json:"seccomp,omitempty"`
+	Network *NetworkPolicy `json:"network,omitempty"`
 }
 
 // Bind is one extra host directory mounted into the sandbox.

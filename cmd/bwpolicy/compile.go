@@ -91,4 +91,3 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return os.Rename(name, path)
 }
-
