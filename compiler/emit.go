@@ -10,6 +10,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/seccomp"
 )
 
 // plan accumulates the bwrap arguments in order, each group explained.
@@ -49,6 +50,7 @@ func emitInvocation(st *state) {
 	e.exceptions()
 	e.remounts()
 	e.process()
+	e.seccomp()
 	st.res.Invocation = e.invocation()
 }
 
@@ -65,6 +67,8 @@ type emitter struct {
 	hidden   []string
 	// roMasks are masks to remount read-only at the end.
 	roMasks []string
+	// sc is the compiled seccomp program.
+	sc *runtime.Seccomp
 	// binds are the user binds kept, in order.
 	keptBinds []facts.Bind
 }
@@ -105,7 +109,10 @@ func (e *emitter) namespaces() {
 	} else {
 		e.p.add("S2", "unshare every namespace, network included: only loopback inside (profile "+pr.Name+")", e.profilePos("network"), "--unshare-all")
 	}
-	if e.f.Bwrap.Has("--disable-userns") {
+	if e.f.Bwrap.Path == "" {
+		e.warn("S10", "bwrap was not found: no command can run until it is installed (apt install bubblewrap | dnf install bubblewrap | pacman -S bubblewrap)")
+	}
+	if e.f.Bwrap.Has("--disable-userns") || e.f.Bwrap.Path == "" {
 		e.p.requires["--disable-userns"] = true
 		e.p.add("H1", "no nested user namespaces: a command cannot gain CAP_SYS_ADMIN over new mount namespaces", src, "--unshare-user", "--disable-userns")
 	} else {
@@ -350,6 +357,34 @@ func (e *emitter) process() {
 	e.p.add("runtime", "bwrap reports the command's exit status, telling a set-up failure (125) from the command's own status", "runtime", "--json-status-fd", e.p.fd(runtime.FDStatus))
 }
 
+// seccomp compiles the syscall deny-list (H2) for the native
+// architecture; the runtime hands it to bwrap on its own fd.
+func (e *emitter) seccomp() {
+	s := e.st.res.Settings
+	var relax []string
+	if s.Seccomp != nil {
+		relax = s.Seccomp.Allow
+	}
+	if e.f.Arch == "" {
+		e.warn("H2", "no seccomp filter: this architecture is not supported")
+		return
+	}
+	prog, err := seccomp.Build(e.f.Arch, relax)
+	if err != nil {
+		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "H2", Path: "seccomp.allow",
+			Pos: e.st.res.Document.Pos([]any{"seccomp", "allow"}), Summary: err.Error()})
+		return
+	}
+	for _, r := range relax {
+		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H2", Path: "seccomp.allow",
+			Pos:     e.st.res.Document.Pos([]any{"seccomp", "allow"}),
+			Summary: fmt.Sprintf("seccomp group %q is relaxed: those system calls reach the kernel", r)})
+	}
+	e.p.add("H2", fmt.Sprintf("seccomp deny-list (%d instructions): non-native architectures killed; blocked: %s", prog.Len(), strings.Join(prog.Blocked, ", ")),
+		"built in", "--seccomp", e.p.fd(runtime.FDSeccomp))
+	e.sc = &runtime.Seccomp{Arch: prog.Arch, Program: prog.Bytes, Blocked: prog.Blocked}
+}
+
 func (e *emitter) nproc() uint64 {
 	mp := e.st.res.Profile.Defaults.MaxProcs
 	if mp <= 0 || !e.f.NProcUserns {
@@ -375,6 +410,7 @@ func (e *emitter) invocation() *runtime.Invocation {
 		FDs:     e.p.fds,
 		Chdir:   f.Cwd.RunDir,
 		Explain: e.p.explain,
+		Seccomp: e.sc,
 	}
 	if mb := pr.Defaults.MemoryMB; mb > 0 {
 		inv.Rlimits.AsBytes = clamp(uint64(mb)<<20, f.HardAS)

@@ -45,6 +45,7 @@ type Facts struct {
 	Kernel      string            `json:"kernel"`
 	NProcUserns bool              `json:"nproc_userns"`
 	LandlockABI int               `json:"landlock_abi"`
+	Arch        string            `json:"arch"`
 	HardAS      uint64            `json:"hard_as"`
 	HardCPU     uint64            `json:"hard_cpu"`
 	HardNProc   uint64            `json:"hard_nproc"`
@@ -131,7 +132,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
 		DefaultHermesHome: path.Join(h.Home, ".hermes"),
 		Bwrap:             h.Bwrap, Kernel: h.Kernel, NProcUserns: KernelAtLeast(h.Kernel, 5, 14),
-		LandlockABI: h.LandlockABI, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
+		LandlockABI: h.LandlockABI, Arch: h.Arch, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
 		Observed: g.observed,
 	}
 	f.Hidden = g.hiddenPaths(h, p)

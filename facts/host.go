@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/seccomp"
 )
 
 // CAVars are the environment variables that may name a CA bundle (S8).
@@ -44,6 +45,9 @@ type Host struct {
 	HardNProc uint64 `json:"hard_nproc"`
 	// LandlockABI is the kernel's Landlock ABI version (0: none).
 	LandlockABI int `json:"landlock_abi"`
+	// Arch is the native architecture for seccomp ("x86_64", "aarch64";
+	// empty when unsupported).
+	Arch string `json:"arch"`
 }
 
 // FromEnvironment reads the real host: the environment for HOME,
@@ -85,6 +89,7 @@ func FromEnvironment() *Host {
 	h.HardCPU = hardLimit(unix.RLIMIT_CPU)
 	h.HardNProc = hardLimit(unix.RLIMIT_NPROC)
 	h.LandlockABI, _ = runtime.LandlockABI()
+	h.Arch, _ = seccomp.NativeArch()
 	return h
 }
 

@@ -122,11 +122,11 @@ deny contains v("R10", sprintf("bind dest %q is a symlink or has one on the way 
 	b.dest_has_link
 }
 
-deny contains v("R10", sprintf("bind dest %q would cover %s", [b.dest, sys]), ["binds", b.index, "dest"]) if {
+deny contains v("R10", sprintf("bind dest %q would cover %s", [b.dest, concat(" and ", covered)]), ["binds", b.index, "dest"]) if {
 	some b in input.facts.binds
 	b.dest_abs
-	some sys in ["/", "/proc", "/dev"]
-	within(sys, b.dest)
+	covered := [sys | some sys in ["/", "/proc", "/dev"]; within(sys, b.dest)]
+	count(covered) > 0
 }
 
 deny contains v("R10", sprintf("bind dest %q lies inside %s, which the sandbox owns", [b.dest, sys]), ["binds", b.index, "dest"]) if {

@@ -1,0 +1,205 @@
+package compiler
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+	"golang.org/x/tools/txtar"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// A case is a txtar archive (testdata/cases/NAME.txtar) with:
+//
+//	-- host --      key value lines: uid, home, hermes_home, cwd, kernel,
+//	                bwrap PATH VERSION [OPTION...], env NAME=VALUE, hard_as/hard_cpu/hard_nproc N
+//	-- tree --      one path a line: "dir P", "file P", "socket P", "link P -> TARGET"
+//	-- settings.yaml --   (optional; absent = the embedded defaults)
+//	-- flags --     (optional) "profile NAME", "cwd DIR"
+//
+// Its golden files are golden/NAME.json (the invocation, or nothing when
+// refused), golden/NAME.explain.txt and golden/NAME.diags.txt.
+type testCase struct {
+	name string
+	req  *Request
+}
+
+func loadCase(t *testing.T, file string) testCase {
+	t.Helper()
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := testCase{name: strings.TrimSuffix(filepath.Base(file), ".txtar")}
+	host := &facts.Host{UID: 1000, Home: "/home/u", Env: map[string]string{}, Kernel: "6.8.0",
+		HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 63000, LandlockABI: 6, Arch: "x86_64",
+		Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true}}}
+	tree := facts.Tree{"/proc": {Kind: runtime.KindDir}, "/dev": {Kind: runtime.KindDir},
+		"/tmp": {Kind: runtime.KindDir}, "/etc": {Kind: runtime.KindDir}}
+	req := &Request{Host: host}
+	for _, f := range ar.Files {
+		switch f.Name {
+		case "host":
+			parseHost(t, host, string(f.Data))
+		case "tree":
+			parseTree(t, tree, string(f.Data))
+		case "settings.yaml":
+			req.File = "settings.yaml"
+			req.Source = f.Data
+		case "flags":
+			for _, line := range lines(string(f.Data)) {
+				k, v, _ := strings.Cut(line, " ")
+				switch k {
+				case "profile":
+					req.Profile = v
+				case "cwd":
+					req.Cwd = v
+				default:
+					t.Fatalf("%s: unknown flag %q", file, k)
+				}
+			}
+		default:
+			t.Fatalf("%s: unknown section %q", file, f.Name)
+		}
+	}
+	if host.HermesHome == "" {
+		host.HermesHome = host.Home + "/.hermes"
+	}
+	if host.ProcessCwd == "" {
+		host.ProcessCwd = host.Home + "/proj"
+	}
+	host.FS = tree
+	tc.req = req
+	return tc
+}
+
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func parseHost(t *testing.T, h *facts.Host, s string) {
+	for _, line := range lines(s) {
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "uid":
+			h.UID, _ = strconv.Atoi(v)
+		case "home":
+			h.Home = v
+		case "hermes_home":
+			h.HermesHome = v
+		case "cwd":
+			h.ProcessCwd = v
+		case "kernel":
+			h.Kernel = v
+		case "arch":
+			h.Arch = v
+		case "landlock_abi":
+			h.LandlockABI, _ = strconv.Atoi(v)
+		case "env":
+			name, val, _ := strings.Cut(v, "=")
+			h.Env[name] = val
+		case "bwrap":
+			f := strings.Fields(v)
+			h.Bwrap = runtime.BwrapInfo{Path: f[0], Version: f[1], Options: map[string]bool{}}
+			for _, o := range f[2:] {
+				h.Bwrap.Options[o] = true
+			}
+		case "no-bwrap":
+			h.Bwrap = runtime.BwrapInfo{}
+		case "hard_as", "hard_cpu", "hard_nproc":
+			n, _ := strconv.ParseUint(v, 10, 64)
+			switch k {
+			case "hard_as":
+				h.HardAS = n
+			case "hard_cpu":
+				h.HardCPU = n
+			default:
+				h.HardNProc = n
+			}
+		default:
+			t.Fatalf("unknown host key %q", k)
+		}
+	}
+}
+
+func parseTree(t *testing.T, tree facts.Tree, s string) {
+	for _, line := range lines(s) {
+		kind, rest, _ := strings.Cut(line, " ")
+		switch kind {
+		case "dir":
+			tree[rest] = facts.Stat{Kind: runtime.KindDir}
+		case "file":
+			tree[rest] = facts.Stat{Kind: runtime.KindFile}
+		case "socket":
+			tree[rest] = facts.Stat{Kind: runtime.KindSocket}
+		case "link":
+			p, target, ok := strings.Cut(rest, " -> ")
+			if !ok {
+				t.Fatalf("bad link line %q", line)
+			}
+			tree[p] = facts.Stat{Kind: runtime.KindSymlink, Target: target}
+		default:
+			t.Fatalf("unknown tree kind %q", kind)
+		}
+	}
+}
+
+func renderDiags(l diag.List) []byte {
+	var b bytes.Buffer
+	for _, d := range l {
+		fmt.Fprintln(&b, d.String())
+	}
+	if b.Len() == 0 {
+		b.WriteString("(no diagnostics)\n")
+	}
+	return b.Bytes()
+}
+
+func caseFiles(t *testing.T) []string {
+	files, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	return files
+}
+
+func TestGolden(t *testing.T) {
+	g := goldie.New(t, goldie.WithFixtureDir("../golden"), goldie.WithNameSuffix(""))
+	for _, file := range caseFiles(t) {
+		tc := loadCase(t, file)
+		t.Run(tc.name, func(t *testing.T) {
+			res := Compile(context.Background(), tc.req)
+			g.Assert(t, tc.name+".diags.txt", renderDiags(res.Diags))
+			if res.Invocation == nil {
+				if _, err := os.Stat(filepath.Join("../golden", tc.name+".json")); err == nil {
+					t.Errorf("refused, but golden/%s.json exists", tc.name)
+				}
+				return
+			}
+			js, err := Marshal(res.Invocation)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Assert(t, tc.name+".json", js)
+			var ex bytes.Buffer
+			WriteExplain(&ex, res)
+			g.Assert(t, tc.name+".explain.txt", ex.Bytes())
+		})
+	}
+}
