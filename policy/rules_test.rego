@@ -1,0 +1,161 @@
+# Unit tests of the built-in rules, run by policy_test.go inside go test
+# (and by `bwpolicy test policy/`).
+package bwpolicy.rules_test
+
+import data.bwpolicy.rules
+
+base_facts := {
+	"home": "/home/u",
+	"cwd": {"path": "/home/u/proj", "real": "/home/u/proj", "requested": "/home/u/proj", "explicit": true, "exists": true, "run_dir": "/home/u/proj", "fell_back": "", "hidden_by": ""},
+	"hidden": [
+		{"entry": "/home/u/.ssh", "path": "/home/u/.ssh", "kind": "dir", "symlink": false, "why": "S5"},
+		{"entry": "/home/u/.aws", "path": "/home/u/dotfiles/aws", "kind": "dir", "symlink": true, "why": "S5"},
+		{"entry": "/home/u/.kube", "path": "/home/u/.kube", "kind": "absent", "symlink": false, "why": "S5"},
+	],
+	"binds": [],
+	"home_mode": "auto",
+	"profile_home": {"path": "/home/u/.hermes/home", "real": "/home/u/.hermes/home", "kind": "absent", "has_link": false},
+	"hard_as": 18446744073709551615, "hard_cpu": 18446744073709551615, "hard_nproc": 1000,
+	"nproc_userns": true,
+}
+
+base_profile := {
+	"name": "workspace", "cwd_writable": true, "network": "none", "custom": false,
+	"die_with_parent": true, "new_session": true, "hide_hermes_home": true, "pin_parents": true,
+	"root": "read-only", "dev": "minimal", "proc": "private", "tmp": "fresh-tmpfs",
+	"run_user": "empty-tmpfs", "docker_socket": "empty-file",
+	"namespaces": {"user": true, "ipc": true, "pid": true, "uts": true, "cgroup": true},
+	"hidden_home": {h: true | some h in rules.floor_hidden},
+	"unset_env": {"SSH_AUTH_SOCK": true, "GPG_AGENT_INFO": true, "DBUS_SESSION_BUS_ADDRESS": true},
+}
+
+base_settings := {"memory_mb": 256, "cpu_seconds": 30, "max_procs": 256}
+
+bind(i, src, dest, ro, kind) := {
+	"index": i, "src": src, "dest": dest, "readonly": ro, "src_abs": true, "dest_abs": true,
+	"src_real": src, "src_kind": kind, "src_has_link": false,
+	"dest_kind": kind, "dest_real": dest, "dest_has_link": false,
+}
+
+with_binds(bs) := object.union(base_facts, {"binds": bs})
+
+rules_for(facts) := {v.rule | some v in rules.deny with input as {"facts": facts, "profile": base_profile, "settings": base_settings}} | {v.rule | some v in rules.warn with input as {"facts": facts, "profile": base_profile, "settings": base_settings}}
+
+test_within if {
+	rules.within("/a/b", "/a")
+	rules.within("/a", "/a")
+	rules.within("/anything", "/")
+	not rules.within("/ab", "/a")
+}
+
+test_dirname if {
+	rules.dirname("/a/b/c") == "/a/b"
+	rules.dirname("/a") == "/"
+}
+
+test_clean_settings_no_rules if {
+	count(rules_for(base_facts)) == 0
+}
+
+test_r1_bind_under_symlinked_hidden_target if {
+	"R1" in rules_for(with_binds([bind(0, "/home/u/dotfiles/aws/creds", "/home/u/dotfiles/aws/creds", true, "file")]))
+}
+
+test_r1_not_for_absent_hidden if {
+	not "R1" in rules_for(with_binds([bind(0, "/home/u/.kube", "/home/u/.kube", true, "dir")]))
+}
+
+test_r2_home_elsewhere if {
+	"R2" in rules_for(with_binds([bind(0, "/home/u", "/srv/u", true, "dir")]))
+}
+
+test_r11_home_same_place_is_allowed if {
+	r := rules_for(with_binds([bind(0, "/home/u", "/home/u", true, "dir")]))
+	not "R2" in r
+	not "R1" in r
+}
+
+test_r3_nested_rw_in_cwd if {
+	"R3" in rules_for(with_binds([bind(0, "/home/u/proj/a/b", "/home/u/proj/a/b", false, "dir")]))
+}
+
+test_r3_direct_child_allowed if {
+	not "R3" in rules_for(with_binds([bind(0, "/home/u/proj/a", "/home/u/proj/a", false, "dir")]))
+}
+
+test_r3_direct_child_elsewhere_refused if {
+	"R3" in rules_for(with_binds([bind(0, "/home/u/proj/a", "/srv/a", false, "dir")]))
+}
+
+test_r3_symlink_on_the_way_refused if {
+	b := object.union(bind(0, "/home/u/proj/a", "/home/u/proj/a", false, "dir"), {"src_has_link": true})
+	"R3" in rules_for(with_binds([b]))
+}
+
+test_r3_not_when_cwd_read_only if {
+	facts := with_binds([bind(0, "/home/u/proj/a/b", "/home/u/proj/a/b", false, "dir")])
+	denied := {v.rule | some v in rules.deny with input as {"facts": facts, "profile": object.union(base_profile, {"cwd_writable": false}), "settings": base_settings}}
+	not "R3" in denied
+}
+
+test_r4_missing_dest_outside_tmp if {
+	b := object.union(bind(0, "/data", "/opt/data", true, "dir"), {"dest_kind": "absent"})
+	"R4" in rules_for(with_binds([b]))
+}
+
+test_r4_missing_dest_under_tmp_ok if {
+	b := object.union(bind(0, "/data", "/tmp/data", true, "dir"), {"dest_kind": "absent"})
+	not "R4" in rules_for(with_binds([b]))
+}
+
+test_r5_root_cwd if {
+	facts := object.union(base_facts, {"cwd": object.union(base_facts.cwd, {"path": "/", "real": "/"})})
+	"R5" in rules_for(facts)
+}
+
+test_r7_home_cwd if {
+	facts := object.union(base_facts, {"cwd": object.union(base_facts.cwd, {"path": "/home/u", "real": "/home/u"})})
+	"R7" in rules_for(facts)
+}
+
+test_r7_above_home if {
+	facts := object.union(base_facts, {"cwd": object.union(base_facts.cwd, {"path": "/home", "real": "/home"})})
+	"R7" in rules_for(facts)
+}
+
+test_r8_missing_profile_home if {
+	"R8" in rules_for(object.union(base_facts, {"home_mode": "profile"}))
+}
+
+test_r8_plain_dir_ok if {
+	facts := object.union(base_facts, {"home_mode": "profile", "profile_home": object.union(base_facts.profile_home, {"kind": "dir"})})
+	not "R8" in rules_for(facts)
+}
+
+test_r10_dest_symlink if {
+	b := object.union(bind(0, "/data", "/opt/link", true, "dir"), {"dest_has_link": true, "dest_kind": "symlink"})
+	"R10" in rules_for(with_binds([b]))
+}
+
+test_r12_clamped if {
+	r := {v.rule | some v in rules.warn with input as {"facts": base_facts, "profile": base_profile, "settings": object.union(base_settings, {"max_procs": 5000})}}
+	"R12" in r
+}
+
+test_r13_custom_profile_sharing_network if {
+	p := object.union(base_profile, {"name": "mine", "network": "host", "custom": true})
+	r := {v.rule | some v in rules.deny with input as {"facts": base_facts, "profile": p, "settings": base_settings}}
+	"R13" in r
+}
+
+test_r13_floor_field_dropped if {
+	p := object.union(base_profile, {"root": "read-write"})
+	r := {v.rule | some v in rules.deny with input as {"facts": base_facts, "profile": p, "settings": base_settings}}
+	"R13" in r
+}
+
+test_r13_unhidden_ssh if {
+	p := object.union(object.remove(base_profile, ["hidden_home"]), {"hidden_home": object.remove(base_profile.hidden_home, [".ssh"])})
+	r := {v.rule | some v in rules.deny with input as {"facts": base_facts, "profile": p, "settings": base_settings}}
+	"R13" in r
+}
