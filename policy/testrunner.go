@@ -69,4 +69,3 @@ func RunTests(ctx context.Context, modules map[string]string) ([]TestResult, err
 	}
 	return out, nil
 }
-
