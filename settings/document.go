@@ -214,7 +214,7 @@ func Parse(file string, src []byte) (*Document, diag.List) {
 		return doc, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
 			Summary: "empty settings file (write {} for all defaults)"}}
 	}
-	f, err := parser.ParseBytes(src, 0)
+	f, err := parseYAML(src)
 	if err != nil {
 		return doc, diag.List{syntaxDiag(file, err)}
 	}
@@ -223,8 +223,12 @@ func Parse(file string, src []byte) (*Document, diag.List) {
 		return doc, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
 			Summary: fmt.Sprintf("expected one YAML document, found %d", len(f.Docs))}}
 	}
+	if f.Docs[0].Body == nil {
+		return doc, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
+			Summary: "settings file has no content, only comments (write {} for all defaults)"}}
+	}
 	var raw any
-	if err := yaml.NodeToValue(f.Docs[0].Body, &raw); err != nil {
+	if err := nodeToValue(f.Docs[0].Body, &raw); err != nil {
 		return doc, diag.List{syntaxDiag(file, err)}
 	}
 	top, ok := normalize(raw).(map[string]any)
@@ -374,4 +378,26 @@ func firstLine(s string) string {
 // every value comes from the profile and the seed's defaults.
 func Defaults(name string) *Document {
 	return &Document{File: name, Form: FormDefaults, Values: map[string]any{}}
+}
+
+// nodeToValue decodes a YAML node, turning a panic inside the YAML
+// library into an error: bad input must never end in a stack trace.
+func nodeToValue(node ast.Node, out *any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot decode YAML: %v", r)
+		}
+	}()
+	return yaml.NodeToValue(node, out)
+}
+
+// parseYAML parses src, turning a panic inside the YAML parser into an
+// error.
+func parseYAML(src []byte) (f *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("cannot parse YAML: %v", r)
+		}
+	}()
+	return parser.ParseBytes(src, 0)
 }
