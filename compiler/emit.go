@@ -247,7 +247,7 @@ func (e *emitter) masks() {
 		case "S5-hermes":
 			src = "host: the Hermes home"
 		default:
-			src = e.settingsPos("hide")
+			src = e.settingsPos("hide", h.HideIndex) + " matched " + h.Entry
 		}
 		if h.Symlink {
 			src += fmt.Sprintf(" (%s is a symlink to %s)", h.Entry, h.Path)
@@ -442,6 +442,7 @@ func (e *emitter) env() runtime.Env {
 		}
 	}
 	sort.Strings(env.Unset)
+	env.UnsetPatterns, env.Allow = envPolicy(e.st.res.Settings)
 	if f.Scratch.Kind == runtime.KindDir {
 		env.Set["TMPDIR"] = f.Scratch.Real
 	} else {
@@ -488,7 +489,12 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 		if w == "" {
 			w = "path component"
 		}
-		out = append(out, runtime.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w})
+		pc := runtime.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
+		if f.Walked[p] {
+			pc.MTime = st.MTime
+			pc.Why = "H4 (listed by a hide glob)"
+		}
+		out = append(out, pc)
 	}
 	return out
 }

@@ -36,7 +36,9 @@ func WriteExplain(w io.Writer, res *Result) {
 	fmt.Fprintln(w, "environment:")
 	fmt.Fprintf(w, "  removed: %s\n", orNone(strings.Join(inv.Env.Unset, " "), "nothing"))
 	if len(inv.Env.UnsetPatterns) > 0 {
-		fmt.Fprintf(w, "  removed when the name matches: %s (allowed: %s)\n", strings.Join(inv.Env.UnsetPatterns, " "), orNone(strings.Join(inv.Env.Allow, " "), "none"))
+		fmt.Fprintf(w, "  removed when the name matches (H5): %s\n", strings.Join(inv.Env.UnsetPatterns, " "))
+		fmt.Fprintf(w, "  kept although matching (env.allow): %s\n", orNone(strings.Join(inv.Env.Allow, " "), "none"))
+		fmt.Fprintf(w, "  removed from this environment: %s\n", orNone(strings.Join(strippedNames(inv.Env, res.Facts.EnvNames), " "), "nothing"))
 	}
 	for _, k := range sortedMapKeys(inv.Env.Set) {
 		fmt.Fprintf(w, "  set:     %s=%s\n", k, inv.Env.Set[k])

@@ -114,6 +114,9 @@ func parseHost(t *testing.T, h *facts.Host, s string) {
 		case "env":
 			name, val, _ := strings.Cut(v, "=")
 			h.Env[name] = val
+			h.EnvNames = append(h.EnvNames, name)
+		case "envnames":
+			h.EnvNames = append(h.EnvNames, strings.Fields(v)...)
 		case "bwrap":
 			f := strings.Fields(v)
 			h.Bwrap = runtime.BwrapInfo{Path: f[0], Version: f[1], Options: map[string]bool{}}

@@ -46,13 +46,20 @@ type Facts struct {
 	NProcUserns bool              `json:"nproc_userns"`
 	LandlockABI int               `json:"landlock_abi"`
 	Arch        string            `json:"arch"`
-	HardAS      uint64            `json:"hard_as"`
-	HardCPU     uint64            `json:"hard_cpu"`
-	HardNProc   uint64            `json:"hard_nproc"`
+	// EnvNames are the names of the compiling environment's variables.
+	EnvNames  []string `json:"env_names"`
+	HardAS    uint64   `json:"hard_as"`
+	HardCPU   uint64   `json:"hard_cpu"`
+	HardNProc uint64   `json:"hard_nproc"`
+
+	// HideErrors are the hide entries that could not be expanded.
+	HideErrors []HideError `json:"hide_errors"`
 
 	// Observed is every path looked at, with what was there: the
-	// invocation's preconditions are drawn from it.
+	// invocation's preconditions are drawn from it. Walked marks the
+	// directories a hide glob listed (their mtime is part of the state).
 	Observed map[string]Stat `json:"-"`
+	Walked   map[string]bool `json:"-"`
 }
 
 // Path is one host path, as named and as resolved.
@@ -96,6 +103,8 @@ type Hidden struct {
 	Symlink bool `json:"symlink"`
 	// Why is S5 (home entries), S5-hermes (the Hermes homes) or H4.
 	Why string `json:"why"`
+	// HideIndex is the index of the hide entry that matched (H4 only).
+	HideIndex int `json:"hide_index"`
 }
 
 // Bind describes one bind of the settings.
@@ -127,19 +136,21 @@ type CABundle struct {
 // Gather resolves the host facts for settings s under profile p.
 // hideGlobs are the H4 entries, already expanded by the caller.
 func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
-	g := &gatherer{fs: h.FS, observed: map[string]Stat{}}
+	g := &gatherer{fs: h.FS, observed: map[string]Stat{}, walked: map[string]bool{}}
 	f := &Facts{
 		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
 		DefaultHermesHome: path.Join(h.Home, ".hermes"),
 		Bwrap:             h.Bwrap, Kernel: h.Kernel, NProcUserns: KernelAtLeast(h.Kernel, 5, 14),
-		LandlockABI: h.LandlockABI, Arch: h.Arch, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
-		Observed: g.observed,
+		LandlockABI: h.LandlockABI, Arch: h.Arch, EnvNames: h.EnvNames, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
+		Observed: g.observed, Walked: g.walked,
 	}
 	f.Hidden = g.hiddenPaths(h, p)
-	for _, x := range expandHide(g, h, s) {
-		f.Hidden = append(f.Hidden, x)
-	}
 	f.Cwd = g.cwd(h, s, f.Hidden)
+	if f.Cwd.Exists {
+		hide, errs := expandHide(g, h, s, f.Cwd.Real)
+		f.Hidden = append(f.Hidden, hide...)
+		f.HideErrors = errs
+	}
 	for i, b := range s.Binds {
 		f.Binds = append(f.Binds, g.bind(i, b))
 	}
@@ -165,6 +176,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 type gatherer struct {
 	fs       FS
 	observed map[string]Stat
+	walked   map[string]bool
 }
 
 // lstat records what it sees.

@@ -22,6 +22,9 @@ import (
 type Stat struct {
 	Kind   string
 	Target string
+	// MTime is a directory's modification time (ns), recorded only for
+	// the directories a hide glob walked: a new match changes it.
+	MTime int64
 }
 
 // FS is the part of the file system the compiler reads.
@@ -45,7 +48,11 @@ func (OS) Lstat(p string) Stat {
 		}
 		return Stat{Kind: runtime.KindOther}
 	}
-	return Stat{Kind: kindOf(fi.Mode()), Target: linkTarget(p, fi.Mode())}
+	st := Stat{Kind: kindOf(fi.Mode()), Target: linkTarget(p, fi.Mode())}
+	if fi.IsDir() {
+		st.MTime = fi.ModTime().UnixNano()
+	}
+	return st
 }
 
 func kindOf(m fs.FileMode) string {

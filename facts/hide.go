@@ -1,8 +1,161 @@
 package facts
 
-import "github.com/bwpolicy/bwpolicy/settings"
+import (
+	"fmt"
+	"path"
+	"strings"
 
-// expandHide expands the user's hide entries (H4). Not implemented yet:
-// it returns nothing, and the policy stage refuses a non-empty hide list
-// so that a user never believes a path is hidden when it is not.
-func expandHide(g *gatherer, h *Host, s *settings.Settings) []Hidden { return nil }
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+// MaxHideVisits bounds the entries one compilation's hide globs may visit.
+const MaxHideVisits = 20000
+
+// HideError is a hide entry that could not be expanded.
+type HideError struct {
+	Index   int    `json:"index"`
+	Message string `json:"message"`
+}
+
+// expandHide expands the user's hide entries (H4): "~/x" is relative to
+// the home directory, an absolute path is itself, anything else is
+// relative to the working directory. "**" matches any number of
+// directories, "*", "?" and "[...]" match within one name, a trailing "/"
+// matches directories only. Globs never descend into symlinked
+// directories. Every directory walked is recorded with its modification
+// time, so a new match after compiling makes the invocation stale.
+func expandHide(g *gatherer, h *Host, s *settings.Settings, cwd string) ([]Hidden, []HideError) {
+	var out []Hidden
+	var errs []HideError
+	seen := map[string]bool{}
+	visits := 0
+	for i, entry := range s.Hide {
+		base, pattern := hideBase(entry, h.Home, cwd)
+		dirOnly := strings.HasSuffix(pattern, "/")
+		pattern = strings.Trim(pattern, "/")
+		if pattern == "" {
+			errs = append(errs, HideError{i, fmt.Sprintf("hide entry %q names its whole base directory %s", entry, base)})
+			continue
+		}
+		if _, err := path.Match(strings.ReplaceAll(pattern, "**", "*"), ""); err != nil {
+			errs = append(errs, HideError{i, fmt.Sprintf("hide entry %q: %v", entry, err)})
+			continue
+		}
+		w := &walker{g: g, visits: &visits, dirOnly: dirOnly}
+		matches, err := w.match(base, strings.Split(pattern, "/"))
+		if err != nil {
+			errs = append(errs, HideError{i, fmt.Sprintf("hide entry %q: %v", entry, err)})
+			continue
+		}
+		for _, m := range matches {
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			x := g.hidden(m, "H4")
+			x.HideIndex = i
+			out = append(out, x)
+		}
+	}
+	return out, errs
+}
+
+func hideBase(entry, home, cwd string) (string, string) {
+	switch {
+	case strings.HasPrefix(entry, "~/"):
+		return home, entry[2:]
+	case path.IsAbs(entry):
+		// The longest prefix without glob characters is the base.
+		parts := strings.Split(strings.TrimPrefix(entry, "/"), "/")
+		i := 0
+		for i < len(parts)-1 && !strings.ContainsAny(parts[i], "*?[") {
+			i++
+		}
+		return "/" + path.Join(parts[:i]...), strings.Join(parts[i:], "/")
+	}
+	return cwd, entry
+}
+
+// walker matches one glob against the tree.
+type walker struct {
+	g       *gatherer
+	visits  *int
+	dirOnly bool
+}
+
+func (w *walker) visit() error {
+	*w.visits++
+	if *w.visits > MaxHideVisits {
+		return fmt.Errorf("expansion visited more than %d entries: narrow the pattern", MaxHideVisits)
+	}
+	return nil
+}
+
+// match returns the paths under dir matching the pattern components.
+func (w *walker) match(dir string, comps []string) ([]string, error) {
+	if len(comps) == 0 {
+		return nil, nil
+	}
+	st := w.g.lstat(dir)
+	if st.Kind != runtime.KindDir {
+		return nil, nil
+	}
+	// Record the directory with its mtime: an entry added or removed later
+	// changes it, which makes the invocation stale.
+	w.g.walked[dir] = true
+	names, err := w.g.fs.ReadDir(dir)
+	if err != nil {
+		return nil, nil
+	}
+	comp, rest := comps[0], comps[1:]
+	var out []string
+	if comp == "**" {
+		// "**" matches this directory too.
+		sub, err := w.match(dir, rest)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub...)
+		for _, n := range names {
+			if err := w.visit(); err != nil {
+				return nil, err
+			}
+			child := path.Join(dir, n)
+			if w.g.lstat(child).Kind == runtime.KindDir {
+				sub, err := w.match(child, comps)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, sub...)
+			}
+		}
+		return out, nil
+	}
+	for _, n := range names {
+		if err := w.visit(); err != nil {
+			return nil, err
+		}
+		if ok, _ := path.Match(comp, n); !ok {
+			continue
+		}
+		child := path.Join(dir, n)
+		if len(rest) == 0 {
+			if w.dirOnly {
+				if k, _ := KindAt(w.g, child); k != runtime.KindDir {
+					continue
+				}
+			}
+			out = append(out, child)
+			continue
+		}
+		if w.g.lstat(child).Kind == runtime.KindDir {
+			sub, err := w.match(child, rest)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -35,6 +36,9 @@ type Host struct {
 	ProcessCwd string `json:"process_cwd"`
 	// Env holds the values of CAVars that are set.
 	Env map[string]string `json:"env"`
+	// EnvNames lists the names (never the values) of the environment
+	// variables, sorted, so explain can say which the env policy removes.
+	EnvNames []string `json:"env_names"`
 	// Bwrap is the bwrap found (Path empty when none).
 	Bwrap runtime.BwrapInfo `json:"bwrap"`
 	// Kernel is the kernel release (uname -r).
@@ -74,6 +78,12 @@ func FromEnvironment() *Host {
 			h.Env[v] = val
 		}
 	}
+	for _, kv := range os.Environ() {
+		if name, _, ok := strings.Cut(kv, "="); ok && name != "" {
+			h.EnvNames = append(h.EnvNames, name)
+		}
+	}
+	sort.Strings(h.EnvNames)
 	if p := BwrapPath(); p != "" {
 		if info, err := runtime.ProbeBwrap(p); err == nil {
 			h.Bwrap = info

@@ -9,8 +9,16 @@ deny contains v("H3", "network.tcp_connect / tcp_bind apply to the network profi
 	count(object.get(input.settings.network, k, [])) > 0
 }
 
-# H4 is not built yet: refuse hide entries rather than let a user believe
-# a path is hidden when it is not.
-deny contains v("H4", "hide: is not supported by this version of bwpolicy yet; nothing would be hidden", ["hide"]) if {
-	count(object.get(input.settings, "hide", [])) > 0
+# H4: a hide entry that could not be expanded is an error: a user must
+# never believe a path is hidden when it is not.
+deny contains v("H4", e.message, ["hide", e.index]) if {
+	some e in input.facts.hide_errors
+}
+
+# H4: relative hide entries need an existing working directory.
+warn contains v("H4", sprintf("hide entry %q is relative to the working directory, which does not exist: not expanded", [h]), ["hide", i]) if {
+	not input.facts.cwd.exists
+	some i, h in object.get(input.settings, "hide", [])
+	not startswith(h, "~/")
+	not startswith(h, "/")
 }

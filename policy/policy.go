@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -137,9 +138,14 @@ func checkCustomPackage(name, src string) error {
 	if err != nil {
 		return err
 	}
+	if m == nil {
+		return ast.Errors{ast.NewError(ast.ParseErr, &ast.Location{File: name, Row: 1, Col: 1}, "empty module: a .rego file needs a package under bwpolicy.custom")}
+	}
 	pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
 	if pkg != "bwpolicy.custom" && !strings.HasPrefix(pkg, "bwpolicy.custom.") {
-		return fmt.Errorf("%s:%d: package %s: custom rules must live in a package under bwpolicy.custom", name, m.Package.Location.Row, pkg)
+		// An ast.Errors, like a parse error, so callers get file:line:col.
+		return ast.Errors{ast.NewError("bwpolicy_package_error", m.Package.Location,
+			"package %s: custom rules must live in a package under bwpolicy.custom", pkg)}
 	}
 	return nil
 }
@@ -243,9 +249,9 @@ func decodeCustom(tree any, prefix string) []Violation {
 	for _, k := range keys {
 		switch k {
 		case "deny":
-			out = append(out, decode(m[k], diag.Error, prefix)...)
+			out = append(out, customIDs(decode(m[k], diag.Error, ""), prefix)...)
 		case "warn":
-			out = append(out, decode(m[k], diag.Warning, prefix)...)
+			out = append(out, customIDs(decode(m[k], diag.Warning, ""), prefix)...)
 		default:
 			if sub, ok := m[k].(map[string]any); ok {
 				out = append(out, decodeCustom(sub, prefix+"."+k)...)
@@ -253,4 +259,24 @@ func decodeCustom(tree any, prefix string) []Violation {
 		}
 	}
 	return out
+}
+
+// customRuleName is what a custom decision may give as its "rule".
+var customRuleName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// customIDs gives each decision of custom package prefix
+// ("custom.limits") its rule ID: the package, or, when the object
+// carries a "rule" name, "custom.limits/NAME". Custom IDs always start
+// with the package, so an organisation rule can never pass itself off
+// as a built-in one (R3, S5, schema...); a "rule" that is not a plain
+// name is ignored.
+func customIDs(vs []Violation, prefix string) []Violation {
+	for i := range vs {
+		if vs[i].Rule != "" && customRuleName.MatchString(vs[i].Rule) {
+			vs[i].Rule = prefix + "/" + vs[i].Rule
+		} else {
+			vs[i].Rule = prefix
+		}
+	}
+	return vs
 }

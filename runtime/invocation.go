@@ -110,6 +110,10 @@ type Precondition struct {
 	Kind string `json:"kind"`
 	// Target is the symlink's target (readlink), for KindSymlink.
 	Target string `json:"target,omitempty"`
+	// MTime, when non-zero, is a directory's modification time (ns): set
+	// for the directories a hide glob listed, so that a new match (which
+	// changes the directory) makes the invocation stale.
+	MTime int64 `json:"mtime,omitempty"`
 	// Why names the property or rule that depends on this path (S5, R3...).
 	Why string `json:"why"`
 }

@@ -1,0 +1,49 @@
+package compiler
+
+import (
+	"sort"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+// SecretPatterns are the names (path.Match patterns) of environment
+// variables stripped by default (H5): API keys, tokens, secrets,
+// passwords and cloud credentials. `env.allow` keeps a variable anyway;
+// `env.strip` adds patterns.
+var SecretPatterns = []string{
+	"*_API_KEY", "*_APIKEY", "*_ACCESS_KEY", "*_ACCESS_KEY_ID", "*_SECRET", "*_SECRET_*", "*_SECRET_KEY",
+	"*_TOKEN", "*_TOKEN_*", "*_PASSWORD", "*_PASSWD", "*_PASS", "*_PRIVATE_KEY", "*_CREDENTIALS",
+	"*_COOKIE", "*_DSN", "*_CONNECTION_STRING", "*_DATABASE_URL", "DATABASE_URL",
+	"AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GCLOUD_*", "CLOUDSDK_*", "KUBECONFIG",
+	"DOCKER_AUTH_CONFIG", "NPM_TOKEN", "NODE_AUTH_TOKEN", "PYPI_*", "TWINE_*", "VAULT_*",
+}
+
+// envPolicy returns the patterns and allow list of the settings.
+func envPolicy(s *settings.Settings) (patterns, allow []string) {
+	patterns = append(patterns, SecretPatterns...)
+	if s.Env != nil {
+		patterns = append(patterns, s.Env.Strip...)
+		allow = append(allow, s.Env.Allow...)
+	}
+	return sortedUnique(patterns), sortedUnique(allow)
+}
+
+// strippedNames returns the names of names that env removes, sorted:
+// the names only, never a value.
+func strippedNames(env runtime.Env, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if envRemoves(env, n) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// envRemoves tells whether the runtime (runtime.BuildEnv) removes name.
+func envRemoves(env runtime.Env, name string) bool {
+	kept := runtime.BuildEnv([]string{name + "="}, runtime.Env{Unset: env.Unset, UnsetPatterns: env.UnsetPatterns, Allow: env.Allow})
+	return len(kept) == 0
+}

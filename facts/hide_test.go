@@ -1,0 +1,53 @@
+package facts
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+func TestHideExpansionIsBounded(t *testing.T) {
+	tree := Tree{}
+	for i := 0; i <= MaxHideVisits; i++ {
+		tree[fmt.Sprintf("/w/d%d/f%d.txt", i%100, i)] = Stat{Kind: runtime.KindFile}
+	}
+	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]bool{}}
+	_, errs := expandHide(g, &Host{Home: "/home/u"}, &settings.Settings{Hide: []string{"**/*.pem"}}, "/w")
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "narrow the pattern") {
+		t.Fatalf("want one bound error, got %+v", errs)
+	}
+}
+
+func TestHideDoesNotFollowSymlinkedDirs(t *testing.T) {
+	tree := Tree{
+		"/w/a/x.pem":     {Kind: runtime.KindFile},
+		"/w/link":        {Kind: runtime.KindSymlink, Target: "/outside"},
+		"/outside/y.pem": {Kind: runtime.KindFile},
+	}
+	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]bool{}}
+	hs, errs := expandHide(g, &Host{Home: "/home/u"}, &settings.Settings{Hide: []string{"**/*.pem"}}, "/w")
+	if len(errs) != 0 || len(hs) != 1 || hs[0].Path != "/w/a/x.pem" {
+		t.Fatalf("got %+v %+v", hs, errs)
+	}
+	if !g.walked["/w"] || !g.walked["/w/a"] || g.walked["/outside"] {
+		t.Fatalf("walked %v", g.walked)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	tree := Tree{
+		"/home/u/.ssh":         {Kind: runtime.KindSymlink, Target: "dotfiles/ssh"},
+		"/home/u/dotfiles/ssh": {Kind: runtime.KindDir},
+		"/loop":                {Kind: runtime.KindSymlink, Target: "/loop"},
+	}
+	real, link, err := Resolve(tree, "/home/u/.ssh/id_rsa")
+	if err != nil || !link || real != "/home/u/dotfiles/ssh/id_rsa" {
+		t.Fatalf("got %q %v %v", real, link, err)
+	}
+	if _, _, err := Resolve(tree, "/loop/x"); err == nil {
+		t.Fatal("a symlink loop resolved")
+	}
+}

@@ -1,0 +1,213 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+const limitsRego = `package bwpolicy.custom.limits
+
+deny contains v if {
+	input.settings.memory_mb > 4096
+	v := {"msg": "memory_mb above the 4096 allowed here", "path": ["memory_mb"]}
+}
+`
+
+const limitsTestRego = `package bwpolicy.custom.limits_test
+
+import data.bwpolicy.custom.limits
+
+test_big_memory_denied if {
+	count(limits.deny) == 1 with input as {"settings": {"memory_mb": 8192}}
+}
+
+test_small_memory_allowed if {
+	count(limits.deny) == 0 with input as {"settings": {"memory_mb": 256}}
+}
+
+# Fails on purpose: the rule does not fire at 4096.
+test_wrong_expectation if {
+	print("memory is", 4096)
+	count(limits.deny) == 1 with input as {"settings": {"memory_mb": 4096}}
+}
+
+todo_test_later if {
+	false
+}
+`
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestRunTestDirs(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"limits.rego": limitsRego, "sub/limits_test.rego": limitsTestRego})
+	res, err := RunTestDirs(context.Background(), []string{dir}, TestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name       string
+		pass, skip bool
+	}{
+		{"data.bwpolicy.custom.limits_test.test_big_memory_denied", true, false},
+		{"data.bwpolicy.custom.limits_test.test_small_memory_allowed", true, false},
+		{"data.bwpolicy.custom.limits_test.test_wrong_expectation", false, false},
+		{"data.bwpolicy.custom.limits_test.todo_test_later", false, true},
+	}
+	if len(res) != len(want) {
+		t.Fatalf("got %d results, want %d: %+v", len(res), len(want), res)
+	}
+	for i, w := range want {
+		r := res[i]
+		if r.Name != w.name || r.Pass != w.pass || r.Skip != w.skip {
+			t.Errorf("result %d = %s pass=%v skip=%v, want %s pass=%v skip=%v", i, r.Name, r.Pass, r.Skip, w.name, w.pass, w.skip)
+		}
+		if r.File != filepath.Join(dir, "sub/limits_test.rego") || r.Line == 0 {
+			t.Errorf("result %d at %s:%d", i, r.File, r.Line)
+		}
+	}
+	if got := res[2].Output; !strings.Contains(got, "memory is 4096") {
+		t.Errorf("print output of the failing test: %q", got)
+	}
+	// Only the tests of dirs run: the built-in rules are loaded, their
+	// tests are not.
+	for _, r := range res {
+		if strings.HasPrefix(r.File, "policy/") {
+			t.Errorf("built-in test %s ran", r.Name)
+		}
+	}
+
+	only, err := RunTestDirs(context.Background(), []string{dir}, TestOptions{Run: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(only) != 1 || !only[0].Pass {
+		t.Errorf("--run small: %+v", only)
+	}
+}
+
+// A test can query the whole decision, built-in rules included (from a
+// package outside bwpolicy.custom: inside it, the test would be part of
+// the decision it queries, a recursion).
+func TestRunTestDirsSeesBuiltinRules(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"limits.rego": limitsRego, "main_test.rego": `package org_test
+
+test_custom_in_result if {
+	r := data.bwpolicy.main.result with input as {"settings": {"memory_mb": 8192}, "profile": {}, "facts": {"binds": [], "hidden": [], "cwd": {}}}
+	count(r.custom.limits.deny) == 1
+}
+`})
+	res, err := RunTestDirs(context.Background(), []string{dir}, TestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || !res[0].Pass {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestRunTestDirsErrorsArePositioned(t *testing.T) {
+	for name, tc := range map[string]struct {
+		files map[string]string
+		want  string // file:line
+	}{
+		"parse error in a test":        {map[string]string{"limits.rego": limitsRego, "limits_test.rego": "package x_test\n\ntest_a if {\n\tv :=\n}\n"}, "limits_test.rego:5"},
+		"rule outside bwpolicy.custom": {map[string]string{"evil.rego": "package bwpolicy.rules\n\ndeny := set()\n"}, "evil.rego:1"},
+		"unsafe variable":              {map[string]string{"limits.rego": "package bwpolicy.custom.x\n\ndeny contains y if {\n\ttrue\n}\n"}, "limits.rego:3"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeFiles(t, tc.files)
+			_, err := RunTestDirs(context.Background(), []string{dir}, TestOptions{})
+			var errs ast.Errors
+			if !errors.As(err, &errs) || len(errs) == 0 {
+				t.Fatalf("error %v (%T), want ast.Errors", err, err)
+			}
+			loc := errs[0].Location
+			if loc == nil {
+				t.Fatalf("error without a location: %v", errs)
+			}
+			got := filepath.Base(loc.File) + ":" + itoa(loc.Row)
+			if got != tc.want {
+				t.Errorf("error at %s, want %s (%v)", got, tc.want, errs)
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	s := ""
+	for ; n > 0; n /= 10 {
+		s = string(rune('0'+n%10)) + s
+	}
+	return s
+}
+
+// TestCustomRuleIDs: a custom decision's ID is its package, or the
+// package and the object's "rule" name; it cannot claim a built-in ID.
+func TestCustomRuleIDs(t *testing.T) {
+	e, err := New(map[string]string{"org.rego": `package bwpolicy.custom.org
+
+deny contains {"msg": "plain", "path": ["memory_mb"]} if true
+
+deny contains {"msg": "named", "rule": "max-mem", "path": ["memory_mb"]} if true
+
+warn contains {"msg": "spoof", "rule": "R3 spoof!", "path": []} if true
+`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]any{"settings": map[string]any{}, "profile": map[string]any{}, "facts": map[string]any{"binds": []any{}, "hidden": []any{}, "cwd": map[string]any{}}}
+	vs, err := e.Evaluate(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, v := range vs {
+		if strings.HasPrefix(v.Rule, "custom") {
+			got[v.Message] = v.Rule
+		}
+	}
+	want := map[string]string{"plain": "custom.org", "named": "custom.org/max-mem", "spoof": "custom.org"}
+	for msg, id := range want {
+		if got[msg] != id {
+			t.Errorf("%s: rule %q, want %q", msg, got[msg], id)
+		}
+	}
+}
+
+// TestLoadErrorsArePositioned: policy.Load's errors carry file:line for
+// check to report.
+func TestLoadErrorsArePositioned(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"bad.rego": "package bwpolicy.custom.bad\n\ndeny contains v if { v := }\n"})
+	_, err := Load([]string{dir})
+	var errs ast.Errors
+	if !errors.As(err, &errs) || errs[0].Location == nil || errs[0].Location.Row != 3 {
+		t.Fatalf("Load error %v, want an ast.Errors at line 3", err)
+	}
+	dir = writeFiles(t, map[string]string{"evil.rego": "# comment\npackage bwpolicy.rules\n"})
+	_, err = Load([]string{dir})
+	if !errors.As(err, &errs) || errs[0].Location == nil || errs[0].Location.Row != 2 {
+		t.Fatalf("Load error %v, want an ast.Errors at line 2", err)
+	}
+}
