@@ -62,13 +62,16 @@ writable_dirs contains {"dir": bind_src(o), "what": sprintf("the read-write bind
 	o.readonly == false
 }
 
+# writable_by_dir[dir]: the writable directories keyed by path.
+writable_by_dir[w.dir] contains w if some w in writable_dirs
+
 deny contains v("R3", sprintf("read-write bind source %q lies inside %s (%q): a command could rename it or swap in a symlink; use dest = src directly under that directory, with no symlink on the way", [b.src, w.what, w.dir]), ["binds", b.index, "src"]) if {
 	some b in input.facts.binds
 	b.src_abs
 	b.readonly == false
-	some w in writable_dirs
+	some a in ancestors(bind_src(b))
+	some w in writable_by_dir[a]
 	not w.index == b.index
-	within(bind_src(b), w.dir)
 	not r3_exempt(b, w.dir)
 }
 
@@ -103,15 +106,19 @@ r4_inside_sandbox_tmpfs(p) if {
 }
 
 r4_inside_host_writable(p) if {
-	some w in writable_dirs
-	within(p, w.dir)
+	some a in ancestors(p)
+	writable_by_dir[a]
+}
+
+bind_dests contains o.dest if {
+	some o in input.facts.binds
+	o.dest_abs
 }
 
 r4_inside_host_writable(p) if {
-	some o in input.facts.binds
-	o.dest_abs
-	within(p, o.dest)
-	o.dest != p
+	some a in ancestors(p)
+	a != p
+	bind_dests[a]
 }
 
 # R10: a dest that is a symlink (bwrap >= 0.12 refuses it, older versions

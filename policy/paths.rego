@@ -2,12 +2,9 @@
 # clean (the facts stage made them so).
 package bwpolicy.rules
 
-# within(p, base): p is base or lies under it.
-within(p, base) if p == base
-
-within(_, "/")
-
-within(p, base) if startswith(p, concat("", [base, "/"]))
+# within(p, base): p is base or lies under it. One body (one builtin
+# call) because it runs for every pair of paths the rules compare.
+within(p, base) if startswith(concat("", [p, "/"]), concat("", [trim_suffix(base, "/"), "/"]))
 
 # dirname(p): the parent directory of an absolute path.
 dirname(p) := "/" if {
@@ -31,11 +28,26 @@ hidden_roots contains h.entry if {
 	h.kind != "absent"
 }
 
+# ancestors(p): p and every directory above it, "/" included. The rules
+# look paths up by their ancestors in keyed sets, so their cost grows
+# with the number of paths, not with its square.
+ancestors(p) := {a |
+	parts := split(trim_prefix(p, "/"), "/")
+	some i in numbers.range(0, count(parts))
+	a := concat("", ["/", concat("/", array.slice(parts, 0, i))])
+}
+
+# hidden_desc[a]: the present hidden paths at or under directory a.
+hidden_desc[a] contains r if {
+	some r in hidden_roots
+	some a in ancestors(r)
+}
+
 # hidden_over(p): the present hidden paths p is at or under, sorted.
-hidden_over(p) := sort([root | some root in hidden_roots; within(p, root)])
+hidden_over(p) := sort([a | some a in ancestors(p); hidden_roots[a]])
 
 # hidden_inside(p): the present hidden paths strictly inside p, sorted.
-hidden_inside(p) := sort([root | some root in hidden_roots; root != p; within(root, p)])
+hidden_inside(p) := sort([r | some r in hidden_desc[p]; r != p])
 
 under_hidden(p) if count(hidden_over(p)) > 0
 

@@ -86,7 +86,16 @@ func Load(dirs []string) (*Engine, error) {
 			return nil, fmt.Errorf("policy directory: %w", err)
 		}
 	}
-	return New(extra)
+	eng, err := New(extra)
+	if err != nil {
+		return nil, err
+	}
+	// A rule that refers to a field the input never has compiles, but
+	// would never fire: refuse it too (see TypeCheck).
+	if err := TypeCheck(extra); err != nil {
+		return nil, err
+	}
+	return eng, nil
 }
 
 // BuiltinModules returns the built-in rule files (without tests), by name.
@@ -103,13 +112,32 @@ func BuiltinModules(withTests bool) map[string]string {
 	return out
 }
 
+// BuiltinPrefix starts the module names the built-in rules are compiled
+// under next to custom ones, so that an organisation's file named, say,
+// policy/limits.rego (a path relative to its --policy directory) is a
+// module of its own and never replaces the built-in policy/limits.rego.
+const BuiltinPrefix = "builtin:"
+
+// builtinModulesForEval returns the built-in rules (without tests) under
+// BuiltinPrefix + their name.
+func builtinModulesForEval() map[string]string {
+	out := map[string]string{}
+	for k, v := range BuiltinModules(false) {
+		out[BuiltinPrefix+k] = v
+	}
+	return out
+}
+
 // New prepares the query over the built-in rules plus extra modules
 // (file name → source).
 func New(extra map[string]string) (*Engine, error) {
 	opts := []func(*rego.Rego){rego.Query("data.bwpolicy.main.result")}
 	names := []string{}
-	mods := BuiltinModules(false)
+	mods := builtinModulesForEval()
 	for k, v := range extra {
+		if _, clash := mods[k]; clash {
+			return nil, fmt.Errorf("%s: a custom rule file cannot have the name of a built-in one", k)
+		}
 		mods[k] = v
 	}
 	for k := range mods {

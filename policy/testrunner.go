@@ -117,7 +117,16 @@ func RunTestDirs(ctx context.Context, dirs []string, opt TestOptions) ([]TestRes
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	for n, src := range BuiltinModules(false) {
+	rules := map[string]string{}
+	for n, src := range srcs {
+		if !strings.HasSuffix(n, "_test.rego") {
+			rules[n] = src
+		}
+	}
+	if err := TypeCheck(rules); err != nil {
+		return nil, err
+	}
+	for n, src := range builtinModulesForEval() {
 		m, err := ast.ParseModule(n, src)
 		if err != nil {
 			return nil, err

@@ -211,3 +211,27 @@ func TestLoadErrorsArePositioned(t *testing.T) {
 		t.Fatalf("Load error %v, want an ast.Errors at line 2", err)
 	}
 }
+
+// TestCustomFileCannotShadowBuiltin: an organisation's rule file whose
+// path relative to its --policy directory equals a built-in module's
+// name (policy/limits.rego) is a module of its own; it does not replace
+// the built-in rules of that file (R12 here).
+func TestCustomFileCannotShadowBuiltin(t *testing.T) {
+	e, err := New(map[string]string{"policy/limits.rego": limitsRego})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]any{"settings": map[string]any{"memory_mb": -1, "cpu_seconds": 30, "max_procs": 0},
+		"profile": map[string]any{}, "facts": map[string]any{"binds": []any{}, "hidden": []any{}, "cwd": map[string]any{},
+			"hard_as": 1 << 62, "hard_cpu": 1 << 62, "hard_nproc": 1 << 30, "nproc_userns": true}}
+	vs, err := e.Evaluate(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		if v.Rule == "R12" {
+			return
+		}
+	}
+	t.Fatalf("R12 (built-in policy/limits.rego) no longer fires: %+v", vs)
+}

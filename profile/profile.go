@@ -159,6 +159,13 @@ func (s *Set) add(name, file string, src []byte, custom bool) diag.List {
 		diags.Append(cueDiags(err, "R13"))
 	}
 	if diags.HasErrors() {
+		// An error CUE could not place (an incomplete value) still
+		// names the profile's file.
+		for i := range diags {
+			if diags[i].Pos.File == "" {
+				diags[i].Pos.File = file
+			}
+		}
 		return diags
 	}
 	got, _ := u.LookupPath(cue.ParsePath("name")).String()
@@ -212,17 +219,24 @@ func (s *Set) Resolve(name string, memoryMB, cpuSeconds, maxProcs *int64) (*Prof
 	if !ok {
 		return nil, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(s.Names(), ", "))
 	}
-	for field, val := range map[string]*int64{"memory_mb": memoryMB, "cpu_seconds": cpuSeconds, "max_procs": maxProcs} {
-		if val != nil {
-			v = v.FillPath(cue.ParsePath("defaults."+field), *val)
-		}
-	}
 	if err := v.Validate(cue.Concrete(true)); err != nil {
 		return nil, fmt.Errorf("%s", strings.TrimSpace(cueerrors.Details(err, nil)))
 	}
 	var p Profile
 	if err := v.Decode(&p); err != nil {
 		return nil, err
+	}
+	// The settings' limits replace the profile's defaults (the schema
+	// stage has checked them; R12 checks them again). A profile's
+	// defaults are only defaults: a custom profile writing
+	// `defaults: memory_mb: 1024` does not forbid a settings file 512.
+	for _, o := range []struct {
+		val *int64
+		dst *int64
+	}{{memoryMB, &p.Defaults.MemoryMB}, {cpuSeconds, &p.Defaults.CPUSeconds}, {maxProcs, &p.Defaults.MaxProcs}} {
+		if o.val != nil {
+			*o.dst = *o.val
+		}
 	}
 	p.Source = s.files[name]
 	p.Custom = s.custom[name]

@@ -2,107 +2,313 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"runtime/debug"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/compiler"
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/policy"
+	"github.com/bwpolicy/bwpolicy/report"
 )
 
 func init() {
 	register("check", "lint settings files (and custom profiles) against the schema, CUE and the rules", checkMain)
 }
 
-// checkedFile is the outcome of checking one file.
-type checkedFile struct {
-	File   string
-	Diags  diag.List
-	Source []byte
+const checkUsage = `usage: bwpolicy check [--format text|json|sarif|github] [--fail-on error|warning]
+                      [--policy DIR]... [--profiles DIR]... [FILE|DIR...]
+
+Checks settings files (a directory: the *.yaml and *.yml files in it) and the
+custom profiles of --profiles against the schema, the CUE profiles and the
+rules, with this host's facts. With no FILE, checks the file compile would
+use ($HERMES_HOME/config.yaml, else the embedded defaults).
+
+exit status: 0 no errors; 1 errors found (or warnings, with --fail-on
+warning); 2 usage error, an organisation rule that does not load, or an
+internal failure.
+
+options:
+`
+
+// checkOptions are the flags of check.
+type checkOptions struct {
+	format, failOn     string
+	profiles, policies multiFlag
+	files              []string
 }
 
 func checkMain(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", stderr)
-	var cf compileFlags
-	fs.Var(&cf.profiles, "profiles", "extra `DIR` of custom .cue profiles (repeatable)")
-	fs.Var(&cf.policies, "policy", "extra `DIR` of organisation .rego rules (repeatable)")
-	format := fs.String("format", "text", "output `FORMAT`: text")
+	var o checkOptions
+	fs.StringVar(&o.format, "format", "text", "output `FORMAT`: text|json|sarif|github")
+	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of `LEVEL` or worse: error|warning")
+	fs.Var(&o.policies, "policy", "extra `DIR` of organisation .rego rules (repeatable)")
+	fs.Var(&o.profiles, "profiles", "extra `DIR` of custom .cue profiles (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, checkUsage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
 		return exitUsage
 	}
-	if *format != "text" {
-		fmt.Fprintf(stderr, "bwpolicy check: unknown format %q\n", *format)
+	if !validFormat(o.format) {
+		fmt.Fprintf(stderr, "bwpolicy check: unknown format %q (want %s)\n", o.format, strings.Join(report.Formats(), ", "))
 		return exitUsage
 	}
-	req, ds, code := cf.request()
-	if req == nil {
-		diag.Render(stderr, ds, nil)
-		return code
+	if o.failOn != "error" && o.failOn != "warning" {
+		fmt.Fprintf(stderr, "bwpolicy check: --fail-on %q: want error or warning\n", o.failOn)
+		return exitUsage
 	}
-	files, err := expandInputs(fs.Args())
+	for _, d := range append(append([]string(nil), o.policies...), o.profiles...) {
+		if err := requireDir(d); err != nil {
+			fmt.Fprintf(stderr, "bwpolicy check: %v\n", err)
+			return exitUsage
+		}
+	}
+	files, err := expandInputs(fs.Args(), len(o.profiles) > 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwpolicy check: %v\n", err)
 		return exitUsage
 	}
-	host := facts.FromEnvironment()
-	var results []checkedFile
-	for _, f := range files {
-		r := *req
-		r.File = f
-		r.Host = host
-		res := compiler.Compile(context.Background(), &r)
-		cfile := checkedFile{File: f, Diags: res.Diags}
-		if res.Document != nil {
-			cfile.Source = res.Document.Source
-		}
-		results = append(results, cfile)
+	o.files = files
+
+	rep := runCheck(context.Background(), &o)
+
+	if err := report.Write(stdout, o.format, rep); err != nil {
+		fmt.Fprintf(stderr, "bwpolicy check: writing the report: %v\n", err)
+		return exitUsage
 	}
-	errs := 0
-	for _, r := range results {
-		diag.Render(stdout, r.Diags, map[string][]byte{r.File: r.Source})
-		errs += len(r.Diags.Errors())
+	if len(rep.Failures) > 0 {
+		report.TextFailures(stderr, rep)
+		return exitUsage
 	}
-	fmt.Fprintf(stdout, "%d file(s) checked, %d error(s)\n", len(results), errs)
-	if errs > 0 {
+	nerr, nwarn := rep.Counts()
+	if nerr > 0 || (o.failOn == "warning" && nwarn > 0) {
 		return exitFound
 	}
 	return exitOK
 }
 
+func validFormat(f string) bool {
+	for _, g := range report.Formats() {
+		if f == g {
+			return true
+		}
+	}
+	return false
+}
+
+func requireDir(d string) error {
+	fi, err := os.Stat(d)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", d)
+	}
+	return nil
+}
+
+// runCheck checks everything o names and returns the report. The host
+// facts are read once; the rules are compiled and their query prepared
+// once (policy.Builtin / policy.Load); the profiles are compiled once.
+func runCheck(ctx context.Context, o *checkOptions) *report.Report {
+	rep := &report.Report{
+		Tool:    report.Tool{Name: "bwpolicy", Version: toolVersion(), URI: "https://github.com/bwpolicy/bwpolicy"},
+		Sources: map[string][]byte{},
+		Rules:   report.BuiltinRules(),
+	}
+	if wd, err := os.Getwd(); err == nil {
+		rep.WorkDir = wd
+	}
+	req := compiler.Request{Host: facts.FromEnvironment()}
+
+	// Organisation rules: a file that does not load makes the whole run
+	// untrustworthy, so nothing is checked (exit 2).
+	if len(o.policies) > 0 {
+		eng, rules, failures := loadPolicies(o.policies, rep.Sources)
+		if len(failures) > 0 {
+			rep.Failures = failures
+			return rep
+		}
+		req.Policy = eng
+		rep.Rules = append(rep.Rules, rules...)
+	} else {
+		eng, err := policy.Builtin()
+		if err != nil {
+			rep.Failures.Add(diag.Diagnostic{Severity: diag.Error, Rule: "internal", Summary: "built-in rules: " + err.Error()})
+			return rep
+		}
+		req.Policy = eng
+	}
+
+	// Custom profiles are inputs like the settings files: their problems
+	// are findings.
+	var refused map[string]diag.Pos
+	if len(o.profiles) > 0 {
+		set, findings, failures, inputs, bad := checkProfiles(ctx, o.profiles, req, rep.Sources)
+		rep.Inputs = append(rep.Inputs, inputs...)
+		rep.Findings.Append(findings)
+		rep.Failures.Append(failures)
+		if set == nil {
+			return rep
+		}
+		req.Profiles = set
+		refused = bad
+	}
+
+	for _, f := range o.files {
+		findings, failures := checkFile(ctx, req, f, rep.Sources, refused)
+		name := f
+		if name == "" {
+			name = compiler.DefaultsName
+		}
+		rep.Inputs = append(rep.Inputs, name)
+		rep.Findings.Append(findings)
+		rep.Failures.Append(failures)
+	}
+	rep.Findings.Sort()
+	rep.Failures.Sort()
+	return rep
+}
+
+// checkFile compiles one settings file. An internal failure, even a
+// panic, is a failure of the run, never a finding about the file.
+func checkFile(ctx context.Context, base compiler.Request, file string, sources map[string][]byte, refused map[string]diag.Pos) (findings, failures diag.List) {
+	req := base
+	req.File = file
+	res := compileSafely(ctx, &req)
+	if res.Document != nil && res.Document.Source != nil {
+		sources[res.Document.File] = res.Document.Source
+	}
+	for _, d := range res.Diags {
+		if d.Rule == "internal" {
+			failures.Add(internalDiag(d))
+			continue
+		}
+		if d.Rule == "profile" && res.Settings != nil {
+			if at, ok := refused[res.Settings.Profile]; ok {
+				d.Summary = fmt.Sprintf("profile %q was refused (see %s)", res.Settings.Profile, at)
+			}
+		}
+		findings.Add(d)
+	}
+	return findings, failures
+}
+
+// internalDiag places a rule-evaluation error ("policy: FILE:LINE: code:
+// message", from an organisation rule that fails at run time) at its
+// rule; other internal errors stay as they are.
+func internalDiag(d diag.Diagnostic) diag.Diagnostic {
+	rest, ok := strings.CutPrefix(d.Summary, "policy: ")
+	if !ok {
+		return d
+	}
+	if pos, msg, ok := splitPos(rest); ok && !strings.HasPrefix(pos.File, policy.BuiltinPrefix) {
+		d.Pos, d.Summary, d.Rule = pos, msg, "policy"
+	}
+	return d
+}
+
+// splitPos splits "file:line: rest" (or "file:line:col: rest").
+func splitPos(s string) (diag.Pos, string, bool) {
+	head, rest, ok := strings.Cut(s, ": ")
+	if !ok {
+		return diag.Pos{}, "", false
+	}
+	parts := strings.Split(head, ":")
+	var nums []int
+	for len(parts) > 1 {
+		var n int
+		if _, err := fmt.Sscanf(parts[len(parts)-1], "%d", &n); err != nil || fmt.Sprint(n) != parts[len(parts)-1] {
+			break
+		}
+		nums = append([]int{n}, nums...)
+		parts = parts[:len(parts)-1]
+	}
+	if len(nums) == 0 || len(nums) > 2 {
+		return diag.Pos{}, "", false
+	}
+	pos := diag.Pos{File: strings.Join(parts, ":"), Line: nums[0]}
+	if len(nums) == 2 {
+		pos.Col = nums[1]
+	}
+	return pos, rest, true
+}
+
+// toolVersion is the module version the binary was built from, "" for a
+// development build.
+func toolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
+		return ""
+	}
+	return bi.Main.Version
+}
+
 // expandInputs turns the arguments into settings files: a directory
-// contributes its *.yaml and *.yml files (not recursively). No argument
-// means the file compile would use.
-func expandInputs(args []string) ([]string, error) {
+// contributes its *.yaml and *.yml files (not recursively; names starting
+// with a dot are skipped, so .gitlab-ci.yml beside the settings is not
+// taken for one). A path that does not exist, or a directory without
+// settings files, is a usage error: a CI job that checks nothing must not
+// pass. No argument means the file compile would use ("" for the
+// embedded defaults), or nothing when profiles are being checked.
+func expandInputs(args []string, haveProfiles bool) ([]string, error) {
 	if len(args) == 0 {
 		if f := compiler.DiscoverFile(); f != "" {
 			return []string{f}, nil
 		}
+		if haveProfiles {
+			return nil, nil
+		}
 		return []string{""}, nil
 	}
 	var out []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
 	for _, a := range args {
 		fi, err := os.Stat(a)
-		if err != nil || !fi.IsDir() {
-			out = append(out, a) // the loader reports a missing file
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil, fmt.Errorf("%s: no such file or directory", a)
+			}
+			add(a) // unreadable: the loader reports it with its position
+			continue
+		}
+		if !fi.IsDir() {
+			add(a)
 			continue
 		}
 		entries, err := os.ReadDir(a)
 		if err != nil {
 			return nil, err
 		}
-		var names []string
+		n := 0
 		for _, e := range entries {
-			n := e.Name()
-			if !e.IsDir() && (strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) {
-				names = append(names, filepath.Join(a, n))
+			name := e.Name()
+			if e.IsDir() || strings.HasPrefix(name, ".") || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+				continue
 			}
+			add(filepath.Join(a, name))
+			n++
 		}
-		sort.Strings(names)
-		out = append(out, names...)
+		if n == 0 {
+			return nil, fmt.Errorf("%s: no settings files (*.yaml, *.yml) in this directory", a)
+		}
 	}
 	return out, nil
 }

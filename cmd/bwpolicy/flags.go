@@ -45,7 +45,7 @@ func (c *compileFlags) request() (*compiler.Request, diag.List, int) {
 	if len(c.policies) > 0 {
 		eng, err := policy.Load(c.policies)
 		if err != nil {
-			return nil, diag.List{{Severity: diag.Error, Rule: "policy", Summary: err.Error()}}, exitUsage
+			return nil, policyErrorDiags(err), exitUsage
 		}
 		req.Policy = eng
 	}

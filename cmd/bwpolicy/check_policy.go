@@ -1,0 +1,195 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/policy"
+	"github.com/bwpolicy/bwpolicy/report"
+)
+
+// regoFiles returns the .rego files under dirs (recursively, as
+// policy.Load reads them), sorted, with or without the *_test.rego ones.
+func regoFiles(dirs []string, tests bool) ([]string, error) {
+	var out []string
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".rego") {
+				return nil
+			}
+			if strings.HasSuffix(p, "_test.rego") && !tests {
+				return nil
+			}
+			out = append(out, p)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// loadPolicies loads the built-in rules plus the organisation rules of
+// dirs, compiled and prepared once. A rule file that does not parse or
+// compile comes back as failures with its file:line:col (and its source
+// in sources, for the snippet). rules describes each custom package, from
+// its METADATA annotations when it has them.
+func loadPolicies(dirs []string, sources map[string][]byte) (*policy.Engine, []report.Rule, diag.List) {
+	files, err := regoFiles(dirs, true)
+	if err != nil {
+		return nil, nil, policyErrorDiags(err)
+	}
+	var rules []string
+	for _, f := range files {
+		if src, err := os.ReadFile(f); err == nil {
+			sources[f] = src
+		}
+		if !strings.HasSuffix(f, "_test.rego") {
+			rules = append(rules, f)
+		}
+	}
+	if len(rules) == 0 {
+		return nil, nil, diag.List{{Severity: diag.Error, Rule: "policy", Pos: diag.Pos{File: strings.Join(dirs, ", ")},
+			Summary: "no organisation rules (*.rego files other than *_test.rego) in the --policy directory"}}
+	}
+	eng, err := policy.Load(dirs)
+	if err != nil {
+		return nil, nil, policyErrorDiags(err)
+	}
+	return eng, customRules(rules, sources), nil
+}
+
+// policyErrorDiags turns an error of policy.Load (or of the test runner)
+// into positioned diagnostics: one per Rego error, at its file:line:col.
+func policyErrorDiags(err error) diag.List {
+	var astErrs ast.Errors
+	if errors.As(err, &astErrs) {
+		var out diag.List
+		for _, e := range astErrs {
+			d := diag.Diagnostic{Severity: diag.Error, Rule: "policy", Summary: e.Code + ": " + e.Message}
+			if e.Details != nil {
+				// A type error's "want (one of): [...]": the fields
+				// the input has there.
+				for _, l := range e.Details.Lines() {
+					if l = strings.TrimSpace(l); strings.HasPrefix(l, "want (one of):") {
+						d.Summary += " (" + l + ")"
+					}
+				}
+			}
+			if e.Location != nil {
+				d.Pos = diag.Pos{File: e.Location.File, Line: e.Location.Row, Col: e.Location.Col}
+			}
+			out = append(out, d)
+		}
+		out.Sort()
+		return out
+	}
+	var astErr *ast.Error
+	if errors.As(err, &astErr) {
+		return policyErrorDiags(ast.Errors{astErr})
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return diag.List{{Severity: diag.Error, Rule: "policy", Pos: diag.Pos{File: pe.Path},
+			Summary: "cannot read organisation rules: " + pe.Err.Error()}}
+	}
+	d := diag.Diagnostic{Severity: diag.Error, Rule: "policy", Summary: err.Error()}
+	if pos, msg, ok := splitPos(err.Error()); ok {
+		d.Pos, d.Summary = pos, msg
+	}
+	return diag.List{d}
+}
+
+// customRules describes the custom packages of files for SARIF: ID
+// "custom.<package below bwpolicy.custom>", short description and help
+// from the package's METADATA annotation (title, description,
+// related_resources) or, failing that, from the first annotated deny or
+// warn rule.
+func customRules(files []string, sources map[string][]byte) []report.Rule {
+	byID := map[string]report.Rule{}
+	for _, f := range files {
+		m, err := ast.ParseModuleWithOpts(f, string(sources[f]), ast.ParserOptions{ProcessAnnotation: true})
+		if err != nil || m == nil {
+			continue
+		}
+		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.bwpolicy.")
+		if _, ok := byID[pkg]; ok && !hasAnnotation(m) {
+			continue
+		}
+		ru := report.GenericRule(pkg)
+		ru.Help += fmt.Sprintf(" Source: %s.", f)
+		if a := moduleAnnotation(m); a != nil {
+			if a.Title != "" {
+				ru.Short = a.Title
+			}
+			if a.Description != "" {
+				if a.Title == "" {
+					ru.Short = firstSentence(a.Description)
+				}
+				ru.Help = strings.TrimSpace(a.Description) + fmt.Sprintf(" (Source: %s.)", f)
+			}
+			if len(a.RelatedResources) > 0 && a.RelatedResources[0].Ref.String() != "" {
+				ru.HelpURI = a.RelatedResources[0].Ref.String()
+			}
+			if lv, ok := a.Custom["severity"].(string); ok && lv == "warning" {
+				ru.Level = diag.Warning
+			}
+		}
+		byID[pkg] = ru
+	}
+	ids := make([]string, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]report.Rule, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, byID[id])
+	}
+	return out
+}
+
+func hasAnnotation(m *ast.Module) bool { return moduleAnnotation(m) != nil }
+
+// moduleAnnotation returns the package's annotation, else that of the
+// first deny or warn rule that has one.
+func moduleAnnotation(m *ast.Module) *ast.Annotations {
+	var rule *ast.Annotations
+	for _, a := range m.Annotations {
+		switch a.Scope {
+		case "package", "subpackages":
+			return a
+		case "rule", "document":
+			if rule == nil {
+				if p, err := a.GetTargetPath().Ptr(); err == nil && (strings.HasSuffix(p, "/deny") || strings.HasSuffix(p, "/warn")) {
+					rule = a
+				}
+			}
+		}
+	}
+	return rule
+}
+
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

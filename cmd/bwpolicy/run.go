@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/bwpolicy/bwpolicy/compiler"
+	"github.com/bwpolicy/bwpolicy/diag"
+	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+)
+
+func init() {
+	register("run", "compile in memory, then run a command in the sandbox (the runtime bwrun uses)", runMain)
+}
+
+// installHint names the package for each family of distributions (S10).
+const installHint = "install bubblewrap: apt install bubblewrap (Debian, Ubuntu) | dnf install bubblewrap (Fedora) | pacman -S bubblewrap (Arch)"
+
+// runMain compiles the settings and runs argv through runtime.Run, the
+// same code cmd/bwrun runs. Exit: the command's status, or 125 when the
+// sandbox could not be set up (a refused compilation included). Nothing
+// ever runs outside the sandbox: with degraded_mode warn a missing bwrap
+// is a "degraded" result, with fail an error; both exit 125.
+func runMain(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", stderr)
+	var cf compileFlags
+	cf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitRuntime
+	}
+	argv := fs.Args()
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		fmt.Fprintln(stderr, "bwpolicy run: missing command; usage: bwpolicy run [--config FILE] [--profile NAME] [--cwd DIR] -- CMD [ARG...]")
+		return exitRuntime
+	}
+	req, ds, _ := cf.request()
+	if req == nil {
+		diag.Render(stderr, ds, nil)
+		return exitRuntime
+	}
+	res := compiler.Compile(context.Background(), req)
+	if res.Diags.HasErrors() {
+		diag.Render(stderr, res.Diags, sources(res))
+		fmt.Fprintln(stderr, "bwpolicy run: refused; the command was not run")
+		return exitRuntime
+	}
+	inv := res.Invocation
+	if inv.Bwrap.Path == "" {
+		if res.Settings.DegradedMode == "fail" {
+			fmt.Fprintf(stderr, "bwpolicy run: error: bwrap not found (degraded_mode: fail); %s. The command was not run.\n", installHint)
+		} else {
+			fmt.Fprintf(stderr, "bwpolicy run: degraded: the sandbox is unavailable because bwrap is not found; %s. The command was not run (commands never run unsandboxed).\n", installHint)
+		}
+		return exitRuntime
+	}
+	code, err := bwruntime.Run(context.Background(), inv, argv, bwruntime.Stdio{
+		Stdin: os.Stdin, Stdout: fileOr(stdout, os.Stdout), Stderr: fileOr(stderr, os.Stderr),
+		Warn: func(msg string) { fmt.Fprintf(stderr, "bwpolicy run: warning: %s\n", msg) },
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "bwpolicy run: %v\n", err)
+	}
+	return code
+}
+
+// fileOr returns w when it is an *os.File, else def.
+func fileOr(w io.Writer, def *os.File) *os.File {
+	if f, ok := w.(*os.File); ok {
+		return f
+	}
+	return def
+}

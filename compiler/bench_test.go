@@ -1,0 +1,89 @@
+package compiler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/policy"
+	"github.com/bwpolicy/bwpolicy/profile"
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// benchRequest builds a request for profile with n binds and n hide
+// entries over a synthetic home holding every credential entry.
+func benchRequest(prof string, n int) *Request {
+	tree := facts.Tree{"/proc": {Kind: runtime.KindDir}, "/dev": {Kind: runtime.KindDir}, "/tmp": {Kind: runtime.KindDir}}
+	for _, d := range []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".docker", ".kube", ".hermes/cache/scratch", "proj"} {
+		tree["/home/u/"+d] = facts.Stat{Kind: runtime.KindDir}
+	}
+	for _, f := range []string{".npmrc", ".netrc", ".env"} {
+		tree["/home/u/"+f] = facts.Stat{Kind: runtime.KindFile}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "profile: %s\nbinds:\n", prof)
+	if n == 0 {
+		b.WriteString("  []\n")
+	}
+	for i := 0; i < n; i++ {
+		tree[fmt.Sprintf("/data/d%d", i)] = facts.Stat{Kind: runtime.KindDir}
+		tree[fmt.Sprintf("/home/u/proj/s%d/key%d.pem", i, i)] = facts.Stat{Kind: runtime.KindFile}
+		fmt.Fprintf(&b, "  - {src: /data/d%d}\n", i)
+	}
+	b.WriteString("hide:\n")
+	if n == 0 {
+		b.WriteString("  []\n")
+	}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  - s%d/*.pem\n", i)
+	}
+	host := &facts.Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj",
+		Env: map[string]string{}, Kernel: "6.8.0", HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 60000,
+		Arch: "x86_64", Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true}}}
+	return &Request{File: "bench.yaml", Source: []byte(b.String()), Host: host}
+}
+
+// BenchmarkCompile measures in-process compilation (after the process's
+// one-time CUE and Rego preparation) for each profile with 0, 10 and 100
+// binds and hide entries.
+func BenchmarkCompile(b *testing.B) {
+	if _, ds := profile.Builtin(); ds.HasErrors() {
+		b.Fatal(ds)
+	}
+	if _, err := policy.Builtin(); err != nil {
+		b.Fatal(err)
+	}
+	for _, prof := range []string{"restricted", "workspace", "network"} {
+		for _, n := range []int{0, 10, 100} {
+			b.Run(fmt.Sprintf("%s/%d", prof, n), func(b *testing.B) {
+				req := benchRequest(prof, n)
+				if res := Compile(context.Background(), req); res.Invocation == nil {
+					b.Fatal(res.Diags)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					Compile(context.Background(), req)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPolicy measures the Rego evaluation alone.
+func BenchmarkPolicy(b *testing.B) {
+	req := benchRequest("workspace", 10)
+	res := Compile(context.Background(), req)
+	if res.Invocation == nil {
+		b.Fatal(res.Diags)
+	}
+	eng, _ := policy.Builtin()
+	in := policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := eng.Evaluate(context.Background(), in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

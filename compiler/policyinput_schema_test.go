@@ -1,0 +1,124 @@
+package compiler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/profile"
+)
+
+// policyInputSchema compiles schema/policy-input.schema.json, the
+// published shape of the Rego input that organisation rules are written
+// against.
+func policyInputSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open("../schema/policy-input.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "https://bwpolicy.dev/schema/policy-input.schema.json"
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(id, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+// inputOf rebuilds the policy input of a compilation exactly as
+// evaluatePolicy does; ok is false when compilation stopped before the
+// policy stage.
+func inputOf(res *Result) (any, bool) {
+	if res.Settings == nil || res.Profile == nil || res.Facts == nil {
+		return nil, false
+	}
+	in := policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, false
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	return v, err == nil
+}
+
+func validateInput(t *testing.T, sch *jsonschema.Schema, name string, res *Result) bool {
+	t.Helper()
+	in, ok := inputOf(res)
+	if !ok {
+		return false
+	}
+	if err := sch.Validate(in); err != nil {
+		b, _ := json.MarshalIndent(in, "", "  ")
+		t.Errorf("%s: the policy input does not match schema/policy-input.schema.json (a field added to settings, profile or facts must be added there too, it is a published contract): %v\ninput: %s", name, err, b)
+	}
+	return true
+}
+
+// TestPolicyInputMatchesSchema validates the real policy input of every
+// golden case (synthetic hosts: binds, hidden symlinks, CA bundles,
+// home_mode profile, Hermes configs...) against the published schema.
+func TestPolicyInputMatchesSchema(t *testing.T) {
+	sch := policyInputSchema(t)
+	n := 0
+	for _, file := range caseFiles(t) {
+		tc := loadCase(t, file)
+		res := Compile(context.Background(), tc.req)
+		if validateInput(t, sch, tc.name, res) {
+			n++
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d golden cases reached the policy stage", n)
+	}
+}
+
+// TestPolicyInputOfThisHostMatchesSchema does the same on the real host
+// (with a temporary HOME), with a custom profile and with binds.
+func TestPolicyInputOfThisHostMatchesSchema(t *testing.T) {
+	sch := policyInputSchema(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("HERMES_HOME", "")
+	if err := os.MkdirAll(filepath.Join(home, ".hermes", "sandboxes", "bwrap-1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	profDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(profDir, "ci.cue"), []byte("name: \"ci\"\ndescription: \"ci jobs\"\ncwd_writable: false\ndefaults: memory_mb: 1024\nhidden_home: \".cargo/credentials\": true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, ds := profile.Load([]string{profDir})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	host := facts.FromEnvironment()
+	for name, src := range map[string]string{
+		"defaults":  "{}\n",
+		"binds":     "profile: workspace\ncwd: " + home + "\nbinds:\n  - src: /usr/share\n  - src: /etc\n    dest: /tmp/etc\n    readonly: false\n",
+		"custom":    "profile: ci\n",
+		"hermes":    "terminal:\n  cwd: /tmp\n  home_mode: profile\nplugins:\n  entries:\n    bubblewrap:\n      settings:\n        profile: restricted\n",
+		"extension": "profile: network\nnetwork:\n  tcp_connect: [443]\nenv:\n  allow: [GITHUB_TOKEN]\n",
+	} {
+		res := Compile(context.Background(), &Request{File: name + ".yaml", Source: []byte(src), Profiles: set, Host: host})
+		if !validateInput(t, sch, name, res) {
+			t.Errorf("%s: compilation stopped before the policy stage: %v", name, res.Diags)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+)
+
+// Diagnostic is the JSON form of one diagnostic. Line and column are
+// 1-based; 0 means unknown. Path is the key path inside the settings
+// ("binds[1].src"), "" when the diagnostic is not about one key.
+type Diagnostic struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	Severity string `json:"severity"`
+	Rule     string `json:"rule"`
+	Message  string `json:"message"`
+	Path     string `json:"path"`
+	// Detail optionally says why it matters or how to fix it.
+	Detail string `json:"detail,omitempty"`
+	// Failure is true for a diagnostic that made the run fail as a tool
+	// (exit 2: a broken organisation rule, an internal error) rather
+	// than a finding about the inputs.
+	Failure bool `json:"failure,omitempty"`
+}
+
+// JSONDiagnostics returns the findings, then the failures, in their
+// JSON form.
+func JSONDiagnostics(r *Report) []Diagnostic {
+	out := make([]Diagnostic, 0, len(r.Findings)+len(r.Failures))
+	add := func(d diag.Diagnostic, failure bool) {
+		out = append(out, Diagnostic{
+			File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col,
+			Severity: d.Severity.String(), Rule: d.Rule, Message: d.Summary, Path: d.Path,
+			Detail: d.Detail, Failure: failure,
+		})
+	}
+	for _, d := range r.Findings {
+		add(d, false)
+	}
+	for _, d := range r.Failures {
+		add(d, true)
+	}
+	return out
+}
+
+// JSON writes a JSON array of diagnostics ([] when there are none).
+func JSON(w io.Writer, r *Report) error {
+	b, err := json.MarshalIndent(JSONDiagnostics(r), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

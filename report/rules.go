@@ -1,0 +1,119 @@
+package report
+
+import "github.com/bwpolicy/bwpolicy/diag"
+
+// BuiltinRules describes every rule ID bwpolicy itself reports: the
+// safety rules R1–R13, the sandbox properties S1–S11 and extensions
+// H1–H6 (SPEC §5, §6, §11), and the pipeline's own IDs (yaml, schema,
+// input, cue, profile, policy, internal).
+func BuiltinRules() []Rule {
+	out := make([]Rule, len(builtinRules))
+	copy(out, builtinRules)
+	return out
+}
+
+const (
+	e = diag.Error
+	w = diag.Warning
+)
+
+var builtinRules = []Rule{
+	{ID: "R1", Name: "BindUnderHiddenPath", Level: w, Security: true,
+		Short: "A bind source at or under a hidden path is dropped.",
+		Help:  "Binding ~/.ssh (or anything under a hidden path) back into the sandbox would undo the mask, so bwpolicy leaves the bind out. Remove the bind, or bind a directory that holds no secrets."},
+	{ID: "R2", Name: "BindContainsHiddenPathElsewhere", Level: w, Security: true,
+		Short: "A bind source that contains a hidden path, mounted at another place, is dropped.",
+		Help:  "Hidden paths are masked only at their own location; mounting their parent somewhere else (dest ≠ src) would expose them there. Bind it at its own path (dest = src), or bind a narrower directory."},
+	{ID: "R3", Name: "WritableBindInsideWritableDir", Level: e, Security: true,
+		Short: "A read-write bind whose source lies inside a directory the sandbox can write is refused.",
+		Help:  "bwrap resolves a bind's source for every command: a source the sandbox can rename or replace with a symlink lets it choose the next mount. Allowed only with dest = src, directly under that directory, with no symlink on the way."},
+	{ID: "R4", Name: "BindDestMustExist", Level: e, Security: true,
+		Short: "A bind destination must already exist on the host or lie under a tmpfs of the sandbox.",
+		Help:  "bwrap would create a missing mount point on the host (an empty file or directory left behind under a writable bind) or fail at run time under the read-only root. Create the destination first, or use a destination under /tmp."},
+	{ID: "R5", Name: "CwdIsRoot", Level: e, Security: true,
+		Short: "A working directory of / is refused.",
+		Help:  "The working directory is writable; / would make the whole host writable. Set cwd to the project directory."},
+	{ID: "R6", Name: "CwdUnderHiddenPath", Level: e, Security: true,
+		Short: "A working directory under the Hermes home or a hidden path is refused (or, when not set explicitly, moved to the home directory).",
+		Help:  "Inside the sandbox that directory is masked, so no command could run there, and making it writable would expose what the mask protects. Set cwd elsewhere."},
+	{ID: "R7", Name: "CwdIsHome", Level: w, Security: true,
+		Short: "A writable working directory equal to (or above) the home directory.",
+		Help:  "Every dotfile outside the hidden set (.bashrc, .profile, .local/bin) becomes writable: a path back into the user's own shells. Use a project directory as cwd."},
+	{ID: "R8", Name: "ProfileHomeMustBePlainDir", Level: e, Security: true,
+		Short: "With home_mode: profile, HERMES_HOME/home must be a plain directory or a link to a directory outside the hidden set.",
+		Help:  "That directory becomes HOME and is writable; anything else could make a hidden path writable. Recreate it as a plain directory."},
+	{ID: "R9", Name: "BindPathInvalid", Level: e, Security: true,
+		Short: "A bind source that does not exist or is relative, or a destination that is not absolute.",
+		Help:  "Bind paths are host paths, resolved when the sandbox starts: use absolute paths that exist."},
+	{ID: "R10", Name: "BindDestForbidden", Level: e, Security: true,
+		Short: "A bind destination that is a symlink on the host, or /, /proc, /dev or a parent of them, is refused.",
+		Help:  "bwrap ≥ 0.12 refuses symlink destinations and older versions mount over the link's target; covering /, /proc or /dev would undo the sandbox's own filesystem. Pick another destination."},
+	{ID: "R11", Name: "HiddenPathsMaskedAfterBind", Level: e, Security: true,
+		Short: "A bind that contains hidden paths at their own location keeps them masked (mounted after it).",
+		Help:  "Mount order matters: a later mount covers an earlier one. bwpolicy emits the masks after the bind; this ID marks the arguments that do it."},
+	{ID: "R12", Name: "Limits", Level: e, Security: true,
+		Short: "Resource limits: a negative value is an error; a value above the inherited hard limit is clamped, with a warning.",
+		Help:  "memory_mb, cpu_seconds and max_procs must be ≥ 0 (0 disables a limit); a limit cannot be raised above what the process inherited."},
+	{ID: "R13", Name: "Floor", Level: e, Security: true,
+		Short: "The floor: no profile may drop a property every sandbox has (S1–S11).",
+		Help:  "Custom profiles unify with the shared #Profile definition and are checked again by the floor rules: they cannot share the host network, unhide a hidden path, make / writable, or keep agent sockets. Remove the offending field from the profile."},
+
+	{ID: "S1", Name: "LimitsBeforeBwrap", Level: w, Security: true,
+		Short: "Resource limits are set before bwrap starts.",
+		Help:  "RLIMIT_NPROC is set inside the sandbox's user namespace; kernels before 5.14 count it across the whole machine, so it is skipped there with this warning."},
+	{ID: "S2", Name: "Namespaces", Level: e, Security: true,
+		Short: "Every namespace is unshared; only the network profile shares the host network.",
+		Help:  "The sandbox dies with its parent and runs in a new session."},
+	{ID: "S3", Name: "Filesystem", Level: e, Security: true,
+		Short: "The host root is read-only; /dev, /proc and /tmp are the sandbox's own.", Help: "/tmp is fresh for every command."},
+	{ID: "S4", Name: "AgentSockets", Level: e, Security: true,
+		Short: "Agent and bus sockets are unreachable.",
+		Help:  "/run/user/<uid> is an empty tmpfs; SSH_AUTH_SOCK, GPG_AGENT_INFO and DBUS_SESSION_BUS_ADDRESS are removed; the docker socket is replaced by an empty file."},
+	{ID: "S5", Name: "HiddenPaths", Level: e, Security: true,
+		Short: "Credentials in the home directory and the Hermes home are hidden.",
+		Help:  ".ssh .aws .gnupg .gpg .config/gcloud .azure .docker .kube .npmrc .pypirc .netrc .env and HERMES_HOME show as empty."},
+	{ID: "S6", Name: "HermesExceptions", Level: e, Security: true,
+		Short: "The backend's state and scratch directories inside the Hermes home stay reachable.", Help: "HERMES_HOME/sandboxes/bwrap-* and HERMES_HOME/cache/scratch."},
+	{ID: "S7", Name: "Pins", Level: e, Security: true,
+		Short: "Parents of hidden paths inside writable directories are pinned.",
+		Help:  "Each is bind-mounted onto itself so a command cannot rename it away from under the mask."},
+	{ID: "S8", Name: "CABundles", Level: e, Security: true,
+		Short: "A CA bundle named by the environment that lies inside a hidden path is bound back read-only.", Help: "So TLS keeps working inside the sandbox."},
+	{ID: "S9", Name: "WorkingDirectory", Level: w, Security: true,
+		Short: "The working directory is the writable set; a missing one runs read-only in its nearest existing parent.",
+		Help:  "Create the directory, or fix cwd."},
+	{ID: "S10", Name: "NeverUnsandboxed", Level: e, Security: true,
+		Short: "Without a working bwrap no command runs.", Help: "Install bubblewrap: apt install bubblewrap, dnf install bubblewrap or pacman -S bubblewrap."},
+	{ID: "S11", Name: "OneSandboxPerCommand", Level: w, Security: true,
+		Short: "Each command gets its own sandbox; background processes die with it.", Help: "Start long-running services outside the agent."},
+
+	{ID: "H1", Name: "DisableUserns", Level: e, Security: true,
+		Short: "Nested user namespaces are disabled where bwrap supports it.", Help: "--unshare-user --disable-userns."},
+	{ID: "H2", Name: "Seccomp", Level: e, Security: true,
+		Short: "A seccomp deny list blocks terminal injection, keyrings, ptrace, bpf, the mount API and namespace changes.",
+		Help:  "seccomp.allow may relax named groups; an unknown group name is an error."},
+	{ID: "H3", Name: "PortAllowlists", Level: e, Security: true,
+		Short: "TCP port allowlists (Landlock) apply to the network profile only.", Help: "The other profiles have no network: remove network.tcp_connect / tcp_bind, or use profile: network."},
+	{ID: "H4", Name: "UserHidePaths", Level: e, Security: true,
+		Short: "User-declared hide entries (globs included).", Help: "Paths listed under hide: are masked like the built-in hidden paths."},
+	{ID: "H5", Name: "EnvironmentPolicy", Level: w, Security: true,
+		Short: "Environment variables whose names look secret are stripped unless allowed.", Help: "env.allow keeps a variable; env.strip adds patterns."},
+	{ID: "H6", Name: "Verify", Level: e, Security: true,
+		Short: "The compiled arguments are replayed into a mount table and the invariants proved.", Help: "See bwpolicy verify."},
+
+	{ID: "yaml", Name: "YAMLSyntax", Level: e,
+		Short: "The settings file is not valid YAML (or is empty, or has several documents).", Help: "Fix the syntax at the position shown; write {} for a file that keeps every default."},
+	{ID: "schema", Name: "SettingsSchema", Level: e,
+		Short: "The settings do not match settings.schema.json: an unknown key, a wrong type, a value out of range.",
+		Help:  "Unknown keys are errors so a misspelt protection is never silently ignored. Editors can check as you type: see docs/ci.md (yaml-language-server)."},
+	{ID: "input", Name: "Input", Level: e,
+		Short: "An input file or directory could not be read.", Help: "Check the path and its permissions."},
+	{ID: "cue", Name: "ProfileCUE", Level: e,
+		Short: "A custom profile is not valid CUE, sets an unknown field, or its name does not match its file name.", Help: "A profile may set name, description, cwd_writable, network, defaults and hidden_home."},
+	{ID: "profile", Name: "ProfileSelection", Level: e,
+		Short: "The settings name a profile that does not exist (or that was refused), or limits the profile rejects.", Help: "Use restricted, workspace, network or a custom profile loaded with --profiles."},
+	{ID: "policy", Name: "PolicyLoad", Level: e,
+		Short: "An organisation rule file (--policy) does not parse or compile.", Help: "bwpolicy exits 2: the rules of the run could not be trusted. Fix the .rego file at the position shown; bwpolicy test runs its unit tests."},
+	{ID: "internal", Name: "InternalError", Level: e,
+		Short: "bwpolicy failed internally.", Help: "bwpolicy exits 2. Please report it with the input that caused it."},
+}

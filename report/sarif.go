@@ -1,0 +1,283 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+)
+
+// SARIFSchema is the $schema the SARIF output names.
+const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+
+// The SARIF 2.1.0 objects bwpolicy writes (a subset of the standard:
+// https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html).
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool               sarifTool                   `json:"tool"`
+		Invocations        []sarifInvocation           `json:"invocations"`
+		OriginalURIBaseIDs map[string]sarifArtifactLoc `json:"originalUriBaseIds,omitempty"`
+		Artifacts          []sarifArtifact             `json:"artifacts,omitempty"`
+		Results            []sarifResult               `json:"results"`
+		ColumnKind         string                      `json:"columnKind"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string      `json:"name"`
+		Version        string      `json:"version,omitempty"`
+		InformationURI string      `json:"informationUri,omitempty"`
+		Rules          []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string         `json:"id"`
+		Name                 string         `json:"name,omitempty"`
+		ShortDescription     sarifText      `json:"shortDescription"`
+		FullDescription      sarifText      `json:"fullDescription"`
+		Help                 sarifHelp      `json:"help"`
+		HelpURI              string         `json:"helpUri,omitempty"`
+		DefaultConfiguration sarifRuleConf  `json:"defaultConfiguration"`
+		Properties           map[string]any `json:"properties,omitempty"`
+	}
+	sarifText struct {
+		Text string `json:"text"`
+	}
+	sarifHelp struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown,omitempty"`
+	}
+	sarifRuleConf struct {
+		Level string `json:"level"`
+	}
+	sarifResult struct {
+		RuleID     string          `json:"ruleId"`
+		RuleIndex  int             `json:"ruleIndex"`
+		Level      string          `json:"level"`
+		Message    sarifText       `json:"message"`
+		Locations  []sarifLocation `json:"locations"`
+		Properties map[string]any  `json:"properties,omitempty"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifactLoc `json:"artifactLocation"`
+		Region           *sarifRegion     `json:"region,omitempty"`
+	}
+	sarifArtifactLoc struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId,omitempty"`
+		Index     *int   `json:"index,omitempty"`
+	}
+	sarifArtifact struct {
+		Location sarifArtifactLoc `json:"location"`
+		Roles    []string         `json:"roles,omitempty"`
+	}
+	sarifRegion struct {
+		StartLine   int        `json:"startLine"`
+		StartColumn int        `json:"startColumn,omitempty"`
+		Snippet     *sarifText `json:"snippet,omitempty"`
+	}
+	sarifInvocation struct {
+		ExecutionSuccessful        bool                `json:"executionSuccessful"`
+		ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+	}
+	sarifNotification struct {
+		Level      string          `json:"level"`
+		Message    sarifText       `json:"message"`
+		Locations  []sarifLocation `json:"locations,omitempty"`
+		Descriptor *sarifRef       `json:"descriptor,omitempty"`
+	}
+	sarifRef struct {
+		ID string `json:"id"`
+	}
+)
+
+// srcRoot is the uriBaseId of relative file names.
+const srcRoot = "%SRCROOT%"
+
+// SARIF writes a SARIF 2.1.0 log with one run: the rules (id, name,
+// short and full description, help text), one located result per
+// finding, the checked files as artifacts, and an invocation whose
+// executionSuccessful is false when there are failures (listed as
+// toolExecutionNotifications).
+func SARIF(w io.Writer, r *Report) error {
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{Name: r.Tool.Name, Version: r.Tool.Version,
+			InformationURI: r.Tool.URI, Rules: []sarifRule{}}},
+		Results: []sarifResult{},
+		// go-yaml and CUE count columns in characters.
+		ColumnKind: "unicodeCodePoints",
+	}
+	if r.WorkDir != "" && filepath.IsAbs(r.WorkDir) {
+		run.OriginalURIBaseIDs = map[string]sarifArtifactLoc{srcRoot: {URI: fileURI(r.WorkDir, true)}}
+	}
+	index := map[string]int{}
+	for _, id := range r.ruleIDs() {
+		index[id] = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(r.rule(id)))
+	}
+	for _, in := range r.Inputs {
+		if loc, ok := artifactLocation(in); ok {
+			run.Artifacts = append(run.Artifacts, sarifArtifact{Location: loc, Roles: []string{"analysisTarget"}})
+		}
+	}
+	for _, d := range r.Findings {
+		res := sarifResult{RuleID: d.Rule, RuleIndex: index[d.Rule], Level: level(d.Severity),
+			Message: sarifText{Text: resultText(d)}, Locations: r.locations(d)}
+		if d.Path != "" {
+			res.Properties = map[string]any{"path": d.Path}
+		}
+		run.Results = append(run.Results, res)
+	}
+	inv := sarifInvocation{ExecutionSuccessful: len(r.Failures) == 0}
+	for _, d := range r.Failures {
+		n := sarifNotification{Level: "error", Message: sarifText{Text: resultText(d)}, Locations: r.locations(d)}
+		if d.Rule != "" {
+			n.Descriptor = &sarifRef{ID: d.Rule}
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	}
+	run.Invocations = []sarifInvocation{inv}
+	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}}
+	b, err := json.MarshalIndent(log, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func sarifRuleOf(ru Rule) sarifRule {
+	full := sentence(ru.Short)
+	if ru.Help != "" {
+		full += " " + ru.Help
+	}
+	sr := sarifRule{
+		ID: ru.ID, Name: ru.Name,
+		ShortDescription:     sarifText{Text: ru.Short},
+		FullDescription:      sarifText{Text: full},
+		Help:                 sarifHelp{Text: full, Markdown: "**" + ru.ID + "**: " + sentence(ru.Short) + "\n\n" + ru.Help},
+		HelpURI:              ru.HelpURI,
+		DefaultConfiguration: sarifRuleConf{Level: level(ru.Level)},
+	}
+	if sr.Name == "" {
+		sr.Name = ruleName(ru.ID)
+	}
+	tags := []string{"bwpolicy"}
+	props := map[string]any{}
+	if ru.Security {
+		tags = append(tags, "security")
+		// GitHub code scanning ranks security results by this score.
+		if ru.Level == diag.Error {
+			props["security-severity"] = "7.5"
+		} else {
+			props["security-severity"] = "4.0"
+		}
+	}
+	if strings.HasPrefix(ru.ID, "custom.") {
+		tags = append(tags, "organisation")
+	}
+	props["tags"] = tags
+	sr.Properties = props
+	return sr
+}
+
+// sentence ends s with a full stop unless it ends with punctuation.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s[len(s)-1:], ".!?:)") {
+		return s
+	}
+	return s + "."
+}
+
+func level(s diag.Severity) string {
+	if s == diag.Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+func resultText(d diag.Diagnostic) string {
+	t := message(d)
+	if d.Detail != "" {
+		t += "\n" + d.Detail
+	}
+	return t
+}
+
+// locations returns d's location: the file (relative to %SRCROOT%, or an
+// absolute file: URI) and, when known, the line, column and the line's
+// text. A diagnostic about no file (the embedded defaults) has none.
+func (r *Report) locations(d diag.Diagnostic) []sarifLocation {
+	loc, ok := artifactLocation(d.Pos.File)
+	if !ok {
+		return []sarifLocation{}
+	}
+	pl := sarifPhysical{ArtifactLocation: loc}
+	if d.Pos.Line > 0 {
+		pl.Region = &sarifRegion{StartLine: d.Pos.Line, StartColumn: d.Pos.Col}
+		if line, ok := sourceLine(r.Sources[d.Pos.File], d.Pos.Line); ok && line != "" {
+			pl.Region.Snippet = &sarifText{Text: line}
+		}
+	}
+	return []sarifLocation{{PhysicalLocation: pl}}
+}
+
+// artifactLocation turns a file name into a SARIF artifact location;
+// false for names that are not files ("<embedded defaults>", "").
+func artifactLocation(file string) (sarifArtifactLoc, bool) {
+	if file == "" || strings.HasPrefix(file, "<") {
+		return sarifArtifactLoc{}, false
+	}
+	if filepath.IsAbs(file) {
+		return sarifArtifactLoc{URI: fileURI(file, false)}, true
+	}
+	p := filepath.ToSlash(filepath.Clean(file))
+	u := (&url.URL{Path: p}).EscapedPath()
+	if first, _, _ := strings.Cut(u, "/"); strings.Contains(first, ":") {
+		u = "./" + u // not a scheme
+	}
+	return sarifArtifactLoc{URI: u, URIBaseID: srcRoot}, true
+}
+
+// fileURI is the file: URI of an absolute path; dir adds the trailing
+// slash a base URI needs.
+func fileURI(p string, dir bool) string {
+	p = filepath.ToSlash(filepath.Clean(p))
+	if dir && !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
+// sourceLine returns line n (1-based) of src without its line ending.
+func sourceLine(src []byte, n int) (string, bool) {
+	if src == nil || n <= 0 {
+		return "", false
+	}
+	for i := 1; ; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if i == n {
+			if j >= 0 {
+				src = src[:j]
+			}
+			return strings.TrimRight(string(src), "\r"), true
+		}
+		if j < 0 {
+			return "", false
+		}
+		src = src[j+1:]
+	}
+}

@@ -1,0 +1,141 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const validJSON = `{
+  "format": "bwpolicy.invocation/v1",
+  "profile": "workspace",
+  "bwrap": {
+    "path": "/usr/bin/bwrap",
+    "requires": ["--disable-userns"],
+    "args": ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+             "--ro-bind-data", "6", "/home/u/.netrc", "--seccomp", "7",
+             "--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5"]
+  },
+  "fds": [{"fd": 3, "kind": "info"}, {"fd": 4, "kind": "block"}, {"fd": 5, "kind": "status"},
+          {"fd": 6, "kind": "empty"}, {"fd": 7, "kind": "seccomp"}],
+  "rlimits": {"as_bytes": 268435456, "cpu_seconds": 30, "nproc": 258},
+  "env": {"unset": ["SSH_AUTH_SOCK"], "unset_patterns": ["*_TOKEN"], "allow": ["GH_TOKEN"], "set": {"TMPDIR": "/tmp"}},
+  "chdir": "/home/u/project",
+  "writable": ["/home/u/project"],
+  "hidden": ["/home/u/.netrc"],
+  "preconditions": [
+    {"path": "/home/u/.netrc", "kind": "file", "why": "S5"},
+    {"path": "/home/u/.aws", "kind": "absent", "why": "S5"},
+    {"path": "/home/u/.kube", "kind": "symlink", "target": "/srv/kube", "why": "S5"}
+  ],
+  "seccomp": {"arch": "x86_64", "program": "BgAAAAAA/38=", "blocked": ["ptrace"]},
+  "warnings": [],
+  "explain": [{"args": ["--unshare-all"], "rule": "S2", "reason": "namespaces", "source": "profiles/workspace.cue:3"}]
+}`
+
+func TestDecodeValid(t *testing.T) {
+	inv, err := Decode([]byte(validJSON))
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if inv.Profile != "workspace" || inv.Rlimits.NProc != 258 || len(inv.FDs) != 5 {
+		t.Fatalf("decoded wrongly: %+v", inv)
+	}
+	if got := len(inv.Seccomp.Program); got != 8 {
+		t.Fatalf("seccomp program: %d bytes, want 8", got)
+	}
+	p := filepath.Join(t.TempDir(), "inv.json")
+	if err := os.WriteFile(p, []byte(validJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	edit := func(old, new string) string {
+		if !strings.Contains(validJSON, old) {
+			t.Fatalf("test bug: %q not in validJSON", old)
+		}
+		return strings.Replace(validJSON, old, new, 1)
+	}
+	cases := []struct {
+		name, input, want string
+	}{
+		{"empty", "", "empty file"},
+		{"truncated", validJSON[:len(validJSON)/2], "truncated"},
+		{"truncated at end", strings.TrimSuffix(validJSON, "}"), "truncated"},
+		{"not json", "bwrap --unshare-all", "invalid JSON"},
+		{"trailing data", validJSON + "{}", "unexpected data after"},
+		{"unknown field", edit(`"chdir":`, `"chdir2": "x", "chdir":`), `unknown field "chdir2"`},
+		{"unknown nested field", edit(`"as_bytes":`, `"as_kb": 1, "as_bytes":`), `unknown field "as_kb"`},
+		{"wrong format", edit(`"bwpolicy.invocation/v1"`, `"bwpolicy.invocation/v2"`), `format "bwpolicy.invocation/v2" is not supported`},
+		{"newer format with new fields", edit(`"bwpolicy.invocation/v1",`, `"bwpolicy.invocation/v2", "shiny": true,`), `format "bwpolicy.invocation/v2" is not supported`},
+		{"no format", edit(`"format": "bwpolicy.invocation/v1",`, ``), `no "format" field`},
+		{"wrong type", edit(`"nproc": 258`, `"nproc": "258"`), "rlimits.nproc"},
+		{"relative bwrap", edit(`"/usr/bin/bwrap"`, `"bwrap"`), "not absolute"},
+		{"empty args", `{"format":"bwpolicy.invocation/v1","bwrap":{"path":"/usr/bin/bwrap","args":[]}}`, "bwrap.args is empty"},
+		{"fd below 3", edit(`{"fd": 6, "kind": "empty"}`, `{"fd": 2, "kind": "empty"}`), "fd 2 out of range"},
+		{"duplicate fd", edit(`{"fd": 6, "kind": "empty"}`, `{"fd": 5, "kind": "empty"}`), "fd 5 listed twice"},
+		{"fd not listed", edit(`"--seccomp", "7"`, `"--seccomp", "9"`), "fd 9 is not listed"},
+		{"fd listed not used", edit(`"--ro-bind-data", "6", "/home/u/.netrc", `, ``), "no bwrap argument uses it"},
+		{"fd kind mismatch", edit(`"--info-fd", "3", "--block-fd", "4"`, `"--info-fd", "4", "--block-fd", "3"`), `of kind "block"`},
+		{"fd not a number", edit(`"--seccomp", "7"`, `"--seccomp", "seven"`), "not a file descriptor number"},
+		{"unknown fd kind", edit(`"kind": "empty"`, `"kind": "tty"`), `unknown fd kind "tty"`},
+		{"unknown option", edit(`"--new-session",`, `"--new-sesion",`), `unknown bwrap option "--new-sesion"`},
+		{"missing value", edit(`"--json-status-fd", "5"]`, `"--json-status-fd", "5", "--tmpfs"]`), "needs 1 value"},
+		{"double dash", edit(`"--new-session",`, `"--new-session", "--",`), `"--"`},
+		{"weakening option", edit(`"--new-session",`, `"--new-session", "--not-a-security-boundary",`), "--not-a-security-boundary is refused"},
+		{"unsupported fd option", edit(`"--new-session",`, `"--new-session", "--sync-fd", "6",`), "not supported by the runtime"},
+		{"rlimits without block", edit(`"--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5"]`, `"--json-status-fd", "5"]`), "listed in fds but no bwrap argument"},
+		{"bad precondition kind", edit(`"kind": "absent"`, `"kind": "gone"`), `unknown kind "gone"`},
+		{"symlink without target", edit(`"target": "/srv/kube", `, ``), "symlink without a target"},
+		{"relative precondition", edit(`{"path": "/home/u/.aws"`, `{"path": "home/u/.aws"`), "not absolute"},
+		{"bad pattern", edit(`"*_TOKEN"`, `"[_TOKEN"`), "unset_patterns"},
+		{"seccomp fd without program", edit(`, "program": "BgAAAAAA/38="`, ``), "seccomp.program is empty"},
+		{"requires non-option", edit(`"requires": ["--disable-userns"]`, `"requires": ["disable-userns"]`), "not a bwrap option"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			inv, err := Decode([]byte(c.input))
+			if err == nil {
+				t.Fatalf("Decode accepted it: %+v", inv)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestDecodeRlimitsNeedInfoAndBlock(t *testing.T) {
+	in := `{"format":"bwpolicy.invocation/v1","bwrap":{"path":"/usr/bin/bwrap","args":["--unshare-all","--json-status-fd","5"]},
+	        "fds":[{"fd":5,"kind":"status"}],"rlimits":{"nproc":10}}`
+	_, err := Decode([]byte(in))
+	if err == nil || !strings.Contains(err.Error(), "no info and block fds") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestDecodeTruncatedPosition(t *testing.T) {
+	_, err := Decode([]byte("{\n  \"format\": \"bwpolicy.invocation/v1\",\n  \"bwrap\": {\"path\": "))
+	if err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Fatalf("want a position on line 3, got %v", err)
+	}
+}
+
+func TestLoadNamesFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "broken.json")
+	os.WriteFile(p, []byte(`{"format": "bwpolicy.invocation/v1", "bwrap": `), 0o644)
+	_, err := Load(p)
+	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("got %v", err)
+	}
+	_, err = Load(filepath.Join(t.TempDir(), "missing.json"))
+	if err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,186 @@
+package runtime
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// fill sets every field of v (recursively) to a non-zero value, so that
+// a field added to Invocation shows up in the JSON these tests decode.
+func fill(v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("s" + strings.Repeat("x", *n%3) + "/é"[:1+*n%2])
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(*n))
+	case reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(uint64(*n))
+	case reflect.Uint8:
+		v.SetUint(uint64(*n))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), n)
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			fill(v.Field(i), n)
+		}
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		for i := 0; i < 2; i++ {
+			fill(s.Index(i), n)
+		}
+		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		for i := 0; i < 2; i++ {
+			k := reflect.New(v.Type().Key()).Elem()
+			fill(k, n)
+			e := reflect.New(v.Type().Elem()).Elem()
+			fill(e, n)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+	default:
+		panic("fill: unhandled kind " + v.Kind().String())
+	}
+}
+
+func referenceDecode(t testing.TB, data []byte) (*Invocation, bool) {
+	t.Helper()
+	var inv Invocation
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&inv) != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, false // trailing data
+	}
+	return &inv, true
+}
+
+func TestFastDecodeMatchesJSON(t *testing.T) {
+	var full Invocation
+	n := 0
+	fill(reflect.ValueOf(&full).Elem(), &n)
+	fullJSON, err := json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	indented, _ := json.MarshalIndent(full, "", "  ")
+	var empty Invocation
+	emptyJSON, _ := json.Marshal(empty)
+
+	for name, data := range map[string][]byte{
+		"every field": fullJSON, "indented": indented, "zero": emptyJSON,
+		"valid":   []byte(validJSON),
+		"escapes": []byte(`{"format":"a\"b\\c\u00e9\n","bwrap":{"args":["x\/y"]},"chdir":"\ud83d\ude00"}`),
+	} {
+		want, ok := referenceDecode(t, data)
+		if !ok {
+			t.Fatalf("%s: reference decoder rejected it", name)
+		}
+		got, fast := fastDecode(data)
+		if name == "every field" || name == "indented" || name == "zero" || name == "valid" {
+			// The common, ASCII shape must take the fast path. ("every
+			// field" holds "é", so only its ASCII variant is required.)
+			if !fast && name != "every field" && name != "indented" {
+				t.Errorf("%s: fast path not taken", name)
+			}
+		}
+		if fast && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: fast decode differs:\n got %+v\nwant %+v", name, got, want)
+		}
+	}
+
+	// A field the fast path does not know must make it fall back rather
+	// than drop the field: marshal the filled struct with ASCII strings.
+	n = 0
+	var ascii Invocation
+	fill(reflect.ValueOf(&ascii).Elem(), &n)
+	asciiJSON, _ := json.Marshal(ascii)
+	asciiJSON = []byte(strings.ReplaceAll(string(asciiJSON), "é", "e"))
+	got, fast := fastDecode(asciiJSON)
+	want, _ := referenceDecode(t, asciiJSON)
+	if !fast {
+		t.Fatalf("fast path refused a document of known fields only; was a field added to Invocation without updating fastDecode? %s", asciiJSON)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("fast decode differs:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestFastDecodeFallsBack(t *testing.T) {
+	for _, in := range []string{
+		`{"Format":"bwpolicy.invocation/v1"}`,   // case variant: encoding/json accepts it
+		`{"format":"x","format":"y"}`,           // duplicate
+		`{"rlimits":{"nproc":1e3}}`,             // exponent
+		`{"rlimits":{"nproc":-1}}`,              // negative
+		`{"fds":[{"fd":3,"kind":"info"},]}`,     // trailing comma
+		`{"unknown":1}`,                         // unknown field
+		`{"format":"bwpolicy.invocation/v1"} x`, // trailing data
+		"\ufeff{}",                              // BOM
+		`{"chdir":"caf` + "\xc3\xa9" + `"}`,     // non-ASCII
+	} {
+		if _, ok := fastDecode([]byte(in)); ok {
+			t.Errorf("fast path accepted %q", in)
+		}
+	}
+}
+
+// FuzzDecode: whenever the fast path accepts input, encoding/json must
+// accept it too and decode the same value.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(validJSON))
+	f.Add([]byte(`{"format":"bwpolicy.invocation/v1","bwrap":{"path":"/usr/bin/bwrap","args":["--unshare-all"]}}`))
+	f.Add([]byte(`{"env":{"set":{"A":"1","B":"\u0041"}},"landlock":{"tcp_connect":[443,80],"scope_signal":true}}`))
+	f.Add([]byte(`{"format":null,"fds":[null,{"fd":null}],"seccomp":null,"env":{"set":{"A":null},"unset":null},"bwrap":{"args":[null,"x"]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, fast := fastDecode(data)
+		if !fast {
+			return
+		}
+		want, ok := referenceDecode(t, data)
+		if !ok {
+			t.Fatalf("fast path accepted what encoding/json rejects: %q", data)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decoders differ on %q:\n got %+v\nwant %+v", data, got, want)
+		}
+		Decode(data) // must not panic
+	})
+}
+
+// TestFastDecodeGoldens: the compiler's golden invocations take the fast
+// path and decode exactly as encoding/json decodes them.
+func TestFastDecodeGoldens(t *testing.T) {
+	files, _ := filepath.Glob("../golden/*.json")
+	if len(files) == 0 {
+		t.Skip("no golden invocations")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, ok := referenceDecode(t, data)
+		if !ok || want.Format != Format {
+			continue // not an invocation
+		}
+		got, fast := fastDecode(data)
+		if !fast {
+			t.Errorf("%s: fast path not taken", f)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: fast decode differs", f)
+		}
+	}
+}

@@ -1,0 +1,278 @@
+package runtime
+
+import (
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPreconditions(t *testing.T) {
+	dir := t.TempDir()
+	later := filepath.Join(dir, "appears-later")
+	file := filepath.Join(dir, "file")
+	link := filepath.Join(dir, "link")
+	under := filepath.Join(file, "child") // parent is a file: ENOTDIR
+	sock := filepath.Join(dir, "sock")
+	os.WriteFile(file, nil, 0o644)
+	os.Symlink("/srv/one", link)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+
+	inv := &Invocation{Preconditions: []Precondition{
+		{Path: later, Kind: KindAbsent, Why: "S5"},
+		{Path: file, Kind: KindFile, Why: "S5"},
+		{Path: link, Kind: KindSymlink, Target: "/srv/one", Why: "S5"},
+		{Path: under, Kind: KindAbsent, Why: "S5"},
+		{Path: sock, Kind: KindSocket, Why: "S4"},
+		{Path: dir, Kind: KindDir, Why: "S9"},
+		{Path: "/dev/null", Kind: KindOther, Why: "test"},
+	}}
+	if err := CheckPreconditions(inv); err != nil {
+		t.Fatalf("fresh host: %v", err)
+	}
+
+	// An absent hidden path that appears later must stop the run.
+	os.Mkdir(later, 0o755)
+	err = CheckPreconditions(inv)
+	var stale *StaleError
+	if !errors.As(err, &stale) || len(stale.Mismatches) != 1 {
+		t.Fatalf("want one mismatch, got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{later, "was absent when compiled", "is now a directory", "(S5)", "recompile with `bwpolicy compile`"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+
+	// A retargeted symlink too.
+	os.Remove(later)
+	os.Remove(link)
+	os.Symlink("/srv/two", link)
+	err = CheckPreconditions(inv)
+	if err == nil || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), `"/srv/one"`) || !strings.Contains(err.Error(), `"/srv/two"`) {
+		t.Fatalf("retargeted symlink: %v", err)
+	}
+
+	// A symlink replaced by a directory, and a file replaced by a symlink.
+	os.Remove(link)
+	os.Mkdir(link, 0o755)
+	os.Remove(file)
+	os.Symlink("/etc/passwd", file)
+	err = CheckPreconditions(inv)
+	if !errors.As(err, &stale) || len(stale.Mismatches) != 2 { // file and link; under is still absent (ENOTDIR)
+		t.Fatalf("want 2 mismatches, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "was a regular file when compiled, is now a symlink to \"/etc/passwd\"") {
+		t.Fatalf("message: %v", err)
+	}
+}
+
+func TestPreconditionMTime(t *testing.T) {
+	dir := t.TempDir()
+	fi, _ := os.Lstat(dir)
+	inv := &Invocation{Preconditions: []Precondition{{Path: dir, Kind: KindDir, MTime: fi.ModTime().UnixNano(), Why: "H4 (listed by a hide glob)"}}}
+	if err := CheckPreconditions(inv); err != nil {
+		t.Fatalf("unchanged: %v", err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	os.WriteFile(filepath.Join(dir, "new.pem"), nil, 0o600)
+	err := CheckPreconditions(inv)
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "modified since compiled") {
+		t.Fatalf("changed directory: %v", err)
+	}
+}
+
+func TestKindOfUnreadable(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root reads everything")
+	}
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "closed"), 0o000)
+	defer os.Chmod(filepath.Join(dir, "closed"), 0o755)
+	inv := &Invocation{Preconditions: []Precondition{{Path: filepath.Join(dir, "closed", "x"), Kind: KindAbsent}}}
+	err := CheckPreconditions(inv)
+	if err == nil || !strings.Contains(err.Error(), "cannot check it now") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// help080 is the --help text of bwrap 0.8.0 (Debian bookworm) plus the
+// options 0.11 added, in the layout bwrap prints them.
+const help080 = `usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]
+
+    --help                       Print this help
+    --version                    Print version
+    --args FD                    Parse NUL-separated args from FD
+    --unshare-all                Unshare every namespace we support by default
+    --disable-userns             Disable further use of user namespaces inside sandbox
+    --bind-fd FD DEST            Bind open directory or path fd on DEST
+    --seccomp FD                 Load and use seccomp rules from FD (not repeatable)
+    --add-seccomp-fd FD          Load and use seccomp rules from FD (repeatable)
+    --perms OCTAL                Set permissions of next argument (--bind-data, --file, etc.)
+    --size BYTES                 Set size of next argument (only for --tmpfs)
+    --chmod OCTAL PATH           Change permissions of PATH (must already exist)
+`
+
+const help011 = `    --overlay RWSRC WORKDIR DEST Mount overlayfs on DEST, with RWSRC as the host path for writes and
+                                 WORKDIR an empty directory on the same filesystem as RWSRC
+    --level-prefix               Prepend e.g. <3> to diagnostic messages
+`
+
+func TestParseHelp(t *testing.T) {
+	got := ParseHelp(help080)
+	want := map[string]bool{"--help": true, "--version": true, "--args": true, "--unshare-all": true,
+		"--disable-userns": true, "--bind-fd": true, "--seccomp": true, "--add-seccomp-fd": true,
+		"--perms": true, "--size": true, "--chmod": true}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ParseHelp:\n got %v\nwant %v", got, want)
+	}
+	got = ParseHelp(help011)
+	if !got["--overlay"] || !got["--level-prefix"] || len(got) != 2 {
+		t.Fatalf("0.11 lines: %v", got)
+	}
+	info := BwrapInfo{Path: "/x/bwrap", Version: "0.8.0", Options: ParseHelp(help080)}
+	if m := info.Missing([]string{"--disable-userns", "--argv0", "--overlay"}); !reflect.DeepEqual(m, []string{"--argv0", "--overlay"}) {
+		t.Fatalf("Missing: %v", m)
+	}
+	err := CheckRequires(&Invocation{Bwrap: Bwrap{Requires: []string{"--argv0"}}}, info)
+	if err == nil || !strings.Contains(err.Error(), "lacks --argv0") {
+		t.Fatalf("CheckRequires: %v", err)
+	}
+}
+
+func TestProbeBwrap(t *testing.T) {
+	bw := needBwrap(t)
+	info, err := ProbeBwrap(bw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("bwrap %s at %s: %d options", info.Version, info.Path, len(info.Options))
+	for _, o := range []string{"--unshare-all", "--ro-bind", "--info-fd", "--block-fd", "--json-status-fd", "--die-with-parent"} {
+		if !info.Has(o) {
+			t.Errorf("probe lacks %s", o)
+		}
+	}
+	if info.Version == "" || strings.Contains(info.Version, "bubblewrap") {
+		t.Errorf("version %q", info.Version)
+	}
+	if _, err := ProbeBwrap("/nonexistent/bwrap"); err == nil {
+		t.Error("probing a missing bwrap succeeded")
+	}
+}
+
+func TestCheckBwrap(t *testing.T) {
+	err := CheckBwrap(&Invocation{Bwrap: Bwrap{Path: "/nonexistent/bwrap"}})
+	if err == nil || !strings.Contains(err.Error(), "apt install bubblewrap") || !strings.Contains(err.Error(), "dnf install bubblewrap") || !strings.Contains(err.Error(), "pacman -S bubblewrap") {
+		t.Fatalf("missing bwrap: %v", err)
+	}
+	err = CheckBwrap(&Invocation{Bwrap: Bwrap{Path: "/etc/passwd"}})
+	if err == nil || (os.Getuid() != 0 && !strings.Contains(err.Error(), "not executable")) {
+		t.Fatalf("non-executable: %v", err)
+	}
+	if err := CheckBwrap(&Invocation{Bwrap: Bwrap{Path: "/"}}); err == nil {
+		t.Fatal("a directory passed")
+	}
+}
+
+func TestBuildEnv(t *testing.T) {
+	environ := []string{"PATH=/bin", "SSH_AUTH_SOCK=/run/x", "GH_TOKEN=a", "NPM_TOKEN=b", "MY_API_KEY=c", "HOME=/h", "TMPDIR=/old", "EMPTY="}
+	got := BuildEnv(environ, Env{
+		Unset:         []string{"SSH_AUTH_SOCK", "GH_TOKEN"},
+		UnsetPatterns: []string{"*_TOKEN", "*_API_KEY"},
+		Allow:         []string{"GH_TOKEN", "MY_API_KEY"},
+		Set:           map[string]string{"TMPDIR": "/tmp/x", "A": "1"},
+	})
+	// Allow does not override an explicit Unset; Set replaces in place of
+	// the old value and comes last, sorted.
+	want := []string{"PATH=/bin", "MY_API_KEY=c", "HOME=/h", "EMPTY=", "A=1", "TMPDIR=/tmp/x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("BuildEnv:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestParseKernelVersion(t *testing.T) {
+	for in, want := range map[string][2]int{
+		"6.18.44-fc-v657":       {6, 18},
+		"5.14.0-427.el9.x86_64": {5, 14},
+		"5.4.0":                 {5, 4},
+		"4.19-rc1":              {4, 19},
+		"6.1":                   {6, 1},
+	} {
+		ma, mi, err := ParseKernelVersion(in)
+		if err != nil || ma != want[0] || mi != want[1] {
+			t.Errorf("%s: %d.%d %v, want %v", in, ma, mi, err, want)
+		}
+	}
+	for _, bad := range []string{"", "6", "x.y"} {
+		if _, _, err := ParseKernelVersion(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	if _, err := KernelAtLeast(2, 6); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLandlockABI(t *testing.T) {
+	abi, err := LandlockABI()
+	t.Logf("Landlock ABI %d (%v)", abi, err)
+	if abi < 0 || (abi == 0) != (err != nil) {
+		t.Fatalf("abi %d, err %v", abi, err)
+	}
+}
+
+func TestBwrapLines(t *testing.T) {
+	out := []byte("hello\nbwrap: Can't find source path /x: No such file or directory\n<3>bwrap: second\nnot bwrap: x\n")
+	got := bwrapLines(out)
+	want := []string{"bwrap: Can't find source path /x: No such file or directory", "bwrap: second"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q", got)
+	}
+	if !endsWithBwrapLine([]byte("x\nbwrap: y\n")) || endsWithBwrapLine([]byte("bwrap: y\nx\n")) {
+		t.Fatal("endsWithBwrapLine")
+	}
+	var tb tailBuffer
+	for i := 0; i < 5000; i++ {
+		tb.Write([]byte("0123456789"))
+	}
+	tb.Write([]byte("bwrap: end\n"))
+	if b := tb.Bytes(); len(b) != tailSize || !strings.HasSuffix(string(b), "bwrap: end\n") {
+		t.Fatalf("tail: %d bytes", len(b))
+	}
+}
+
+// TestDependencies asserts the per-command path stays tiny: package
+// runtime uses the standard library and golang.org/x/sys only.
+func TestDependencies(t *testing.T) {
+	assertStdlibAndXSys(t, "github.com/bwpolicy/bwpolicy/runtime")
+}
+
+func assertStdlibAndXSys(t *testing.T, pkg string) {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not in PATH")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case dep == pkg, dep == "github.com/bwpolicy/bwpolicy/runtime":
+		case strings.HasPrefix(dep, "golang.org/x/sys/"):
+		default:
+			t.Errorf("%s depends on %s: only the standard library and golang.org/x/sys are allowed", pkg, dep)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// Mismatch is one precondition that no longer holds.
+type Mismatch struct {
+	// Precondition is what the invocation recorded.
+	Precondition Precondition
+	// Kind is what is there now (one of the Kind constants); Target is the
+	// symlink's current target when Kind is KindSymlink.
+	Kind   string
+	Target string
+	// MTime is the modification time now (ns), when the invocation
+	// recorded one and it differs.
+	MTime int64
+	// Err is set when the path could not be examined at all.
+	Err error
+}
+
+// String describes the mismatch: the path, what was recorded and what
+// is there now.
+func (m Mismatch) String() string {
+	p := m.Precondition
+	why := ""
+	if p.Why != "" {
+		why = " (" + p.Why + ")"
+	}
+	if m.Err != nil {
+		return fmt.Sprintf("%s%s: recorded as %s, cannot check it now: %v", p.Path, why, describeKind(p.Kind, p.Target), m.Err)
+	}
+	if m.MTime != 0 {
+		return fmt.Sprintf("%s%s: modified since compiled (mtime %d, now %d): a hide glob may match something new", p.Path, why, p.MTime, m.MTime)
+	}
+	if p.Kind == KindSymlink && m.Kind == KindSymlink {
+		return fmt.Sprintf("%s%s: was a symlink to %q when compiled, now points to %q", p.Path, why, p.Target, m.Target)
+	}
+	return fmt.Sprintf("%s%s: was %s when compiled, is now %s", p.Path, why, describeKind(p.Kind, p.Target), describeKind(m.Kind, m.Target))
+}
+
+func describeKind(kind, target string) string {
+	switch kind {
+	case KindAbsent:
+		return "absent"
+	case KindFile:
+		return "a regular file"
+	case KindDir:
+		return "a directory"
+	case KindSymlink:
+		return fmt.Sprintf("a symlink to %q", target)
+	case KindSocket:
+		return "a socket"
+	case KindOther:
+		return "a special file"
+	}
+	return kind
+}
+
+// StaleError reports that the host no longer matches the state an
+// invocation was compiled under. The runtime refuses to run a stale
+// invocation: a path that appeared after compilation would not be masked.
+type StaleError struct {
+	Mismatches []Mismatch
+}
+
+// Error lists every mismatch and says to recompile.
+func (e *StaleError) Error() string {
+	var b strings.Builder
+	b.WriteString("stale invocation: the host changed since it was compiled:")
+	for _, m := range e.Mismatches {
+		b.WriteString("\n  ")
+		b.WriteString(m.String())
+	}
+	b.WriteString("\nrecompile with `bwpolicy compile`")
+	return b.String()
+}
+
+// KindOf reports what is at path now without following a final symlink:
+// one of the Kind constants, and the target for a symlink. A path whose
+// parent is missing or not a directory is KindAbsent.
+func KindOf(path string) (kind, target string, err error) {
+	kind, target, _, err = lstatKind(path)
+	return kind, target, err
+}
+
+// lstatKind is KindOf plus the modification time (ns since the epoch).
+func lstatKind(path string) (kind, target string, mtime int64, err error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return KindAbsent, "", 0, nil
+		}
+		return "", "", 0, err
+	}
+	mtime = fi.ModTime().UnixNano()
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return KindFile, "", mtime, nil
+	case m.IsDir():
+		return KindDir, "", mtime, nil
+	case m&fs.ModeSymlink != 0:
+		t, err := os.Readlink(path)
+		if err != nil {
+			return "", "", 0, err
+		}
+		return KindSymlink, t, mtime, nil
+	case m&fs.ModeSocket != 0:
+		return KindSocket, "", mtime, nil
+	default:
+		return KindOther, "", mtime, nil
+	}
+}
+
+// CheckPreconditions lstat()s every recorded path (and readlink()s the
+// symlinks) and returns a *StaleError listing each one whose kind,
+// symlink target or (where one was recorded: the directories a hide glob
+// listed) modification time changed since compilation. It does not walk
+// directories.
+func CheckPreconditions(inv *Invocation) error {
+	var bad []Mismatch
+	for _, p := range inv.Preconditions {
+		kind, target, mtime, err := lstatKind(p.Path)
+		switch {
+		case err != nil:
+			bad = append(bad, Mismatch{Precondition: p, Err: err})
+		case kind != p.Kind || (kind == KindSymlink && target != p.Target):
+			bad = append(bad, Mismatch{Precondition: p, Kind: kind, Target: target})
+		case p.MTime != 0 && mtime != p.MTime:
+			bad = append(bad, Mismatch{Precondition: p, Kind: kind, Target: target, MTime: mtime})
+		}
+	}
+	if len(bad) > 0 {
+		return &StaleError{Mismatches: bad}
+	}
+	return nil
+}
