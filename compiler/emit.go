@@ -43,8 +43,7 @@ func emitInvocation(st *state) {
 	e := newEmitter(st)
 	e.namespaces()
 	e.baseFilesystem()
-	e.writableSet()
-	e.userBinds()
+	e.hostBinds()
 	e.pins()
 	e.masks()
 	e.exceptions()
@@ -129,15 +128,54 @@ func (e *emitter) baseFilesystem() {
 	e.writable = append(e.writable, "/tmp")
 }
 
-func (e *emitter) writableSet() {
-	c := e.f.Cwd
-	pr := e.st.res.Profile
-	if !c.Exists {
-		return
+// hostBinds mounts the working directory and the user's binds, parents
+// before children (a bind at /home/u must not cover the working
+// directory /home/u/proj mounted before it); at the same depth the user's
+// binds come first and the working directory last, in settings order.
+func (e *emitter) hostBinds() {
+	type hostBind struct {
+		dest, src string
+		rw, cwd   bool
+		reason    string
+		pos       string
+		bind      facts.Bind
 	}
-	if pr.CwdWritable {
-		e.p.add("S9", "the working directory is the writable set", e.cwdSource(), "--bind", c.Real, c.Real)
-		e.writable = append(e.writable, c.Real)
+	var bs []hostBind
+	for _, b := range e.f.Binds {
+		if _, dropped := e.drop[b.Index]; dropped {
+			continue
+		}
+		hb := hostBind{dest: path.Clean(b.Dest), src: path.Clean(b.SrcReal), rw: !b.Readonly,
+			pos: e.settingsPos("binds", b.Index), bind: b}
+		hb.reason = fmt.Sprintf("extra bind binds[%d], read-only", b.Index)
+		if hb.rw {
+			hb.reason = fmt.Sprintf("extra bind binds[%d], read-write", b.Index)
+		}
+		bs = append(bs, hb)
+	}
+	if c := e.f.Cwd; c.Exists && e.st.res.Profile.CwdWritable {
+		bs = append(bs, hostBind{dest: c.Real, src: c.Real, rw: true, cwd: true,
+			reason: "the working directory is the writable set", pos: e.cwdSource()})
+	}
+	depth := func(p string) int { return strings.Count(strings.TrimSuffix(p, "/"), "/") }
+	sort.SliceStable(bs, func(i, j int) bool {
+		if di, dj := depth(bs[i].dest), depth(bs[j].dest); di != dj {
+			return di < dj
+		}
+		return !bs[i].cwd && bs[j].cwd
+	})
+	for _, b := range bs {
+		opt := "--ro-bind"
+		if b.rw {
+			opt = "--bind"
+			e.writable = append(e.writable, b.dest)
+		}
+		if b.cwd {
+			e.p.add("S9", b.reason, b.pos, opt, b.src, b.dest)
+			continue
+		}
+		e.p.add("binds", b.reason, b.pos, opt, b.src, b.dest)
+		e.keptBinds = append(e.keptBinds, b.bind)
 	}
 }
 
@@ -149,24 +187,6 @@ func (e *emitter) cwdSource() string {
 		return e.settingsPos("cwd")
 	}
 	return "host: the process's working directory"
-}
-
-func (e *emitter) userBinds() {
-	for _, b := range e.f.Binds {
-		if _, dropped := e.drop[b.Index]; dropped {
-			continue
-		}
-		src := path.Clean(b.SrcReal)
-		dest := path.Clean(b.Dest)
-		pos := e.settingsPos("binds", b.Index)
-		if b.Readonly {
-			e.p.add("binds", fmt.Sprintf("extra bind binds[%d], read-only", b.Index), pos, "--ro-bind", src, dest)
-		} else {
-			e.p.add("binds", fmt.Sprintf("extra bind binds[%d], read-write", b.Index), pos, "--bind", src, dest)
-			e.writable = append(e.writable, dest)
-		}
-		e.keptBinds = append(e.keptBinds, b)
-	}
 }
 
 // present returns the hidden paths that exist, sorted by path, without

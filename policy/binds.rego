@@ -143,3 +143,32 @@ deny contains v("R10", sprintf("bind dest %q lies inside %s, which the sandbox o
 	b.dest != sys
 	within(b.dest, sys)
 }
+
+# R10: a dest elsewhere than its source must not cover what the sandbox
+# protects or needs: a hidden path (its mask would land in the bound tree,
+# failing on a read-only bind or creating a mount point on the host), the
+# Hermes home, the working directory, /run/user/<uid> or /tmp.
+protected contains p if some p in hidden_roots
+
+protected contains input.facts.cwd.real if input.facts.cwd.exists
+
+protected contains input.facts.hermes_home
+
+protected contains input.facts.run_user.real if input.facts.run_user.kind == "dir"
+
+protected contains "/tmp"
+
+protected_under[a] contains p if {
+	some p in protected
+	some a in ancestors(p)
+}
+
+deny contains v("R10", sprintf("bind dest %q (from %q) would cover %s: bind it at its own path, or choose a dest that holds none of them", [b.dest, b.src, concat(", ", sort(covered))]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	b.dest_abs
+	b.src_abs
+	b.dest != b.src
+	not b.dest in {"/", "/proc", "/dev"}
+	covered := protected_under[b.dest]
+	count(covered) > 0
+}
