@@ -1,0 +1,472 @@
+package verify
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// The invariants, by name. A Violation names one of them.
+const (
+	// InvReplay: the arguments replay into a mount table (every option
+	// known to the verifier, every path absolute and clean, every
+	// --remount-ro on a mount point).
+	InvReplay = "replay"
+	// InvHiddenMasked: every hidden path that existed on the host (S4, S5,
+	// H4, as recorded) is invisible in the sandbox: wherever a bind shows
+	// it, a tmpfs or an empty file is mounted on it (or above it); and
+	// every path of the invocation's hidden list is a mask at exactly
+	// that path. The only exceptions are S6/S8 binds that bring back a
+	// part of a hidden directory at its own path, inside the mask.
+	InvHiddenMasked = "hidden-masked"
+	// InvWritableSet: the host paths the sandbox can write are exactly
+	// the writable set: every writable bind is listed (or a pin that
+	// re-binds a path already writable at the same place), and every
+	// listed path is writable.
+	InvWritableSet = "writable-set"
+	// InvCovered: no mount after a mask lands at or above the masked path.
+	InvCovered = "covered-protection"
+	// InvPinned: no directory between a writable bind and a mask inside it
+	// can be renamed (each is a mount point), so a command cannot move a
+	// hidden path out from under its mask (S7).
+	InvPinned = "pinned-parents"
+	// InvMountPoint: bwrap never has to create a mount point on the host,
+	// nor mount over a symlink (as far as the recorded host state tells).
+	InvMountPoint = "mount-point"
+	// InvRootRO: the host root, read-only, at "/" (S3).
+	InvRootRO = "root-read-only"
+	// InvProcDevTmp: a fresh /dev, a private /proc, a tmpfs /tmp (S3).
+	InvProcDevTmp = "proc-dev-tmp"
+	// InvNamespaces: every namespace unshared, the network shared exactly
+	// under the network profile, --die-with-parent, --new-session (S2).
+	InvNamespaces = "namespaces"
+	// InvSeccomp: one --seccomp with a declared seccomp fd and a
+	// non-empty program of whole sock_filter records (H2).
+	InvSeccomp = "seccomp"
+	// InvFDs: every fd the arguments use is declared once, with the kind
+	// its option reads, and used once; every declared fd is used.
+	InvFDs = "fds"
+	// InvChdir: the arguments start commands where the invocation says.
+	InvChdir = "chdir"
+)
+
+// Invariants lists every invariant Check proves, in the order it checks.
+var Invariants = []string{InvReplay, InvHiddenMasked, InvCovered, InvWritableSet, InvPinned,
+	InvMountPoint, InvRootRO, InvProcDevTmp, InvNamespaces, InvSeccomp, InvFDs, InvChdir}
+
+// Violation is one invariant the invocation breaks.
+type Violation struct {
+	Invariant string
+	// Path is the sandbox path (or the option, or the fd) concerned.
+	Path   string
+	Detail string
+}
+
+func (v Violation) String() string { return v.Invariant + ": " + v.Path + ": " + v.Detail }
+
+// checker carries one Check.
+type checker struct {
+	inv     *runtime.Invocation
+	t       *MountTable
+	rec     recorded
+	secrets []secret
+	ex      explained
+	masks   map[string]bool // sandbox paths meant to be masked
+	out     []Violation
+	seen    map[string]bool
+}
+
+func (c *checker) fail(inv, p, format string, a ...any) {
+	v := Violation{inv, p, fmt.Sprintf(format, a...)}
+	if c.seen[v.String()] {
+		return
+	}
+	c.seen[v.String()] = true
+	c.out = append(c.out, v)
+}
+
+// Check replays the invocation's arguments and proves its invariants
+// against the host state it records. It returns nothing when the
+// invocation is sound.
+func Check(inv *runtime.Invocation) []Violation {
+	c := &checker{inv: inv, rec: newRecorded(inv), seen: map[string]bool{}}
+	t, err := Replay(inv.Bwrap.Args)
+	if err != nil {
+		where, msg := "args", err.Error()
+		if re, ok := err.(*ReplayError); ok {
+			where, msg = fmt.Sprintf("args[%d]", re.Index), re.Msg
+			if re.Option != "" {
+				msg = re.Option + ": " + msg
+			}
+		}
+		c.fail(InvReplay, where, "%s", msg)
+		return c.out
+	}
+	c.t = t
+	c.ex = explainArgs(inv)
+	c.secrets = c.rec.secrets(inv)
+	c.masks = map[string]bool{}
+	for _, s := range c.secrets {
+		c.masks[s.Host] = true
+	}
+	c.hiddenMasked()
+	c.covered()
+	c.writableSet()
+	c.pinned()
+	c.mountPoints()
+	c.rootReadOnly()
+	c.procDevTmp()
+	c.namespaces()
+	c.seccomp()
+	c.fds()
+	c.chdir()
+	return c.out
+}
+
+// isMask reports whether m hides what is below it: an empty tmpfs or an
+// empty file at a path meant to be hidden.
+func (c *checker) isMask(m *Mount) bool {
+	return m != nil && (m.Kind == Tmpfs || m.Kind == Data) && c.masks[m.Dest]
+}
+
+// where renders a mount with its position and rule.
+func (c *checker) where(m *Mount) string {
+	return fmt.Sprintf("%s (args[%d], %s)", m.Args(), m.Index, c.ex.rule(m.Index))
+}
+
+// exception reports whether bind b is a documented exception inside a
+// mask: an S6 or S8 bind of a path onto itself, lying strictly inside a
+// visible mask (directly, or inside another exception there).
+func (c *checker) exception(b *Mount) bool {
+	if !b.HostBacked() || b.Source != b.Dest || b.Dest == "/" {
+		return false
+	}
+	r := c.ex.rule(b.Index)
+	if r != "S6" && r != "S8" {
+		return false
+	}
+	for a := path.Dir(b.Dest); ; a = path.Dir(a) {
+		if c.isMask(c.t.MountAt(a)) {
+			return true
+		}
+		if a == "/" {
+			return false
+		}
+	}
+}
+
+func (c *checker) hiddenMasked() {
+	// The hidden list: a mask at exactly each path.
+	for _, h := range c.inv.Hidden {
+		m := c.t.MountAt(h)
+		if !c.isMask(m) {
+			got, _ := c.t.Lookup(h)
+			c.fail(InvHiddenMasked, h, "listed hidden, but no tmpfs or empty file is mounted there: it shows %s", c.served(got))
+		}
+	}
+	// Every secret, wherever a bind shows it.
+	visible := c.t.Visible()
+	for _, s := range c.secrets {
+		for _, b := range visible {
+			if !b.HostBacked() {
+				continue
+			}
+			switch {
+			case within(s.Host, b.Source):
+				// b shows the secret at p, unless a deeper mount serves p.
+				p := join(b.Dest, rel(s.Host, b.Source))
+				if got, _ := c.t.Lookup(p); got == b {
+					c.fail(InvHiddenMasked, p, "host path %s is visible through %s: no mask is mounted on it", s.describe(), c.where(b))
+				}
+			case within(b.Source, s.Host):
+				// b shows a part of the hidden path.
+				if !c.exception(b) {
+					c.fail(InvHiddenMasked, b.Dest, "%s shows %s, which lies inside the hidden path %s (only an S6/S8 bind of a path onto itself, inside the mask, may)", c.where(b), b.Source, s.describe())
+				}
+			}
+		}
+	}
+}
+
+// served describes what the sandbox sees at a path.
+func (c *checker) served(m *Mount) string {
+	if m == nil {
+		return "nothing mounted"
+	}
+	return c.where(m)
+}
+
+func (c *checker) covered() {
+	for _, m := range c.t.Mounts {
+		if (m.Kind != Tmpfs && m.Kind != Data) || !c.masks[m.Dest] {
+			continue
+		}
+		for _, l := range c.t.Mounts {
+			if l.Index > m.Index && within(m.Dest, l.Dest) {
+				c.fail(InvCovered, m.Dest, "%s comes after the mask %s and covers it", c.where(l), c.where(m))
+			}
+		}
+	}
+}
+
+// isPin reports whether writable bind b re-binds, at the same place, a
+// host path its parent mount already shows writable: it makes nothing
+// newly writable (S7 pins are such binds).
+func (c *checker) isPin(b *Mount) bool {
+	p := c.t.Parent(b)
+	return p != nil && p.Kind == Bind && p.Writable && HostPathAt(p, b.Dest) == b.Source
+}
+
+func (c *checker) writableSet() {
+	listed := map[string]bool{}
+	for _, w := range c.inv.Writable {
+		listed[w] = true
+	}
+	for _, b := range c.t.Visible() {
+		if b.Kind != Bind || !b.Writable || listed[b.Dest] || c.isPin(b) {
+			continue
+		}
+		c.fail(InvWritableSet, b.Dest, "%s makes host %s writable, but it is not in the writable set", c.where(b), b.Source)
+	}
+	for _, w := range c.inv.Writable {
+		m, ok := c.t.Lookup(w)
+		if !ok {
+			c.fail(InvWritableSet, w, "listed writable, but the sandbox cannot write there: it shows %s", c.served(m))
+		}
+	}
+}
+
+func (c *checker) pinned() {
+	for _, m := range c.t.Visible() {
+		if !c.isMask(m) {
+			continue
+		}
+		for a := path.Dir(m.Dest); a != "/"; a = path.Dir(a) {
+			e, w := c.t.Lookup(a)
+			if e != nil && e.HostBacked() && w && e.Dest != a {
+				c.fail(InvPinned, a, "a command can rename this directory (it lies in the writable %s and is not a mount point), moving the hidden %s out from under its mask", c.where(e), m.Dest)
+			}
+		}
+	}
+}
+
+func (c *checker) mountPoints() {
+	for _, m := range c.t.Mounts {
+		o := m.Over
+		if o == nil || !o.HostBacked() {
+			continue
+		}
+		hp := HostPathAt(o, m.Dest)
+		real, kind, ok := c.rec.resolve(hp)
+		switch {
+		case !ok:
+			c.fail(InvMountPoint, m.Dest, "the mount point %s of %s is a symlink loop on the host", hp, c.where(m))
+		case real != hp:
+			c.fail(InvMountPoint, m.Dest, "the mount point %s of %s goes through a symlink on the host (to %s): bwrap 0.12 refuses it, older versions mount elsewhere", hp, c.where(m), real)
+		case kind == runtime.KindAbsent:
+			c.fail(InvMountPoint, m.Dest, "the mount point %s of %s does not exist on the host: bwrap %s %s", hp, c.where(m), createVerb(o), c.where(o))
+		case kind == "" && o.Source != o.Dest:
+			// m lands inside a bind of another host directory: what is
+			// there is not what the compiler looked at.
+			c.fail(InvMountPoint, m.Dest, "%s lands inside %s, where the host path %s was never looked at: if it is missing, bwrap %s bind", c.where(m), c.where(o), hp, createVerb(o))
+		}
+	}
+}
+
+// createVerb says what bwrap does with a missing mount point in o.
+func createVerb(o *Mount) string {
+	if o.Writable {
+		return "creates it on the host, in the writable"
+	}
+	return "fails on the read-only"
+}
+
+func (c *checker) rootReadOnly() {
+	m := c.t.MountAt("/")
+	switch {
+	case m == nil:
+		c.fail(InvRootRO, "/", "nothing is mounted at /: the sandbox's root is bwrap's own writable tmpfs, not the host root read-only")
+	case m.Kind != ROBind || m.Source != "/":
+		c.fail(InvRootRO, "/", "/ shows %s, not the host root read-only (--ro-bind / /)", c.where(m))
+	case m.Writable:
+		c.fail(InvRootRO, "/", "the root is writable")
+	}
+}
+
+func (c *checker) procDevTmp() {
+	for _, want := range []struct {
+		p    string
+		kind Kind
+		what string
+	}{{"/dev", Dev, "--dev /dev"}, {"/proc", Proc, "--proc /proc"}, {"/tmp", Tmpfs, "--tmpfs /tmp"}} {
+		m := c.t.MountAt(want.p)
+		if m == nil || m.Kind != want.kind {
+			got, _ := c.t.Lookup(want.p)
+			c.fail(InvProcDevTmp, want.p, "want %s, the sandbox shows %s", want.what, c.served(got))
+		}
+	}
+}
+
+func (c *checker) namespaces() {
+	// bwrap reads the options in order: --share-net after --unshare-all
+	// shares the network again; before it, it is overridden.
+	type ns struct{ user, ipc, pid, net, uts, cgroup bool }
+	var s ns
+	for _, f := range c.t.Flags {
+		switch f.Option {
+		case "--unshare-all":
+			s = ns{true, true, true, true, true, true}
+		case "--share-net":
+			s.net = false
+		case "--unshare-user", "--unshare-user-try":
+			s.user = true
+		case "--unshare-ipc":
+			s.ipc = true
+		case "--unshare-pid":
+			s.pid = true
+		case "--unshare-net":
+			s.net = true
+		case "--unshare-uts":
+			s.uts = true
+		case "--unshare-cgroup", "--unshare-cgroup-try":
+			s.cgroup = true
+		}
+	}
+	if _, ok := c.t.has("--unshare-all"); !ok {
+		c.fail(InvNamespaces, "--unshare-all", "missing: every namespace must be unshared (S2)")
+	}
+	for _, x := range []struct {
+		name string
+		on   bool
+	}{{"user", s.user}, {"ipc", s.ipc}, {"pid", s.pid}, {"uts", s.uts}, {"cgroup", s.cgroup}} {
+		if !x.on {
+			c.fail(InvNamespaces, "--unshare-"+x.name, "the %s namespace is shared with the host", x.name)
+		}
+	}
+	network := c.inv.Profile == "network"
+	switch {
+	case !s.net && !network:
+		c.fail(InvNamespaces, "--share-net", "the host network is shared, but profile %q has none (only the network profile shares it)", c.inv.Profile)
+	case s.net && network:
+		c.fail(InvNamespaces, "--share-net", "profile network shares the host network, but the arguments unshare it")
+	}
+	for _, opt := range []string{"--die-with-parent", "--new-session"} {
+		if _, ok := c.t.has(opt); !ok {
+			c.fail(InvNamespaces, opt, "missing (S2)")
+		}
+	}
+	if _, ok := c.t.has("--disable-userns"); ok {
+		if _, user := c.t.has("--unshare-user"); !user {
+			c.fail(InvNamespaces, "--disable-userns", "needs --unshare-user (bwrap refuses it otherwise)")
+		}
+	}
+}
+
+// maxInsns is the kernel's limit on a classic BPF program (BPF_MAXINSNS).
+const maxInsns = 4096
+
+func (c *checker) seccomp() {
+	var uses []FDUse
+	for _, u := range c.t.FDs {
+		if u.Option == "--seccomp" {
+			uses = append(uses, u)
+		}
+	}
+	switch {
+	case len(uses) == 0:
+		c.fail(InvSeccomp, "--seccomp", "no seccomp filter (H2)")
+		return
+	case len(uses) > 1:
+		c.fail(InvSeccomp, "--seccomp", "given %d times: bwrap takes one program", len(uses))
+	}
+	declared := false
+	for _, fd := range c.inv.FDs {
+		if fd.Num == uses[0].FD && fd.Kind == runtime.FDSeccomp {
+			declared = true
+		}
+	}
+	if !declared {
+		c.fail(InvSeccomp, "--seccomp", "fd %d is not declared as the seccomp program", uses[0].FD)
+	}
+	sc := c.inv.Seccomp
+	switch {
+	case sc == nil || len(sc.Program) == 0:
+		c.fail(InvSeccomp, "--seccomp", "the invocation carries no seccomp program")
+	case len(sc.Program)%8 != 0:
+		c.fail(InvSeccomp, "--seccomp", "the program is %d bytes, not whole 8-byte sock_filter records", len(sc.Program))
+	case len(sc.Program)/8 > maxInsns:
+		c.fail(InvSeccomp, "--seccomp", "the program has %d instructions, more than the kernel accepts (%d)", len(sc.Program)/8, maxInsns)
+	}
+}
+
+// fdKind is the fd kind each option reads.
+var fdKind = map[string]string{
+	"--ro-bind-data":   runtime.FDEmpty,
+	"--info-fd":        runtime.FDInfo,
+	"--block-fd":       runtime.FDBlock,
+	"--json-status-fd": runtime.FDStatus,
+	"--seccomp":        runtime.FDSeccomp,
+}
+
+func (c *checker) fds() {
+	kinds := map[int]string{}
+	for _, fd := range c.inv.FDs {
+		name := "fd " + strconv.Itoa(fd.Num)
+		if fd.Num < 3 {
+			c.fail(InvFDs, name, "fds 0-2 are the command's stdio")
+		}
+		if _, dup := kinds[fd.Num]; dup {
+			c.fail(InvFDs, name, "declared twice")
+			continue
+		}
+		kinds[fd.Num] = fd.Kind
+	}
+	used := map[int]string{}
+	for _, u := range c.t.FDs {
+		name := "fd " + strconv.Itoa(u.FD)
+		kind, ok := kinds[u.FD]
+		switch {
+		case !ok:
+			c.fail(InvFDs, name, "%s (args[%d]) uses an undeclared fd", u.Option, u.Index)
+		case kind != fdKind[u.Option]:
+			c.fail(InvFDs, name, "%s (args[%d]) reads an fd of kind %q, but it is declared %q", u.Option, u.Index, fdKind[u.Option], kind)
+		}
+		if prev, twice := used[u.FD]; twice {
+			c.fail(InvFDs, name, "used by both %s and %s (args[%d]): bwrap consumes an fd per use", prev, u.Option, u.Index)
+		}
+		used[u.FD] = u.Option
+	}
+	var unused []int
+	for n := range kinds {
+		if _, ok := used[n]; !ok {
+			unused = append(unused, n)
+		}
+	}
+	sort.Ints(unused)
+	for _, n := range unused {
+		c.fail(InvFDs, "fd "+strconv.Itoa(n), "declared (%s) but no argument uses it", kinds[n])
+	}
+}
+
+func (c *checker) chdir() {
+	switch {
+	case c.t.ChdirIndex < 0:
+		c.fail(InvChdir, c.inv.Chdir, "no --chdir: commands would start in bwrap's default directory")
+	case c.t.Chdir != c.inv.Chdir:
+		c.fail(InvChdir, c.t.Chdir, "the arguments start commands in %s, the invocation says %s", c.t.Chdir, c.inv.Chdir)
+	}
+}
+
+// Summary renders violations one a line, "INVARIANT: PATH: detail".
+func Summary(vs []Violation) string {
+	var b strings.Builder
+	for _, v := range vs {
+		b.WriteString(v.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

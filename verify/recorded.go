@@ -1,0 +1,133 @@
+package verify
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// hiddenWhy are the precondition reasons that mark a candidate hidden
+// path: the home's credential entries and the Hermes homes (S5), the
+// agent sockets and the docker socket (S4), the user's hide entries (H4).
+var hiddenWhy = map[string]bool{"S4": true, "S5": true, "S5-hermes": true, "H4": true}
+
+// maxLinks bounds symlink resolution, as the kernel does (ELOOP).
+const maxLinks = 40
+
+// recorded is the host state an invocation was compiled under: its
+// preconditions, by path. It is the verifier's only view of the host.
+type recorded map[string]runtime.Precondition
+
+func newRecorded(inv *runtime.Invocation) recorded {
+	r := recorded{}
+	for _, p := range inv.Preconditions {
+		r[p.Path] = p
+	}
+	return r
+}
+
+// resolve follows the recorded symlinks of p, component by component, as
+// the kernel would. It returns the resolved path and the recorded kind
+// there: runtime.KindAbsent when a component is recorded absent, "" when
+// the host state there was not recorded. ok is false on a symlink loop.
+func (r recorded) resolve(p string) (real, kind string, ok bool) {
+	links := 0
+	rest := splitPath(p)
+	cur := "/"
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, name)
+		pc, known := r[next]
+		switch {
+		case known && pc.Kind == runtime.KindSymlink:
+			links++
+			if links > maxLinks {
+				return p, "", false
+			}
+			t := pc.Target
+			if !path.IsAbs(t) {
+				t = path.Join(cur, t)
+			}
+			rest = append(splitPath(path.Clean(t)), rest...)
+			cur = "/"
+		case known && pc.Kind == runtime.KindAbsent:
+			return path.Join(append([]string{next}, rest...)...), runtime.KindAbsent, true
+		default:
+			cur = next
+		}
+	}
+	if pc, known := r[cur]; known {
+		return cur, pc.Kind, true
+	}
+	return cur, "", true
+}
+
+func splitPath(p string) []string {
+	return strings.Split(strings.TrimPrefix(p, "/"), "/")
+}
+
+// secret is one host path that must not be visible in the sandbox.
+type secret struct {
+	// Host is the path on the host, every recorded symlink resolved.
+	Host string
+	// Entry is how it was named (the precondition or the hidden list).
+	Entry string
+	// Why is the property that hides it.
+	Why string
+}
+
+func (s secret) describe() string {
+	if s.Entry != s.Host {
+		return s.Entry + " (" + s.Why + ", resolved to " + s.Host + ")"
+	}
+	return s.Host + " (" + s.Why + ")"
+}
+
+// secrets returns the host paths the invocation must keep out of sight:
+// every recorded candidate hidden path that existed (a symlink counts at
+// its resolved target; a dangling one hides nothing), and every path of
+// the invocation's own hidden list.
+func (r recorded) secrets(inv *runtime.Invocation) []secret {
+	at := map[string]int{}
+	var out []secret
+	add := func(s secret) {
+		i, seen := at[s.Host]
+		switch {
+		case !seen:
+			at[s.Host] = len(out)
+			out = append(out, s)
+		case out[i].Entry == out[i].Host && s.Entry != s.Host:
+			// Name the secret by the entry that led to it (a symlink).
+			out[i] = s
+		}
+	}
+	for _, p := range inv.Preconditions {
+		if !hiddenWhy[p.Why] || p.Kind == runtime.KindAbsent {
+			continue
+		}
+		real, kind, ok := r.resolve(p.Path)
+		if !ok {
+			// A symlink loop: nothing can be reached through it, but the
+			// entry itself is still expected to be masked.
+			real = p.Path
+		} else if kind == runtime.KindAbsent {
+			continue
+		}
+		add(secret{Host: real, Entry: p.Path, Why: p.Why})
+	}
+	for _, h := range inv.Hidden {
+		add(secret{Host: h, Entry: h, Why: "hidden"})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	return out
+}
