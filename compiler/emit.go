@@ -44,7 +44,6 @@ func emitInvocation(st *state) {
 	e.namespaces()
 	e.baseFilesystem()
 	e.hostBinds()
-	e.pins()
 	e.masks()
 	e.exceptions()
 	e.remounts()
@@ -128,24 +127,33 @@ func (e *emitter) baseFilesystem() {
 	e.writable = append(e.writable, "/tmp")
 }
 
-// hostBinds mounts the working directory and the user's binds, parents
-// before children (a bind at /home/u must not cover the working
-// directory /home/u/proj mounted before it); at the same depth the user's
-// binds come first and the working directory last, in settings order.
+// hostBind is one bind of a host path: the working directory, a user
+// bind or a pin.
+type hostBind struct {
+	dest, src string
+	rw        bool
+	kind      string // "bind", "cwd" or "pin"
+	reason    string
+	pos       string
+	bind      facts.Bind
+}
+
+// hostBinds mounts the working directory, the user's binds and the pins,
+// parents before children, so no bind covers a deeper one (a bind at
+// /home/u must not cover the working directory /home/u/proj). At the same
+// depth the user's binds come first and the working directory last.
+//
+// Pins (S7): every directory between a mask and the writable mount that
+// holds it is bound onto itself: renaming a mount point fails with EBUSY,
+// so a command cannot move the parent and expose or replace the hidden
+// path. A directory inside a read-only mount needs no pin.
 func (e *emitter) hostBinds() {
-	type hostBind struct {
-		dest, src string
-		rw, cwd   bool
-		reason    string
-		pos       string
-		bind      facts.Bind
-	}
 	var bs []hostBind
 	for _, b := range e.f.Binds {
 		if _, dropped := e.drop[b.Index]; dropped {
 			continue
 		}
-		hb := hostBind{dest: path.Clean(b.Dest), src: path.Clean(b.SrcReal), rw: !b.Readonly,
+		hb := hostBind{dest: path.Clean(b.Dest), src: path.Clean(b.SrcReal), rw: !b.Readonly, kind: "bind",
 			pos: e.settingsPos("binds", b.Index), bind: b}
 		hb.reason = fmt.Sprintf("extra bind binds[%d], read-only", b.Index)
 		if hb.rw {
@@ -154,29 +162,93 @@ func (e *emitter) hostBinds() {
 		bs = append(bs, hb)
 	}
 	if c := e.f.Cwd; c.Exists && e.st.res.Profile.CwdWritable {
-		bs = append(bs, hostBind{dest: c.Real, src: c.Real, rw: true, cwd: true,
+		bs = append(bs, hostBind{dest: c.Real, src: c.Real, rw: true, kind: "cwd",
 			reason: "the working directory is the writable set", pos: e.cwdSource()})
 	}
+	rank := map[string]int{"bind": 0, "pin": 1, "cwd": 2}
 	depth := func(p string) int { return strings.Count(strings.TrimSuffix(p, "/"), "/") }
-	sort.SliceStable(bs, func(i, j int) bool {
-		if di, dj := depth(bs[i].dest), depth(bs[j].dest); di != dj {
-			return di < dj
-		}
-		return !bs[i].cwd && bs[j].cwd
-	})
+	order := func(bs []hostBind) {
+		sort.SliceStable(bs, func(i, j int) bool {
+			if di, dj := depth(bs[i].dest), depth(bs[j].dest); di != dj {
+				return di < dj
+			}
+			return rank[bs[i].kind] < rank[bs[j].kind]
+		})
+	}
+	order(bs)
+	bs = append(bs, e.pinsFor(bs)...)
+	order(bs)
 	for _, b := range bs {
 		opt := "--ro-bind"
 		if b.rw {
 			opt = "--bind"
-			e.writable = append(e.writable, b.dest)
 		}
-		if b.cwd {
+		switch b.kind {
+		case "cwd":
 			e.p.add("S9", b.reason, b.pos, opt, b.src, b.dest)
-			continue
+			e.writable = append(e.writable, b.dest)
+		case "pin":
+			e.p.add("S7", b.reason, b.pos, opt, b.src, b.dest)
+		default:
+			e.p.add("binds", b.reason, b.pos, opt, b.src, b.dest)
+			e.keptBinds = append(e.keptBinds, b.bind)
+			if b.rw {
+				e.writable = append(e.writable, b.dest)
+			}
 		}
-		e.p.add("binds", b.reason, b.pos, opt, b.src, b.dest)
-		e.keptBinds = append(e.keptBinds, b.bind)
 	}
+}
+
+// maskPaths are the paths the masks will cover: present hidden paths,
+// /run/user/<uid> and the docker sockets.
+func (e *emitter) maskPaths() []string {
+	var out []string
+	for _, h := range e.present() {
+		out = append(out, h.Path)
+	}
+	if ru := e.f.RunUser; ru.Kind == runtime.KindDir {
+		out = append(out, ru.Real)
+	}
+	for _, d := range e.f.DockerSockets {
+		if d.Kind != runtime.KindAbsent {
+			out = append(out, d.Real)
+		}
+	}
+	return out
+}
+
+// pinsFor returns the pins the masks need, given the host binds in
+// mount order.
+func (e *emitter) pinsFor(bs []hostBind) []hostBind {
+	// effective returns the last-mounted, deepest host bind holding p.
+	effective := func(p string) *hostBind {
+		var best *hostBind
+		for i := range bs {
+			b := &bs[i]
+			if facts.Within(p, b.dest) && (best == nil || len(b.dest) >= len(best.dest)) {
+				best = b
+			}
+		}
+		return best
+	}
+	pinned := map[string]bool{}
+	var pins []hostBind
+	for _, m := range e.maskPaths() {
+		for dir := path.Dir(m); dir != "/"; dir = path.Dir(dir) {
+			b := effective(dir)
+			if b == nil {
+				break // the read-only root: nothing there can be renamed
+			}
+			if !b.rw || b.dest == dir || b.src != b.dest || pinned[dir] {
+				continue
+			}
+			pinned[dir] = true
+			pins = append(pins, hostBind{dest: dir, src: dir, rw: true, kind: "pin",
+				reason: "pin: a parent of a hidden path inside a writable directory, bound onto itself so it cannot be renamed",
+				pos:    "host: " + dir + " holds a hidden path"})
+		}
+	}
+	return pins
 }
 
 func (e *emitter) cwdSource() string {
@@ -226,30 +298,6 @@ func (e *emitter) writableRoot(p string) string {
 		}
 	}
 	return best
-}
-
-// pins bind every parent of a hidden path that lies inside a writable
-// directory onto itself: renaming a mount point fails with EBUSY, so a
-// command cannot move the parent and expose or replace the hidden path.
-func (e *emitter) pins() {
-	pinned := map[string]bool{}
-	var pins []string
-	for _, h := range e.present() {
-		root := e.writableRoot(h.Path)
-		if root == "" {
-			continue
-		}
-		for dir := path.Dir(h.Path); dir != root && facts.Within(dir, root); dir = path.Dir(dir) {
-			if !pinned[dir] {
-				pinned[dir] = true
-				pins = append(pins, dir)
-			}
-		}
-	}
-	sort.Strings(pins)
-	for _, d := range pins {
-		e.p.add("S7", "pin: a parent of a hidden path inside a writable directory, bound onto itself so it cannot be renamed", "host: "+d+" holds a hidden path", "--bind", d, d)
-	}
 }
 
 func (e *emitter) masks() {
@@ -477,26 +525,32 @@ func (e *emitter) env() runtime.Env {
 // preconditions records every path the facts stage looked at, so the
 // runtime can refuse an invocation compiled under other host state.
 func preconditions(f *facts.Facts) []runtime.Precondition {
+	// The first reason recorded for a path wins: hidden paths first.
 	why := map[string]string{}
-	for _, h := range f.Hidden {
-		why[h.Entry] = h.Why
-		why[h.Path] = h.Why
+	note := func(p, w string) {
+		if _, ok := why[p]; !ok {
+			why[p] = w
+		}
 	}
-	for _, b := range f.Binds {
-		why[path.Clean(b.Src)] = fmt.Sprintf("binds[%d]", b.Index)
-		why[path.Clean(b.Dest)] = fmt.Sprintf("binds[%d]", b.Index)
+	for _, h := range f.Hidden {
+		note(h.Entry, h.Why)
+		note(h.Path, h.Why)
 	}
 	for _, d := range f.DockerSockets {
-		why[d.Path] = "S4"
-		why[d.Real] = "S4"
+		note(d.Path, "S4")
+		note(d.Real, "S4")
 	}
+	note(f.RunUser.Path, "S4")
 	for _, ca := range f.CABundles {
-		why[ca.Path.Path] = "S8"
+		note(ca.Path.Path, "S8")
 	}
-	why[f.RunUser.Path] = "S4"
-	why[f.Scratch.Path] = "S6"
-	why[f.ProfileHome.Path] = "S6"
-	why[f.Cwd.Real] = "S9"
+	note(f.Scratch.Path, "S6")
+	note(f.ProfileHome.Path, "S6")
+	note(f.Cwd.Real, "S9")
+	for _, b := range f.Binds {
+		note(path.Clean(b.Src), fmt.Sprintf("binds[%d]", b.Index))
+		note(path.Clean(b.Dest), fmt.Sprintf("binds[%d]", b.Index))
+	}
 	paths := make([]string, 0, len(f.Observed))
 	for p := range f.Observed {
 		paths = append(paths, p)

@@ -132,7 +132,7 @@ deny contains v("R10", sprintf("bind dest %q is a symlink or has one on the way 
 deny contains v("R10", sprintf("bind dest %q would cover %s", [b.dest, concat(" and ", covered)]), ["binds", b.index, "dest"]) if {
 	some b in input.facts.binds
 	b.dest_abs
-	covered := [sys | some sys in ["/", "/proc", "/dev"]; within(sys, b.dest)]
+	covered := [sys | some sys in ["/", "/proc", "/dev", "/tmp"]; within(sys, b.dest)]
 	count(covered) > 0
 }
 
@@ -168,7 +168,7 @@ deny contains v("R10", sprintf("bind dest %q (from %q) would cover %s: bind it a
 	b.dest_abs
 	b.src_abs
 	b.dest != b.src
-	not b.dest in {"/", "/proc", "/dev"}
+	not b.dest in {"/", "/proc", "/dev", "/tmp"}
 	covered := protected_under[b.dest]
 	count(covered) > 0
 }

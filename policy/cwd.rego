@@ -7,6 +7,18 @@ deny contains v("R5", "the working directory is /: refused (it would make the wh
 	p == "/"
 }
 
+# R5: a working directory of /tmp, /proc or /dev (or inside /proc or
+# /dev) would replace what the sandbox owns (S3: a fresh /tmp per command).
+deny contains v("R5", sprintf("the working directory %q would replace the sandbox's own %s: refused", [input.facts.cwd.real, sys]), ["cwd"]) if {
+	input.facts.cwd.exists
+	some sys in ["/tmp", "/proc", "/dev"]
+	within(input.facts.cwd.real, sys)
+	not r5_tmp_subdir(input.facts.cwd.real, sys)
+}
+
+# A directory under /tmp is fine: it is bound over the fresh /tmp.
+r5_tmp_subdir(p, "/tmp") if p != "/tmp"
+
 # R6: a working directory under the Hermes home or a hidden path: no
 # command could run there.
 deny contains v("R6", sprintf("the working directory %q lies under the hidden path %q: refused", [input.facts.cwd.requested, input.facts.cwd.hidden_by]), ["cwd"]) if {
@@ -30,4 +42,14 @@ warn contains v("R7", sprintf("the working directory %q is the home directory or
 # S9: a missing working directory runs read-only in its nearest parent.
 warn contains v("S9", sprintf("the working directory %q does not exist: commands run read-only in %q", [input.facts.cwd.path, input.facts.cwd.run_dir]), ["cwd"]) if {
 	not input.facts.cwd.exists
+}
+
+# R6 (H4): a hide entry that matches the working directory or a directory
+# above it would mask the writable set itself.
+deny contains v("R6", sprintf("hide entry %q matches %q, the working directory or above it: it would mask the working directory", [object.get(input.settings, "hide", [])[h.hide_index], h.path]), ["hide", h.hide_index]) if {
+	some h in input.facts.hidden
+	h.why == "H4"
+	h.kind != "absent"
+	input.facts.cwd.exists
+	within(input.facts.cwd.real, h.path)
 }

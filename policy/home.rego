@@ -30,3 +30,32 @@ r8_what(h) := sprintf("a link to %q inside a hidden path", [h.real]) if {
 r8_what(h) := sprintf("a %s", [h.kind]) if {
 	not h.kind in {"absent", "dir"}
 }
+
+# S6: a hidden path that resolves inside one of the directories bound back
+# into the Hermes home (scratch, state, profile home) or a CA bundle would
+# be exposed by that exception: refused.
+exception_paths contains input.facts.scratch.real if input.facts.scratch.kind == "dir"
+
+exception_paths contains d.real if some d in input.facts.state_dirs
+
+exception_paths contains input.facts.profile_home.real if {
+	input.facts.home_mode == "profile"
+	r8_ok(input.facts.profile_home)
+}
+
+exception_paths contains c.real if {
+	some c in input.facts.ca_bundles
+	c.kind != "absent"
+}
+
+deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which stays reachable (S6/S8): it would be exposed; move it or its link", [h.entry, h.path, e]), [p]) if {
+	some h in input.facts.hidden
+	h.kind != "absent"
+	some e in exception_paths
+	within(h.path, e)
+	p := s6_path(h)
+}
+
+s6_path(h) := "hide" if h.why == "H4"
+
+s6_path(h) := "profile" if h.why != "H4"

@@ -28,6 +28,15 @@ hidden_roots contains h.entry if {
 	h.kind != "absent"
 }
 
+# The S4 masks count as hidden for the bind rules: a bind must not show
+# the agent sockets or the docker socket somewhere else.
+hidden_roots contains input.facts.run_user.real if input.facts.run_user.kind == "dir"
+
+hidden_roots contains d.real if {
+	some d in input.facts.docker_sockets
+	d.kind != "absent"
+}
+
 # ancestors(p): p and every directory above it, "/" included. The rules
 # look paths up by their ancestors in keyed sets, so their cost grows
 # with the number of paths, not with its square.
