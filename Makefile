@@ -21,6 +21,7 @@ test:
 	@test -x "$(BWRAP_0_12)" || { echo "error: $(BWRAP_0_12) not found; run 'make setup'" >&2; exit 1; }
 	BWPOLICY_BWRAP=$(BWRAP_0_12) $(GO) test -count=1 $(SANDBOX_PKGS)
 	$(GO) test -run XXX -fuzz FuzzCompile -fuzztime 20s ./compiler
+	$(GO) test -run XXX -fuzz FuzzVerify -fuzztime 30s ./compiler
 
 build:
 	$(GO) build -o bin/ ./cmd/...

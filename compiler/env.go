@@ -9,14 +9,15 @@ import (
 
 // SecretPatterns are the names (path.Match patterns) of environment
 // variables stripped by default (H5): API keys, tokens, secrets,
-// passwords and cloud credentials. `env.allow` keeps a variable anyway;
+// passwords and cloud credentials. They match by suffix rather than by
+// vendor prefix, so AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN go while
+// AWS_CA_BUNDLE and AWS_REGION stay. `env.allow` keeps a variable anyway;
 // `env.strip` adds patterns.
 var SecretPatterns = []string{
 	"*_API_KEY", "*_APIKEY", "*_ACCESS_KEY", "*_ACCESS_KEY_ID", "*_SECRET", "*_SECRET_*", "*_SECRET_KEY",
 	"*_TOKEN", "*_TOKEN_*", "*_PASSWORD", "*_PASSWD", "*_PASS", "*_PRIVATE_KEY", "*_CREDENTIALS",
 	"*_COOKIE", "*_DSN", "*_CONNECTION_STRING", "*_DATABASE_URL", "DATABASE_URL",
-	"AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GCLOUD_*", "CLOUDSDK_*", "KUBECONFIG",
-	"DOCKER_AUTH_CONFIG", "NPM_TOKEN", "NODE_AUTH_TOKEN", "PYPI_*", "TWINE_*", "VAULT_*",
+	"GOOGLE_APPLICATION_CREDENTIALS", "KUBECONFIG", "DOCKER_AUTH_CONFIG", "GH_ENTERPRISE_TOKEN",
 }
 
 // envPolicy returns the patterns and allow list of the settings.

@@ -172,3 +172,14 @@ deny contains v("R10", sprintf("bind dest %q (from %q) would cover %s: bind it a
 	covered := protected_under[b.dest]
 	count(covered) > 0
 }
+
+# R10: two binds to the same dest: the later would silently cover the
+# earlier (a read-only bind would undo a read-write one, or the reverse).
+deny contains v("R10", sprintf("bind dest %q is also the dest of binds[%d]: the later bind would cover the earlier; keep one", [b.dest, o.index]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	some o in input.facts.binds
+	o.index < b.index
+	b.dest_abs
+	o.dest_abs
+	b.dest_real == o.dest_real
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/compiler"
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/verify"
 )
 
 func init() {
@@ -22,6 +23,7 @@ func compileMain(args []string, stdout, stderr io.Writer) int {
 	cf.register(fs)
 	out := fs.String("o", "", "write the invocation to `FILE` (atomically; nothing is written on error)")
 	explain := fs.Bool("explain", false, "print the explained plan instead of JSON")
+	view := fs.Bool("view", false, "with --explain: also draw the sandbox's filesystem as a tree")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -43,6 +45,13 @@ func compileMain(args []string, stdout, stderr io.Writer) int {
 	if *explain {
 		var b bytes.Buffer
 		compiler.WriteExplain(&b, res)
+		if *view {
+			fmt.Fprintln(&b)
+			if err := verify.ViewInvocation(&b, res.Invocation); err != nil {
+				fmt.Fprintf(stderr, "bwpolicy compile: %v\n", err)
+				return exitUsage
+			}
+		}
 		body = b.Bytes()
 	} else {
 		diag.Render(stderr, res.Diags, sources(res))
