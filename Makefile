@@ -6,7 +6,7 @@ GO          ?= go
 SYSTEM_BWRAP = /usr/bin/bwrap
 BWRAP_0_12   = $(CURDIR)/.cache/bwrap-0.12.0/bwrap
 # The packages whose tests run real sandboxes: run again on bwrap 0.12.0.
-SANDBOX_PKGS = ./runtime/... ./seccomp/...
+SANDBOX_PKGS = ./sandboxtest/... ./runtime/... ./seccomp/...
 
 .PHONY: setup test build demo
 

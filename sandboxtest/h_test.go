@@ -1,0 +1,117 @@
+package sandboxtest
+
+import (
+	"testing"
+)
+
+// H1: no nested user namespaces. `unshare -U` fails in the sandbox (the
+// seccomp filter answers EPERM); with the namespaces seccomp group
+// relaxed it still fails, now with ENOSPC from --disable-userns, so each
+// layer holds on its own. Ordinary commands work in both.
+func testNestedUserns(t *testing.T, f *fixture) {
+	r := f.sandbox("", `
+val unshare_u 'unshare -U true'
+ok unshare_r 'unshare -r true'
+ok plain 'true'
+`, call{})
+	f.expect(r, want{"unshare_u": "~Operation not permitted", "unshare_r": "no", "plain": "yes"})
+
+	inv, warnings := f.compile("seccomp:\n  allow: [namespaces]\n", call{})
+	t.Logf("relaxed seccomp: %s", warnings)
+	r = f.bwrun(inv, `
+val unshare_u 'unshare -U true'
+ok unshare_r 'unshare -r true'
+ok plain 'true'
+`, call{})
+	f.expect(r, want{"unshare_u": "~No space left on device", "unshare_r": "no", "plain": "yes"})
+}
+
+// H2: the seccomp deny-list: keyctl, TIOCSTI, ptrace, mount and bpf get
+// EPERM, clone3 ENOSYS, while ordinary calls work (sysprobe prints the
+// errno of one harmless call; a Go program needs memory_mb 0).
+func testSeccomp(t *testing.T, f *fixture) {
+	r := f.sandbox("memory_mb: 0\n", `
+val keyctl '{bin}/sysprobe keyctl'
+val tiocsti '{bin}/sysprobe tiocsti'
+val tiocsti_high '{bin}/sysprobe tiocsti-high'
+val ptrace '{bin}/sysprobe ptrace'
+val mount '{bin}/sysprobe mount'
+val bpf '{bin}/sysprobe bpf'
+val clone3 '{bin}/sysprobe clone3'
+val getpid '{bin}/sysprobe getpid'
+val read '{bin}/sysprobe read'
+val tcgets '{bin}/sysprobe tcgets'
+`, call{})
+	f.expect(r, want{"keyctl": "errno=EPERM", "tiocsti": "errno=EPERM", "tiocsti_high": "errno=EPERM", "ptrace": "errno=EPERM",
+		"mount": "errno=EPERM", "bpf": "errno=EPERM", "clone3": "errno=ENOSYS",
+		"getpid": "errno=0", "read": "errno=0", "tcgets": "errno=0"})
+}
+
+// H4: hide globs. Matched files read as zero bytes, matched directories
+// as empty, cannot be written, renamed or unmasked (their parents inside
+// the cwd are pinned), the rest of the project stays readable and
+// writable. A new match created on the host after compiling makes bwrun
+// refuse (125, "recompile") without running the command; a recompiled
+// invocation hides it.
+func testHideGlobs(t *testing.T, f *fixture) {
+	f.write(f.expand("{proj}/src/tls/server.pem"), f.marker+"\n")
+	f.write(f.expand("{proj}/deploy/key.pem"), f.marker+"\n")
+	f.write(f.expand("{proj}/secrets/db.txt"), f.marker+"\n")
+	settings := "profile: workspace\nhide: [\"**/*.pem\", \"secrets/\"]\n"
+	inv, _ := f.compile(settings, call{})
+	r := f.bwrun(inv, `
+val pem_size 'wc -c < {proj}/src/tls/server.pem'
+val key_size 'wc -c < {proj}/deploy/key.pem'
+val secrets_ls 'ls -A {proj}/secrets'
+ok pem_write 'echo x > {proj}/src/tls/server.pem'
+ok pem_rm 'rm -f {proj}/deploy/key.pem'
+ok secrets_mv 'mv {proj}/secrets {proj}/secrets2'
+ok tls_mv 'mv {proj}/src/tls {proj}/src/tls2'
+ok src_mv 'mv {proj}/src {proj}/src2'
+ok secrets_write 'echo planted > {proj}/secrets/planted'
+val main 'cat {proj}/src/main.go'
+ok main_write 'echo "// edited" >> {proj}/src/main.go'
+`, call{})
+	f.expect(r, want{"pem_size": "0", "key_size": "0", "secrets_ls": "", "pem_write": "no", "pem_rm": "no",
+		"secrets_mv": "no", "tls_mv": "no", "src_mv": "no", "main": "package main", "main_write": "yes"})
+	f.wantHostFile("{proj}/src/tls/server.pem", f.marker+"\n")
+	f.wantHostFile("{proj}/deploy/key.pem", f.marker+"\n")
+	f.wantHostFile("{proj}/secrets/db.txt", f.marker+"\n")
+	f.wantHostAbsent("{proj}/secrets/planted")
+	f.wantHostFile("{proj}/src/main.go", "package main\n// edited\n")
+
+	// A new match after compiling: refused, the command does not run.
+	f.write(f.expand("{proj}/src/new.pem"), f.marker+"\n")
+	r = f.bwrun(inv, `echo ran > {proj}/ran.txt; cat {proj}/src/new.pem`, call{})
+	f.wantCode(r, 125)
+	f.wantStderr(r, "recompile")
+	f.wantHostAbsent("{proj}/ran.txt")
+
+	inv, _ = f.compile(settings, call{})
+	r = f.bwrun(inv, `
+val new_size 'wc -c < {proj}/src/new.pem'
+val pem_size 'wc -c < {proj}/src/tls/server.pem'
+`, call{})
+	f.expect(r, want{"new_size": "0", "pem_size": "0"})
+}
+
+// H4 with S9: hide globs must not break the writable working directory.
+// Hermes compiles once per terminal and runs every command with bwrun;
+// a command that creates an ordinary file (a build output, a new
+// directory) in the project must not make the next command stale, since
+// nothing new matches the globs. (A new match from the host is refused:
+// H4_hide_globs.)
+func testHideGlobsOwnWrites(t *testing.T, f *fixture) {
+	f.write(f.expand("{proj}/src/tls/server.pem"), f.marker+"\n")
+	inv, _ := f.compile("profile: workspace\nhide: [\"**/*.pem\", \"secrets/\"]\n", call{})
+	r := f.bwrun(inv, `
+ok build 'echo obj > {proj}/src/main.o && mkdir {proj}/build && echo bin > {proj}/build/app'
+`, call{})
+	f.expect(r, want{"build": "yes"})
+	f.wantHostFile("{proj}/build/app", "bin\n")
+	r = f.bwrun(inv, `
+val pem_size 'wc -c < {proj}/src/tls/server.pem'
+val app 'cat {proj}/build/app'
+`, call{})
+	f.expect(r, want{"pem_size": "0", "app": "bin"})
+}

@@ -1,0 +1,84 @@
+package sandboxtest
+
+import (
+	"testing"
+	"time"
+)
+
+// scenario is one table entry of TestSandbox: it runs once per identity
+// (TestSandbox/root/NAME, TestSandbox/user/NAME), each time on a fresh
+// fixture.
+type scenario struct {
+	name string
+	run  func(t *testing.T, f *fixture)
+}
+
+// scenarios: the S properties, the R rules that change what a command
+// can do, and H1, H2, H4, H5. Each proves both sides in one sandbox: the
+// forbidden thing fails (and the host is unchanged afterwards), the
+// allowed thing works.
+var scenarios = []scenario{
+	{"S1_memory_limit", testMemoryLimit},
+	{"S1_cpu_limit", testCPULimit},
+	{"S1_process_limit", testProcessLimit},
+	{"S2_network_none_workspace", testNetworkNone},
+	{"S2_network_shared_network", testNetworkShared},
+	{"S2_host_processes", testHostProcesses},
+	{"S2_dies_with_parent", testDiesWithParent},
+	{"S3_S9_writes", testWrites},
+	{"S3_tmp_fresh_per_command", testTmpFresh},
+	{"S4_agent_sockets", testAgentSockets},
+	{"S4_H5_environment", testEnvironment},
+	{"S5_hidden_credentials", testHiddenCredentials},
+	{"S5_hidden_writes_stay_in_sandbox", testHiddenWrites},
+	{"S5_credential_created_after_compile", testCredentialCreatedLater},
+	{"S5_hermes_home_elsewhere", testHermesHomeElsewhere},
+	{"S6_home_mode_profile", testHomeModeProfile},
+	{"S7_pins_cwd_home", testPins},
+	{"S8_ca_bundle", testCABundle},
+	{"S9_restricted", testRestricted},
+	{"S9_missing_cwd", testMissingCwd},
+	{"S9_binds", testBinds},
+	{"S10_no_bwrap_no_command", testNoBwrap},
+	{"S11_background_dies", testBackgroundDies},
+	{"exit_status", testExitStatus},
+	{"hermes_config_yaml", testHermesConfig},
+	{"custom_profile", testCustomProfile},
+	{"R1_bind_under_hidden", testR1},
+	{"R2_bind_contains_hidden_elsewhere", testR2},
+	{"R4_dest_under_tmp", testR4Tmp},
+	{"R6_process_dir_under_hermes", testR6Fallback},
+	{"R11_bind_contains_hidden_same_place", testR11},
+	{"R12_limit_clamped", testR12Clamp},
+	{"R_refused_never_run", testRefused},
+	{"H1_nested_userns", testNestedUserns},
+	{"H2_seccomp", testSeccomp},
+	{"H4_hide_globs", testHideGlobs},
+	{"H4_hide_globs_own_writes_not_stale", testHideGlobsOwnWrites},
+}
+
+func TestSandbox(t *testing.T) {
+	if skipAll != "" {
+		t.Skip(skipAll)
+	}
+	t.Logf("bwrap %s (%s)", bwrapPath, bwrapVersion)
+	ids, err := identities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	t.Cleanup(func() { t.Logf("all scenarios: %v", time.Since(start).Round(time.Millisecond)) })
+	for _, id := range ids {
+		t.Run(id.name, func(t *testing.T) {
+			t.Parallel()
+			idStart := time.Now()
+			t.Cleanup(func() { t.Logf("%s (uid %d): %v", id.name, id.uid, time.Since(idStart).Round(time.Millisecond)) })
+			for _, sc := range scenarios {
+				t.Run(sc.name, func(t *testing.T) {
+					t.Parallel()
+					sc.run(t, newFixture(t, id))
+				})
+			}
+		})
+	}
+}
