@@ -49,6 +49,7 @@ func emitInvocation(st *state) {
 	e.remounts()
 	e.process()
 	e.seccomp()
+	e.landlock()
 	st.res.Invocation = e.invocation()
 }
 
@@ -65,8 +66,9 @@ type emitter struct {
 	hidden   []string
 	// roMasks are masks to remount read-only at the end.
 	roMasks []string
-	// sc is the compiled seccomp program.
+	// sc is the compiled seccomp program; ll the Landlock rules.
 	sc *runtime.Seccomp
+	ll *runtime.Landlock
 	// binds are the user binds kept, in order.
 	keptBinds []facts.Bind
 }
@@ -453,6 +455,46 @@ func (e *emitter) seccomp() {
 	e.sc = &runtime.Seccomp{Arch: prog.Arch, Program: prog.Bytes, Blocked: prog.Blocked}
 }
 
+// landlock prepares the Landlock rules (H3) the runtime applies before
+// bwrap starts: abstract-socket and signal scoping in every profile (ABI
+// 6), and the TCP port allowlists of the settings (ABI 4). What this
+// kernel cannot enforce is a warning, never a silent pretence.
+func (e *emitter) landlock() {
+	l := &runtime.Landlock{ScopeAbstractUnix: true, ScopeSignal: true, MinABI: 6}
+	if n := e.st.res.Settings.Network; n != nil {
+		l.TCPConnect = ports(n.TCPConnect)
+		l.TCPBind = ports(n.TCPBind)
+	}
+	abi := e.f.LandlockABI
+	if abi < 6 {
+		e.warn("H3", fmt.Sprintf("this kernel's Landlock ABI is %d (< 6): abstract Unix sockets and signals outside the sandbox are not scoped", abi))
+	}
+	if (l.TCPConnect != nil || l.TCPBind != nil) && abi < 4 {
+		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H3", Path: "network",
+			Pos:     e.st.res.Document.Pos([]any{"network"}),
+			Summary: fmt.Sprintf("this kernel's Landlock ABI is %d (< 4): the TCP port allowlist is NOT enforced", abi)})
+	}
+	e.ll = l
+}
+
+// ports returns the sorted, unique ports; nil stays nil (unrestricted),
+// an empty list stays empty (nothing allowed).
+func ports(in []int) []uint16 {
+	if in == nil {
+		return nil
+	}
+	seen := map[int]bool{}
+	out := []uint16{}
+	for _, p := range in {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, uint16(p))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
 func (e *emitter) nproc() uint64 {
 	mp := e.st.res.Profile.Defaults.MaxProcs
 	if mp <= 0 || !e.f.NProcUserns {
@@ -472,13 +514,14 @@ func (e *emitter) invocation() *runtime.Invocation {
 	f := e.f
 	pr := e.st.res.Profile
 	inv := &runtime.Invocation{
-		Format:  runtime.Format,
-		Profile: pr.Name,
-		Bwrap:   runtime.Bwrap{Path: f.Bwrap.Path, Requires: sortedKeys(e.p.requires), Args: e.p.args},
-		FDs:     e.p.fds,
-		Chdir:   f.Cwd.RunDir,
-		Explain: e.p.explain,
-		Seccomp: e.sc,
+		Format:   runtime.Format,
+		Profile:  pr.Name,
+		Bwrap:    runtime.Bwrap{Path: f.Bwrap.Path, Requires: sortedKeys(e.p.requires), Args: e.p.args},
+		FDs:      e.p.fds,
+		Chdir:    f.Cwd.RunDir,
+		Explain:  e.p.explain,
+		Seccomp:  e.sc,
+		Landlock: e.ll,
 	}
 	if mb := pr.Defaults.MemoryMB; mb > 0 {
 		inv.Rlimits.AsBytes = clamp(uint64(mb)<<20, f.HardAS)
@@ -564,8 +607,11 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 			w = "path component"
 		}
 		pc := runtime.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
-		if f.Walked[p] {
+		if wd := f.Walked[p]; wd != nil {
 			pc.MTime = st.MTime
+			pc.Match = append([]string(nil), wd.Match...)
+			sort.Strings(pc.Match)
+			pc.NewDirs = wd.NewDirs
 			pc.Why = "H4 (listed by a hide glob)"
 		}
 		out = append(out, pc)

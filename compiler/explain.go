@@ -32,6 +32,13 @@ func WriteExplain(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "  RLIMIT_AS    %s\n", limitText(inv.Rlimits.AsBytes, func(v uint64) string { return fmt.Sprintf("%d MiB", v>>20) }))
 	fmt.Fprintf(w, "  RLIMIT_CPU   %s\n", limitText(inv.Rlimits.CPUSeconds, func(v uint64) string { return fmt.Sprintf("%d s", v) }))
 	fmt.Fprintf(w, "  RLIMIT_NPROC %s\n", limitText(inv.Rlimits.NProc, func(v uint64) string { return fmt.Sprintf("%d (max_procs + 2)", v) }))
+	if l := inv.Landlock; l != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Landlock (H3; applied by the runtime before bwrap starts; this kernel: ABI "+fmt.Sprint(res.Facts.LandlockABI)+"):")
+		fmt.Fprintf(w, "  scoped: abstract Unix sockets %v, signals %v (ABI 6)\n", yesNo(l.ScopeAbstractUnix), yesNo(l.ScopeSignal))
+		fmt.Fprintf(w, "  TCP connect: %s\n", portText(l.TCPConnect))
+		fmt.Fprintf(w, "  TCP bind:    %s\n", portText(l.TCPBind))
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "environment:")
 	fmt.Fprintf(w, "  removed: %s\n", orNone(strings.Join(inv.Env.Unset, " "), "nothing"))
@@ -83,4 +90,25 @@ func quoteAll(args []string) []string {
 		}
 	}
 	return out
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func portText(ps []uint16) string {
+	switch {
+	case ps == nil:
+		return "any port (no allowlist)"
+	case len(ps) == 0:
+		return "no port allowed (ABI 4)"
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = fmt.Sprint(p)
+	}
+	return "only " + strings.Join(out, ", ") + " (ABI 4)"
 }

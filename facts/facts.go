@@ -58,8 +58,8 @@ type Facts struct {
 	// Observed is every path looked at, with what was there: the
 	// invocation's preconditions are drawn from it. Walked marks the
 	// directories a hide glob listed (their mtime is part of the state).
-	Observed map[string]Stat `json:"-"`
-	Walked   map[string]bool `json:"-"`
+	Observed map[string]Stat    `json:"-"`
+	Walked   map[string]*Walked `json:"-"`
 }
 
 // Path is one host path, as named and as resolved.
@@ -136,7 +136,7 @@ type CABundle struct {
 // Gather resolves the host facts for settings s under profile p.
 // hideGlobs are the H4 entries, already expanded by the caller.
 func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
-	g := &gatherer{fs: h.FS, observed: map[string]Stat{}, walked: map[string]bool{}}
+	g := &gatherer{fs: h.FS, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 	f := &Facts{
 		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
 		DefaultHermesHome: path.Join(h.Home, ".hermes"),
@@ -176,7 +176,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 type gatherer struct {
 	fs       FS
 	observed map[string]Stat
-	walked   map[string]bool
+	walked   map[string]*Walked
 }
 
 // lstat records what it sees.

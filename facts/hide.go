@@ -101,14 +101,27 @@ func (w *walker) match(dir string, comps []string) ([]string, error) {
 	if st.Kind != runtime.KindDir {
 		return nil, nil
 	}
-	// Record the directory with its mtime: an entry added or removed later
-	// changes it, which makes the invocation stale.
-	w.g.walked[dir] = true
+	// Record the directory with its mtime and what a new entry of it must
+	// not match: the runtime re-lists it only when the mtime changed.
+	comp, rest := comps[0], comps[1:]
+	wd := w.g.walked[dir]
+	if wd == nil {
+		wd = &Walked{}
+		w.g.walked[dir] = wd
+	}
+	switch {
+	case comp == "**":
+		wd.NewDirs = true
+		if len(rest) > 0 {
+			wd.addMatch(rest[0])
+		}
+	default:
+		wd.addMatch(comp)
+	}
 	names, err := w.g.fs.ReadDir(dir)
 	if err != nil {
 		return nil, nil
 	}
-	comp, rest := comps[0], comps[1:]
 	var out []string
 	if comp == "**" {
 		// "**" matches this directory too.
@@ -158,4 +171,21 @@ func (w *walker) match(dir string, comps []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Walked is what a hide glob needs of one directory it listed: the name
+// patterns a new entry must not match, and whether a new subdirectory
+// matters (a "**" glob would descend into it).
+type Walked struct {
+	Match   []string
+	NewDirs bool
+}
+
+func (w *Walked) addMatch(p string) {
+	for _, m := range w.Match {
+		if m == p {
+			return
+		}
+	}
+	w.Match = append(w.Match, p)
 }

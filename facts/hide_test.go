@@ -14,7 +14,7 @@ func TestHideExpansionIsBounded(t *testing.T) {
 	for i := 0; i <= MaxHideVisits; i++ {
 		tree[fmt.Sprintf("/w/d%d/f%d.txt", i%100, i)] = Stat{Kind: runtime.KindFile}
 	}
-	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]bool{}}
+	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 	_, errs := expandHide(g, &Host{Home: "/home/u"}, &settings.Settings{Hide: []string{"**/*.pem"}}, "/w")
 	if len(errs) != 1 || !strings.Contains(errs[0].Message, "narrow the pattern") {
 		t.Fatalf("want one bound error, got %+v", errs)
@@ -27,12 +27,12 @@ func TestHideDoesNotFollowSymlinkedDirs(t *testing.T) {
 		"/w/link":        {Kind: runtime.KindSymlink, Target: "/outside"},
 		"/outside/y.pem": {Kind: runtime.KindFile},
 	}
-	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]bool{}}
+	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 	hs, errs := expandHide(g, &Host{Home: "/home/u"}, &settings.Settings{Hide: []string{"**/*.pem"}}, "/w")
 	if len(errs) != 0 || len(hs) != 1 || hs[0].Path != "/w/a/x.pem" {
 		t.Fatalf("got %+v %+v", hs, errs)
 	}
-	if !g.walked["/w"] || !g.walked["/w/a"] || g.walked["/outside"] {
+	if g.walked["/w"] == nil || !g.walked["/w"].NewDirs || g.walked["/w/a"] == nil || g.walked["/outside"] != nil {
 		t.Fatalf("walked %v", g.walked)
 	}
 }

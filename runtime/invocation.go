@@ -111,9 +111,17 @@ type Precondition struct {
 	// Target is the symlink's target (readlink), for KindSymlink.
 	Target string `json:"target,omitempty"`
 	// MTime, when non-zero, is a directory's modification time (ns): set
-	// for the directories a hide glob listed, so that a new match (which
-	// changes the directory) makes the invocation stale.
+	// for the directories a hide glob listed. When it changed, the runtime
+	// lists that one directory (no walk) and refuses the invocation only
+	// if an entry that is not a recorded precondition matches one of
+	// Match, or, with NewDirs, is a new directory (a "**" glob would
+	// descend into it). Other new files (build output) are fine.
 	MTime int64 `json:"mtime,omitempty"`
+	// Match holds the glob patterns (path.Match syntax, one name) that
+	// new entries of this directory must not match.
+	Match []string `json:"match,omitempty"`
+	// NewDirs says a new subdirectory makes the invocation stale.
+	NewDirs bool `json:"new_dirs,omitempty"`
 	// Why names the property or rule that depends on this path (S5, R3...).
 	Why string `json:"why"`
 }
