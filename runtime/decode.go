@@ -321,6 +321,11 @@ func Validate(inv *Invocation) error {
 		default:
 			return fmt.Errorf("preconditions[%d] (%s): unknown kind %q", i, p.Path, p.Kind)
 		}
+		for _, pat := range p.Match {
+			if _, err := path.Match(pat, ""); err != nil || strings.Contains(pat, "/") {
+				return fmt.Errorf("preconditions[%d] (%s): match pattern %q is not a one-name path.Match pattern", i, p.Path, pat)
+			}
+		}
 	}
 
 	for _, pat := range inv.Env.UnsetPatterns {

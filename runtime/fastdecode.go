@@ -115,6 +115,10 @@ func fastDecode(data []byte) (inv *Invocation, ok bool) {
 						return d.str(&p.Target)
 					case "mtime":
 						return d.int64(&p.MTime)
+					case "match":
+						return d.strs(&p.Match)
+					case "new_dirs":
+						return d.boolean(&p.NewDirs)
 					case "why":
 						return d.str(&p.Why)
 					}

@@ -78,17 +78,55 @@ func TestPreconditions(t *testing.T) {
 }
 
 func TestPreconditionMTime(t *testing.T) {
-	dir := t.TempDir()
-	fi, _ := os.Lstat(dir)
-	inv := &Invocation{Preconditions: []Precondition{{Path: dir, Kind: KindDir, MTime: fi.ModTime().UnixNano(), Why: "H4 (listed by a hide glob)"}}}
-	if err := CheckPreconditions(inv); err != nil {
+	proj := t.TempDir()
+	os.WriteFile(filepath.Join(proj, "server.pem"), []byte("key"), 0o600)
+	os.Mkdir(filepath.Join(proj, "src"), 0o755)
+	stamp := func(p string) int64 {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.ModTime().UnixNano()
+	}
+	inv := func(newDirs bool) *Invocation {
+		return &Invocation{Preconditions: []Precondition{
+			{Path: proj, Kind: KindDir, MTime: stamp(proj), Match: []string{"*.pem", ".env*"}, NewDirs: newDirs, Why: "H4"},
+			{Path: filepath.Join(proj, "server.pem"), Kind: KindFile, Why: "H4"},
+			{Path: filepath.Join(proj, "src"), Kind: KindDir, MTime: stamp(filepath.Join(proj, "src")), Match: []string{"*.pem"}, NewDirs: newDirs, Why: "H4"},
+		}}
+	}
+	withDirs, withoutDirs := inv(true), inv(false)
+	if err := CheckPreconditions(withDirs); err != nil {
 		t.Fatalf("unchanged: %v", err)
 	}
 	time.Sleep(10 * time.Millisecond)
-	os.WriteFile(filepath.Join(dir, "new.pem"), nil, 0o600)
-	err := CheckPreconditions(inv)
-	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "modified since compiled") {
-		t.Fatalf("changed directory: %v", err)
+
+	// The command's own build output: fine.
+	os.WriteFile(filepath.Join(proj, "main.o"), nil, 0o644)
+	os.WriteFile(filepath.Join(proj, "src", "app"), nil, 0o644)
+	if err := CheckPreconditions(withDirs); err != nil {
+		t.Fatalf("a new ordinary file made it stale: %v", err)
+	}
+	// A new directory: stale only where a "**" glob would descend.
+	os.Mkdir(filepath.Join(proj, "build"), 0o755)
+	if err := CheckPreconditions(withoutDirs); err != nil {
+		t.Fatalf("new dir without new_dirs: %v", err)
+	}
+	err := CheckPreconditions(withDirs)
+	if err == nil || !strings.Contains(err.Error(), `new directory "build"`) {
+		t.Fatalf("new dir with new_dirs: %v", err)
+	}
+	os.Remove(filepath.Join(proj, "build"))
+	// A new match: stale, naming the entry and the glob.
+	os.WriteFile(filepath.Join(proj, "src", "new.pem"), nil, 0o600)
+	err = CheckPreconditions(withoutDirs)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(proj, "src")) || !strings.Contains(err.Error(), `new entry "new.pem" matches hide glob "*.pem"`) {
+		t.Fatalf("new match: %v", err)
+	}
+	// A directory whose mtime is unchanged is not listed at all.
+	unchanged := &Invocation{Preconditions: []Precondition{{Path: filepath.Join(proj, "src"), Kind: KindDir, MTime: stamp(filepath.Join(proj, "src")), Match: []string{"*.pem"}}}}
+	if err := CheckPreconditions(unchanged); err != nil {
+		t.Fatalf("unchanged mtime: %v", err)
 	}
 }
 

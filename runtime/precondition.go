@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -17,9 +19,11 @@ type Mismatch struct {
 	// symlink's current target when Kind is KindSymlink.
 	Kind   string
 	Target string
-	// MTime is the modification time now (ns), when the invocation
-	// recorded one and it differs.
-	MTime int64
+	// NewEntry is set when a directory listed by a hide glob (its MTime
+	// changed) has a new entry that makes the invocation stale: a name
+	// matching Pattern, or, with Pattern empty, a new subdirectory.
+	NewEntry string
+	Pattern  string
 	// Err is set when the path could not be examined at all.
 	Err error
 }
@@ -35,8 +39,11 @@ func (m Mismatch) String() string {
 	if m.Err != nil {
 		return fmt.Sprintf("%s%s: recorded as %s, cannot check it now: %v", p.Path, why, describeKind(p.Kind, p.Target), m.Err)
 	}
-	if m.MTime != 0 {
-		return fmt.Sprintf("%s%s: modified since compiled (mtime %d, now %d): a hide glob may match something new", p.Path, why, p.MTime, m.MTime)
+	if m.NewEntry != "" {
+		if m.Pattern != "" {
+			return fmt.Sprintf("%s%s: new entry %q matches hide glob %q (it would not be hidden)", p.Path, why, m.NewEntry, m.Pattern)
+		}
+		return fmt.Sprintf("%s%s: new directory %q (a \"**\" hide glob would look inside it)", p.Path, why, m.NewEntry)
 	}
 	if p.Kind == KindSymlink && m.Kind == KindSymlink {
 		return fmt.Sprintf("%s%s: was a symlink to %q when compiled, now points to %q", p.Path, why, p.Target, m.Target)
@@ -118,12 +125,16 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 }
 
 // CheckPreconditions lstat()s every recorded path (and readlink()s the
-// symlinks) and returns a *StaleError listing each one whose kind,
-// symlink target or (where one was recorded: the directories a hide glob
-// listed) modification time changed since compilation. It does not walk
-// directories.
+// symlinks) and returns a *StaleError listing each one whose kind or
+// symlink target changed since compilation. For a directory a hide glob
+// listed (MTime set) whose modification time changed, it lists that one
+// directory (no walk): a new entry that is not itself a recorded
+// precondition makes the invocation stale if its name matches one of the
+// directory's Match patterns or, with NewDirs, if it is a directory.
+// Other new entries (a command's build output) are fine.
 func CheckPreconditions(inv *Invocation) error {
 	var bad []Mismatch
+	var recorded map[string]bool
 	for _, p := range inv.Preconditions {
 		kind, target, mtime, err := lstatKind(p.Path)
 		switch {
@@ -131,12 +142,50 @@ func CheckPreconditions(inv *Invocation) error {
 			bad = append(bad, Mismatch{Precondition: p, Err: err})
 		case kind != p.Kind || (kind == KindSymlink && target != p.Target):
 			bad = append(bad, Mismatch{Precondition: p, Kind: kind, Target: target})
-		case p.MTime != 0 && mtime != p.MTime:
-			bad = append(bad, Mismatch{Precondition: p, Kind: kind, Target: target, MTime: mtime})
+		case p.MTime != 0 && mtime != p.MTime && kind == KindDir:
+			if recorded == nil {
+				recorded = make(map[string]bool, len(inv.Preconditions))
+				for _, q := range inv.Preconditions {
+					recorded[q.Path] = true
+				}
+			}
+			if m, stale := newEntries(p, recorded); stale {
+				m.Kind, m.Target = kind, target
+				bad = append(bad, m)
+			}
 		}
 	}
 	if len(bad) > 0 {
 		return &StaleError{Mismatches: bad}
 	}
 	return nil
+}
+
+// newEntries lists the directory p (one level) for an entry that makes
+// the invocation stale (see CheckPreconditions).
+func newEntries(p Precondition, recorded map[string]bool) (Mismatch, bool) {
+	f, err := os.Open(p.Path)
+	if err != nil {
+		return Mismatch{Precondition: p, Err: err}, true
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return Mismatch{Precondition: p, Err: err}, true
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if recorded[filepath.Join(p.Path, name)] {
+			continue
+		}
+		for _, pat := range p.Match {
+			if ok, _ := path.Match(pat, name); ok {
+				return Mismatch{Precondition: p, NewEntry: name, Pattern: pat}, true
+			}
+		}
+		if p.NewDirs && e.IsDir() {
+			return Mismatch{Precondition: p, NewEntry: name}, true
+		}
+	}
+	return Mismatch{}, false
 }

@@ -106,8 +106,9 @@ func setupFailure(err error) (int, error) {
 //     inv.Landlock is set, bwrap is forked from a dedicated thread that is
 //     first restricted with it and then discarded.
 //  5. When bwrap reports the sandbox's first process on --info-fd, Run
-//     sets RLIMIT_NPROC (inside its user namespace; kernels >= 5.14,
-//     otherwise skipped with one warning), RLIMIT_AS and RLIMIT_CPU on it
+//     sets RLIMIT_NPROC (inside its user namespace; kernels >= 5.14 and
+//     not as root, which the kernel exempts; otherwise it is skipped with
+//     one warning), RLIMIT_AS and RLIMIT_CPU on it
 //     with prlimit (soft = hard = value, clamped to the inherited hard
 //     limit). That process is then blocked on --block-fd, after all of
 //     bwrap's set-up and before it forks or executes the command, so the
@@ -189,11 +190,12 @@ type runner struct {
 	tail                  tailBuffer
 	copyDone              chan struct{}
 
-	fds        *fdSet
-	bwrapPID   int
-	bwrapPidfd int // -1 if pidfd_open is unavailable
-	pid1       int // the sandbox's first process (from --info-fd)
-	pidfd      int
+	fds          *fdSet
+	bwrapPID     int
+	bwrapPidfd   int      // -1 if pidfd_open is unavailable
+	bwrapPidFile *os.File // bwrapPidfd when it is non-blocking (owns it)
+	pid1         int      // the sandbox's first process (from --info-fd)
+	pidfd        int
 
 	exitCode *int // from --json-status-fd
 
@@ -249,6 +251,11 @@ func (r *runner) cleanup() {
 	}
 	for _, f := range r.own {
 		f.Close()
+	}
+	if r.bwrapPidFile != nil {
+		r.bwrapPidFile.Close()
+		r.bwrapPidFile = nil
+		r.bwrapPidfd = -1
 	}
 	for _, fd := range []*int{&r.pidfd, &r.bwrapPidfd} {
 		if *fd >= 0 {
@@ -406,8 +413,14 @@ func (r *runner) forkBwrap(args []string, attr *syscall.ProcAttr) error {
 		return fmt.Errorf("starting bwrap %s: %w", r.inv.Bwrap.Path, err)
 	}
 	r.bwrapPID = pid
-	// bwrap is our unreaped child: its pid is stable here.
-	if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+	// bwrap is our unreaped child: its pid is stable here. A non-blocking
+	// pidfd lets waitBwrap park on the runtime's poller instead of
+	// holding an OS thread in wait4 (Linux 5.10+; else a plain pidfd,
+	// 5.3+, for signals only).
+	if fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK); err == nil {
+		r.bwrapPidfd = fd
+		r.bwrapPidFile = os.NewFile(uintptr(fd), "pidfd")
+	} else if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 		r.bwrapPidfd = fd
 	}
 	return nil
@@ -416,6 +429,27 @@ func (r *runner) forkBwrap(args []string, attr *syscall.ProcAttr) error {
 // waitBwrap reaps bwrap.
 func (r *runner) waitBwrap() waitResult {
 	var ws syscall.WaitStatus
+	if r.bwrapPidFile != nil {
+		if rc, err := r.bwrapPidFile.SyscallConn(); err == nil {
+			var werr error
+			reaped := false
+			err = rc.Read(func(uintptr) bool {
+				pid, err := syscall.Wait4(r.bwrapPID, &ws, syscall.WNOHANG, nil)
+				switch {
+				case err == syscall.EINTR:
+					return false
+				case err != nil:
+					werr = err
+					return true
+				}
+				reaped = pid == r.bwrapPID
+				return reaped
+			})
+			if reaped || werr != nil {
+				return waitResult{ws, werr}
+			}
+		}
+	}
 	for {
 		_, err := syscall.Wait4(r.bwrapPID, &ws, 0, nil)
 		if err != syscall.EINTR {
@@ -509,6 +543,10 @@ func (r *runner) applyLimits() error {
 		case !ok:
 			rel, _ := KernelRelease()
 			r.warn(fmt.Sprintf("RLIMIT_NPROC not set (max_procs not enforced): kernel %s counts it per user, not per user namespace (needs %s or later)", rel, NProcPerUserNSSince))
+		case os.Getuid() == 0:
+			// bwrap maps the sandbox's user to the caller's real uid, and
+			// the kernel never applies RLIMIT_NPROC to global root.
+			r.warn("RLIMIT_NPROC not set (max_procs not enforced): the kernel exempts root (uid 0) from it; run as an ordinary user to enforce max_procs")
 		default:
 			if err := prlimitClamped(r.pid1, unix.RLIMIT_NPROC, l.NProc); err != nil {
 				return fmt.Errorf("setting RLIMIT_NPROC=%d in the sandbox: %w", l.NProc, err)

@@ -64,7 +64,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case len(args) == 0:
 			fmt.Fprintln(stderr, "bwrun: missing INVOCATION and command")
-		case len(args) >= 2 && args[1] != "--":
+		case args[0] == "":
+			fmt.Fprintln(stderr, "bwrun: empty INVOCATION path")
+		case len(args) == 1:
+			fmt.Fprintln(stderr, "bwrun: missing \"--\" and the command after INVOCATION")
+		case args[1] != "--":
 			fmt.Fprintf(stderr, "bwrun: expected \"--\" after INVOCATION, found %q\n", args[1])
 		default:
 			fmt.Fprintln(stderr, "bwrun: missing command after \"--\"")

@@ -138,7 +138,7 @@ func exitCode(t *testing.T, err error) int {
 }
 
 func TestRunBinary(t *testing.T) {
-	bin, inv := setup(t, bwruntime.Rlimits{AsBytes: 512 << 20, CPUSeconds: 60, NProc: 64})
+	bin, inv := setup(t, bwruntime.Rlimits{AsBytes: 512 << 20, CPUSeconds: 60})
 	cmd := exec.Command(bin, inv, "--", "sh", "-c", "ulimit -v; ulimit -t; echo err >&2; exit 7")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
