@@ -497,8 +497,8 @@ func ports(in []int) []uint16 {
 
 func (e *emitter) nproc() uint64 {
 	mp := e.st.res.Profile.Defaults.MaxProcs
-	if mp <= 0 || !e.f.NProcUserns {
-		return 0
+	if mp <= 0 || !e.f.NProcUserns || e.f.UID == 0 {
+		return 0 // not enforceable: policy/limits.rego says why (S1)
 	}
 	return clamp(uint64(mp)+2, e.f.HardNProc)
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -107,16 +108,36 @@ func TestPreconditionMTime(t *testing.T) {
 	if err := CheckPreconditions(withDirs); err != nil {
 		t.Fatalf("a new ordinary file made it stale: %v", err)
 	}
-	// A new directory: stale only where a "**" glob would descend.
-	os.Mkdir(filepath.Join(proj, "build"), 0o755)
+	// A new directory of build output: fine, even where a "**" glob would
+	// descend, as long as nothing in it matches.
+	os.MkdirAll(filepath.Join(proj, "build", "obj"), 0o755)
+	os.WriteFile(filepath.Join(proj, "build", "obj", "a.o"), nil, 0o644)
+	if err := CheckPreconditions(withoutDirs); err != nil {
+		t.Fatalf("new dir without new_dirs: %v", err)
+	}
+	if err := CheckPreconditions(withDirs); err != nil {
+		t.Fatalf("new dir without a match: %v", err)
+	}
+	// A match deep in a new directory: stale where "**" would find it.
+	deep := filepath.Join(proj, "build", "obj", "leaked.pem")
+	os.WriteFile(deep, nil, 0o600)
 	if err := CheckPreconditions(withoutDirs); err != nil {
 		t.Fatalf("new dir without new_dirs: %v", err)
 	}
 	err := CheckPreconditions(withDirs)
-	if err == nil || !strings.Contains(err.Error(), `new directory "build"`) {
-		t.Fatalf("new dir with new_dirs: %v", err)
+	if err == nil || !strings.Contains(err.Error(), deep) {
+		t.Fatalf("new match in a new dir with new_dirs: %v", err)
 	}
-	os.Remove(filepath.Join(proj, "build"))
+	// A new directory too large to search: stale.
+	os.Remove(deep)
+	for i := 0; i <= maxNewDirEntries; i++ {
+		os.WriteFile(filepath.Join(proj, "build", fmt.Sprintf("f%d", i)), nil, 0o644)
+	}
+	err = CheckPreconditions(withDirs)
+	if err == nil || !strings.Contains(err.Error(), `new directory "build" is too large`) {
+		t.Fatalf("huge new dir: %v", err)
+	}
+	os.RemoveAll(filepath.Join(proj, "build"))
 	// A new match: stale, naming the entry and the glob.
 	os.WriteFile(filepath.Join(proj, "src", "new.pem"), nil, 0o600)
 	err = CheckPreconditions(withoutDirs)

@@ -43,7 +43,10 @@ func (m Mismatch) String() string {
 		if m.Pattern != "" {
 			return fmt.Sprintf("%s%s: new entry %q matches hide glob %q (it would not be hidden)", p.Path, why, m.NewEntry, m.Pattern)
 		}
-		return fmt.Sprintf("%s%s: new directory %q (a \"**\" hide glob would look inside it)", p.Path, why, m.NewEntry)
+		if strings.ContainsRune(m.NewEntry, '/') {
+			return fmt.Sprintf("%s%s: new entry %s under a new directory would be matched by a \"**\" hide glob (it would not be hidden)", p.Path, why, m.NewEntry)
+		}
+		return fmt.Sprintf("%s%s: new directory %q is too large or unreadable to search for hide-glob matches", p.Path, why, m.NewEntry)
 	}
 	if p.Kind == KindSymlink && m.Kind == KindSymlink {
 		return fmt.Sprintf("%s%s: was a symlink to %q when compiled, now points to %q", p.Path, why, p.Target, m.Target)
@@ -130,8 +133,10 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 // listed (MTime set) whose modification time changed, it lists that one
 // directory (no walk): a new entry that is not itself a recorded
 // precondition makes the invocation stale if its name matches one of the
-// directory's Match patterns or, with NewDirs, if it is a directory.
-// Other new entries (a command's build output) are fine.
+// directory's Match patterns or, with NewDirs, if it is a new directory
+// holding such a name (searched to at most maxNewDirEntries entries, past
+// which it counts as stale). Other new entries (a command's build
+// output) are fine.
 func CheckPreconditions(inv *Invocation) error {
 	var bad []Mismatch
 	var recorded map[string]bool
@@ -184,8 +189,54 @@ func newEntries(p Precondition, recorded map[string]bool) (Mismatch, bool) {
 			}
 		}
 		if p.NewDirs && e.IsDir() {
-			return Mismatch{Precondition: p, NewEntry: name}, true
+			// A "**" glob would descend into a new directory: search it
+			// (bounded, symlinks not followed) for a name it would hide.
+			budget := maxNewDirEntries
+			if hit, ok := searchNewDir(filepath.Join(p.Path, name), p.Match, &budget); !ok || hit != "" {
+				m := Mismatch{Precondition: p, NewEntry: name}
+				if hit != "" {
+					m.NewEntry = hit
+				}
+				return m, true
+			}
 		}
 	}
 	return Mismatch{}, false
+}
+
+// maxNewDirEntries bounds the search of a directory created since
+// compilation; past it the invocation counts as stale.
+const maxNewDirEntries = 4096
+
+// searchNewDir looks under dir for a name matching one of patterns. It
+// returns the first match, or ok=false when the budget ran out (or dir
+// could not be read): the caller then treats the invocation as stale.
+func searchNewDir(dir string, patterns []string, budget *int) (hit string, ok bool) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return "", false
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return "", false
+	}
+	for _, e := range ents {
+		*budget--
+		if *budget < 0 {
+			return "", false
+		}
+		child := filepath.Join(dir, e.Name())
+		for _, pat := range patterns {
+			if ok, _ := path.Match(pat, e.Name()); ok {
+				return child, true
+			}
+		}
+		if e.IsDir() { // DirEntry.IsDir is false for a symlink: not followed
+			if hit, ok := searchNewDir(child, patterns, budget); !ok || hit != "" {
+				return hit, ok
+			}
+		}
+	}
+	return "", true
 }
