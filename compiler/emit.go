@@ -96,9 +96,11 @@ func (e *emitter) profilePos(field string) string {
 	return pr.Source
 }
 
+// warn reports a warning about this machine (bwrap, kernel), not about
+// the settings.
 func (e *emitter) warn(rule, msg string) {
 	e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: rule, Summary: msg,
-		Pos: diag.Pos{File: e.st.res.Document.File}})
+		Pos: diag.Pos{File: e.st.res.Document.File}, Host: true})
 }
 
 func (e *emitter) namespaces() {
@@ -420,8 +422,8 @@ func (e *emitter) remounts() {
 func (e *emitter) process() {
 	f := e.f
 	e.p.add("S9", "commands start in the working directory", e.cwdSource(), "--chdir", f.Cwd.RunDir)
-	if e.nproc() > 0 {
-		e.p.add("S1", "bwrap reports the sandbox's pid and waits until the runtime has set RLIMIT_NPROC on it, inside its user namespace", e.profilePos("defaults.max_procs"),
+	if e.limited() {
+		e.p.add("S1", "bwrap reports the sandbox's first process and waits until the runtime has set the limits on it (RLIMIT_NPROC inside its user namespace), before anything runs", e.profilePos("defaults.max_procs"),
 			"--info-fd", e.p.fd(runtime.FDInfo), "--block-fd", e.p.fd(runtime.FDBlock))
 	}
 	e.p.add("runtime", "bwrap reports the command's exit status, telling a set-up failure (125) from the command's own status", "runtime", "--json-status-fd", e.p.fd(runtime.FDStatus))
@@ -470,7 +472,7 @@ func (e *emitter) landlock() {
 		e.warn("H3", fmt.Sprintf("this kernel's Landlock ABI is %d (< 6): abstract Unix sockets and signals outside the sandbox are not scoped", abi))
 	}
 	if (l.TCPConnect != nil || l.TCPBind != nil) && abi < 4 {
-		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H3", Path: "network",
+		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H3", Path: "network", Host: true,
 			Pos:     e.st.res.Document.Pos([]any{"network"}),
 			Summary: fmt.Sprintf("this kernel's Landlock ABI is %d (< 4): the TCP port allowlist is NOT enforced", abi)})
 	}
@@ -493,6 +495,12 @@ func ports(in []int) []uint16 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// limited reports whether any resource limit is set.
+func (e *emitter) limited() bool {
+	d := e.st.res.Profile.Defaults
+	return d.MemoryMB > 0 || d.CPUSeconds > 0 || e.nproc() > 0
 }
 
 func (e *emitter) nproc() uint64 {

@@ -160,7 +160,7 @@ func evaluatePolicy(st *state) {
 }
 
 func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
-	d := diag.Diagnostic{Severity: v.Severity, Rule: v.Rule, Summary: v.Message, Path: settings.PathString(v.Path)}
+	d := diag.Diagnostic{Severity: v.Severity, Rule: v.Rule, Summary: v.Message, Path: settings.PathString(v.Path), Host: v.Host}
 	if v.In == "profile" {
 		d.Pos = profilePos(st.res.Profile, v.Path)
 		return d

@@ -61,6 +61,11 @@ type Diagnostic struct {
 	Pos Pos
 	// Path is the key path inside the settings, such as "binds[1].src".
 	Path string
+	// Host marks a diagnostic about the machine compiling (no bwrap, an
+	// old kernel, compiling as root), not about the file: `check` leaves
+	// these to `compile` and `doctor`, so a lint verdict does not depend
+	// on the CI runner.
+	Host bool
 }
 
 // String renders d as "file:line:col: severity: summary [RULE] (path)".

@@ -23,13 +23,13 @@ warn contains v("R12", sprintf("max_procs %d (+2 for bwrap's init and the shell)
 	input.settings.max_procs + 2 > input.facts.hard_nproc
 }
 
-warn contains v("S1", "this kernel counts RLIMIT_NPROC per user across the machine (before 5.14): max_procs is not applied", ["max_procs"]) if {
+warn contains object.union(v("S1", "this kernel counts RLIMIT_NPROC per user across the machine (before 5.14): max_procs is not applied", ["max_procs"]), {"host": true}) if {
 	input.settings.max_procs > 0
 	not input.facts.nproc_userns
 	input.facts.uid != 0
 }
 
-warn contains v("S1", "compiling as root: the kernel never applies RLIMIT_NPROC to root, so max_procs is not applied (run agents as an ordinary user)", ["max_procs"]) if {
+warn contains object.union(v("S1", "compiling as root: the kernel never applies RLIMIT_NPROC to root, so max_procs is not applied (run agents as an ordinary user)", ["max_procs"]), {"host": true}) if {
 	input.settings.max_procs > 0
 	input.facts.uid == 0
 }

@@ -40,6 +40,8 @@ type Violation struct {
 	In   string
 	// DropBind is the index of a bind to leave out, or -1.
 	DropBind int
+	// Host marks a decision about the machine, not the settings.
+	Host bool
 }
 
 // Engine is a prepared query over the built-in rules plus any custom ones.
@@ -242,6 +244,7 @@ func decode(set any, sev diag.Severity, defaultRule string) []Violation {
 			v.Message = fmt.Sprint(m)
 		}
 		v.In, _ = m["in"].(string)
+		v.Host, _ = m["host"].(bool)
 		if p, ok := m["path"].([]any); ok {
 			for _, k := range p {
 				switch t := k.(type) {

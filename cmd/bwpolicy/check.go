@@ -195,6 +195,9 @@ func checkFile(ctx context.Context, base compiler.Request, file string, sources 
 			failures.Add(internalDiag(d))
 			continue
 		}
+		if d.Host {
+			continue // about this machine, not the file (compile and doctor show it)
+		}
 		if d.Rule == "profile" && res.Settings != nil {
 			if at, ok := refused[res.Settings.Profile]; ok {
 				d.Summary = fmt.Sprintf("profile %q was refused (see %s)", res.Settings.Profile, at)
