@@ -53,6 +53,7 @@ var scenarios = []scenario{
 	{"R_refused_never_run", testRefused},
 	{"H1_nested_userns", testNestedUserns},
 	{"H2_seccomp", testSeccomp},
+	{"H3_landlock_network", testLandlockNetwork},
 	{"H4_hide_globs", testHideGlobs},
 	{"H4_hide_globs_own_writes_not_stale", testHideGlobsOwnWrites},
 }
