@@ -68,25 +68,9 @@ func Load(dirs []string) (*Engine, error) {
 	if len(dirs) == 0 {
 		return Builtin()
 	}
-	extra := map[string]string{}
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() || !strings.HasSuffix(p, ".rego") || strings.HasSuffix(p, "_test.rego") {
-				return nil
-			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			extra[p] = string(src)
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("policy directory: %w", err)
-		}
+	extra, err := ReadDirs(dirs, false)
+	if err != nil {
+		return nil, err
 	}
 	eng, err := New(extra)
 	if err != nil {
@@ -98,6 +82,33 @@ func Load(dirs []string) (*Engine, error) {
 		return nil, err
 	}
 	return eng, nil
+}
+
+// ReadDirs reads the .rego files under dirs (recursively), by path, with
+// or without the *_test.rego ones: the one place organisation rule files
+// are found, for Load, RunTestDirs and the CLI's snippets.
+func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
+	out := map[string]string{}
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".rego") || (!withTests && strings.HasSuffix(p, "_test.rego")) {
+				return nil
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[p] = string(src)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("policy directory: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // BuiltinModules returns the built-in rule files (without tests), by name.

@@ -3,9 +3,6 @@ package policy
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -74,25 +71,9 @@ func RunTests(ctx context.Context, modules map[string]string) ([]TestResult, err
 // compile are an error (ast.Errors: every problem, each with
 // file:line:col). Results are sorted by file and line.
 func RunTestDirs(ctx context.Context, dirs []string, opt TestOptions) ([]TestResult, error) {
-	srcs := map[string]string{}
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() || !strings.HasSuffix(p, ".rego") {
-				return nil
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			srcs[p] = string(b)
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("policy directory: %w", err)
-		}
+	srcs, err := ReadDirs(dirs, true)
+	if err != nil {
+		return nil, err
 	}
 	parsed := map[string]*ast.Module{}
 	var errs ast.Errors

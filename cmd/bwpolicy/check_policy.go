@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,30 +14,19 @@ import (
 	"github.com/bwpolicy/bwpolicy/report"
 )
 
-// regoFiles returns the .rego files under dirs (recursively, as
-// policy.Load reads them), sorted, with or without the *_test.rego ones.
-func regoFiles(dirs []string, tests bool) ([]string, error) {
-	var out []string
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() || !strings.HasSuffix(p, ".rego") {
-				return nil
-			}
-			if strings.HasSuffix(p, "_test.rego") && !tests {
-				return nil
-			}
-			out = append(out, p)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+// regoFiles returns the .rego files under dirs (as policy.Load finds
+// them), sorted, with their sources.
+func regoFiles(dirs []string, tests bool) ([]string, map[string]string, error) {
+	srcs, err := policy.ReadDirs(dirs, tests)
+	if err != nil {
+		return nil, nil, err
 	}
-	sort.Strings(out)
-	return out, nil
+	files := make([]string, 0, len(srcs))
+	for f := range srcs {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	return files, srcs, nil
 }
 
 // loadPolicies loads the built-in rules plus the organisation rules of
@@ -48,15 +35,13 @@ func regoFiles(dirs []string, tests bool) ([]string, error) {
 // in sources, for the snippet). rules describes each custom package, from
 // its METADATA annotations when it has them.
 func loadPolicies(dirs []string, sources map[string][]byte) (*policy.Engine, []report.Rule, diag.List) {
-	files, err := regoFiles(dirs, true)
+	files, srcs, err := regoFiles(dirs, true)
 	if err != nil {
 		return nil, nil, policyErrorDiags(err)
 	}
 	var rules []string
 	for _, f := range files {
-		if src, err := os.ReadFile(f); err == nil {
-			sources[f] = src
-		}
+		sources[f] = []byte(srcs[f])
 		if !strings.HasSuffix(f, "_test.rego") {
 			rules = append(rules, f)
 		}

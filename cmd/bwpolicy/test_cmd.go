@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -188,11 +187,9 @@ func plural(n int, word string) string {
 // regoSources reads the .rego files under dirs, for snippets.
 func regoSources(dirs []string) map[string][]byte {
 	m := map[string][]byte{}
-	files, _ := regoFiles(dirs, true)
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil {
-			m[f] = b
-		}
+	_, srcs, _ := regoFiles(dirs, true)
+	for f, src := range srcs {
+		m[f] = []byte(src)
 	}
 	return m
 }
