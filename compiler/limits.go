@@ -1,0 +1,125 @@
+package compiler
+
+// This file holds what the sandbox gets besides mounts: the seccomp
+// program, the Landlock rules, the resource limits and the environment.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/seccomp"
+)
+
+// seccomp compiles the syscall deny-list (H2) for the native
+// architecture; the runtime hands it to bwrap on its own fd.
+func (e *emitter) seccomp() {
+	s := e.st.res.Settings
+	var relax []string
+	if s.Seccomp != nil {
+		relax = s.Seccomp.Allow
+	}
+	if e.f.Arch == "" {
+		e.warn("H2", "no seccomp filter: this architecture is not supported")
+		return
+	}
+	prog, err := seccomp.Build(e.f.Arch, relax)
+	if err != nil {
+		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "H2", Path: "seccomp.allow",
+			Pos: e.st.res.Document.Pos([]any{"seccomp", "allow"}), Summary: err.Error()})
+		return
+	}
+	for _, r := range relax {
+		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H2", Path: "seccomp.allow",
+			Pos:     e.st.res.Document.Pos([]any{"seccomp", "allow"}),
+			Summary: fmt.Sprintf("seccomp group %q is relaxed: those system calls reach the kernel", r)})
+	}
+	e.p.add("H2", fmt.Sprintf("seccomp deny-list (%d instructions): non-native architectures killed; blocked: %s", prog.Len(), strings.Join(prog.Blocked, ", ")),
+		"built in", "--seccomp", e.p.fd(runtime.FDSeccomp))
+	e.sc = &runtime.Seccomp{Arch: prog.Arch, Program: prog.Bytes, Blocked: prog.Blocked}
+}
+
+// landlock prepares the Landlock rules (H3) the runtime applies before
+// bwrap starts: abstract-socket and signal scoping in every profile (ABI
+// 6), and the TCP port allowlists of the settings (ABI 4). What this
+// kernel cannot enforce is a warning, never a silent pretence.
+func (e *emitter) landlock() {
+	l := &runtime.Landlock{ScopeAbstractUnix: true, ScopeSignal: true, MinABI: 6}
+	if n := e.st.res.Settings.Network; n != nil {
+		l.TCPConnect = ports(n.TCPConnect)
+		l.TCPBind = ports(n.TCPBind)
+	}
+	abi := e.f.LandlockABI
+	if abi < 6 {
+		e.warn("H3", fmt.Sprintf("this kernel's Landlock ABI is %d (< 6): abstract Unix sockets and signals outside the sandbox are not scoped", abi))
+	}
+	if (l.TCPConnect != nil || l.TCPBind != nil) && abi < 4 {
+		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H3", Path: "network", Host: true,
+			Pos:     e.st.res.Document.Pos([]any{"network"}),
+			Summary: fmt.Sprintf("this kernel's Landlock ABI is %d (< 4): the TCP port allowlist is NOT enforced", abi)})
+	}
+	e.ll = l
+}
+
+// ports returns the sorted, unique ports; nil stays nil (unrestricted),
+// an empty list stays empty (nothing allowed).
+func ports(in []int) []uint16 {
+	if in == nil {
+		return nil
+	}
+	seen := map[int]bool{}
+	out := []uint16{}
+	for _, p := range in {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, uint16(p))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// limited reports whether any resource limit is set.
+func (e *emitter) limited() bool {
+	d := e.st.res.Profile.Defaults
+	return d.MemoryMB > 0 || d.CPUSeconds > 0 || e.nproc() > 0
+}
+
+func (e *emitter) nproc() uint64 {
+	mp := e.st.res.Profile.Defaults.MaxProcs
+	if mp <= 0 || !e.f.NProcUserns || e.f.UID == 0 {
+		return 0 // not enforceable: policy/limits.rego says why (S1)
+	}
+	return clamp(uint64(mp)+2, e.f.HardNProc)
+}
+
+func clamp(v, hard uint64) uint64 {
+	if v > hard {
+		return hard
+	}
+	return v
+}
+
+func (e *emitter) env() runtime.Env {
+	pr := e.st.res.Profile
+	f := e.f
+	env := runtime.Env{Set: map[string]string{}}
+	for k, v := range pr.UnsetEnv {
+		if v {
+			env.Unset = append(env.Unset, k)
+		}
+	}
+	sort.Strings(env.Unset)
+	env.UnsetPatterns, env.Allow = envPolicy(e.st.res.Settings)
+	if f.Scratch.Kind == runtime.KindDir {
+		env.Set["TMPDIR"] = f.Scratch.Real
+	} else {
+		env.Set["TMPDIR"] = "/tmp"
+	}
+	if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir {
+		env.Set["HOME"] = f.ProfileHome.Real
+	}
+	return env
+}

@@ -1,0 +1,310 @@
+package compiler
+
+// This file holds the mount plan: the host root and fresh /dev, /proc and
+// /tmp, the host binds and pins, the masks, the exceptions bound back into
+// them and the read-only remounts, in the order that keeps every
+// protection on top.
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+func (e *emitter) baseFilesystem() {
+	src := e.profilePos("root")
+	e.p.add("S3", "the host root, read-only, at the host paths", src, "--ro-bind", "/", "/")
+	e.p.add("S3", "a fresh minimal /dev and a private /proc (no host processes visible)", src, "--dev", "/dev", "--proc", "/proc")
+	e.p.add("S3", "a fresh /tmp per command", src, "--tmpfs", "/tmp")
+	e.writable = append(e.writable, "/tmp")
+}
+
+// hostBind is one bind of a host path: the working directory, a user
+// bind or a pin.
+type hostBind struct {
+	dest, src string
+	rw        bool
+	kind      string // "bind", "cwd" or "pin"
+	reason    string
+	pos       string
+	bind      facts.Bind
+}
+
+// hostBinds mounts the working directory, the user's binds and the pins,
+// parents before children, so no bind covers a deeper one (a bind at
+// /home/u must not cover the working directory /home/u/proj). At the same
+// depth the user's binds come first and the working directory last.
+//
+// Pins (S7): every directory between a mask and the writable mount that
+// holds it is bound onto itself: renaming a mount point fails with EBUSY,
+// so a command cannot move the parent and expose or replace the hidden
+// path. A directory inside a read-only mount needs no pin.
+func (e *emitter) hostBinds() {
+	var bs []hostBind
+	for _, b := range e.f.Binds {
+		if _, dropped := e.drop[b.Index]; dropped {
+			continue
+		}
+		hb := hostBind{dest: path.Clean(b.Dest), src: path.Clean(b.SrcReal), rw: !b.Readonly, kind: "bind",
+			pos: e.settingsPos("binds", b.Index), bind: b}
+		hb.reason = fmt.Sprintf("extra bind binds[%d], read-only", b.Index)
+		if hb.rw {
+			hb.reason = fmt.Sprintf("extra bind binds[%d], read-write", b.Index)
+		}
+		bs = append(bs, hb)
+	}
+	if c := e.f.Cwd; c.Exists && e.st.res.Profile.CwdWritable {
+		bs = append(bs, hostBind{dest: c.Real, src: c.Real, rw: true, kind: "cwd",
+			reason: "the working directory is the writable set", pos: e.cwdSource()})
+	}
+	rank := map[string]int{"bind": 0, "pin": 1, "cwd": 2}
+	depth := func(p string) int { return strings.Count(strings.TrimSuffix(p, "/"), "/") }
+	order := func(bs []hostBind) {
+		sort.SliceStable(bs, func(i, j int) bool {
+			if di, dj := depth(bs[i].dest), depth(bs[j].dest); di != dj {
+				return di < dj
+			}
+			return rank[bs[i].kind] < rank[bs[j].kind]
+		})
+	}
+	order(bs)
+	bs = append(bs, e.pinsFor(bs)...)
+	order(bs)
+	for _, b := range bs {
+		opt := "--ro-bind"
+		if b.rw {
+			opt = "--bind"
+		}
+		switch b.kind {
+		case "cwd":
+			e.p.add("S9", b.reason, b.pos, opt, b.src, b.dest)
+			e.writable = append(e.writable, b.dest)
+		case "pin":
+			e.p.add("S7", b.reason, b.pos, opt, b.src, b.dest)
+		default:
+			e.p.add("binds", b.reason, b.pos, opt, b.src, b.dest)
+			e.keptBinds = append(e.keptBinds, b.bind)
+			if b.rw {
+				e.writable = append(e.writable, b.dest)
+			}
+		}
+	}
+}
+
+// maskPaths are the paths the masks will cover: present hidden paths,
+// /run/user/<uid> and the docker sockets.
+func (e *emitter) maskPaths() []string {
+	var out []string
+	for _, h := range e.present() {
+		out = append(out, h.Path)
+	}
+	if ru := e.f.RunUser; ru.Kind == runtime.KindDir {
+		out = append(out, ru.Real)
+	}
+	for _, d := range e.f.DockerSockets {
+		if d.Kind != runtime.KindAbsent {
+			out = append(out, d.Real)
+		}
+	}
+	return out
+}
+
+// pinsFor returns the pins the masks need, given the host binds in
+// mount order.
+func (e *emitter) pinsFor(bs []hostBind) []hostBind {
+	// effective returns the last-mounted, deepest host bind holding p.
+	effective := func(p string) *hostBind {
+		var best *hostBind
+		for i := range bs {
+			b := &bs[i]
+			if facts.Within(p, b.dest) && (best == nil || len(b.dest) >= len(best.dest)) {
+				best = b
+			}
+		}
+		return best
+	}
+	pinned := map[string]bool{}
+	var pins []hostBind
+	for _, m := range e.maskPaths() {
+		for dir := path.Dir(m); dir != "/"; dir = path.Dir(dir) {
+			b := effective(dir)
+			if b == nil {
+				break // the read-only root: nothing there can be renamed
+			}
+			if !b.rw || b.dest == dir || b.src != b.dest || pinned[dir] {
+				continue
+			}
+			pinned[dir] = true
+			pins = append(pins, hostBind{dest: dir, src: dir, rw: true, kind: "pin",
+				reason: "pin: a parent of a hidden path inside a writable directory, bound onto itself so it cannot be renamed",
+				pos:    "host: " + dir + " holds a hidden path"})
+		}
+	}
+	return pins
+}
+
+func (e *emitter) cwdSource() string {
+	if e.st.req.Cwd != "" {
+		return "command line: --cwd"
+	}
+	if e.f.Cwd.Explicit {
+		return e.settingsPos("cwd")
+	}
+	return "host: the process's working directory"
+}
+
+// present returns the hidden paths that exist, sorted by path, without
+// those lying inside another hidden directory (already masked by it).
+func (e *emitter) present() []facts.Hidden {
+	var hs []facts.Hidden
+	seen := map[string]bool{}
+	for _, h := range e.f.Hidden {
+		if h.Kind == runtime.KindAbsent || seen[h.Path] {
+			continue
+		}
+		seen[h.Path] = true
+		hs = append(hs, h)
+	}
+	sort.Slice(hs, func(i, j int) bool { return hs[i].Path < hs[j].Path })
+	var out []facts.Hidden
+	for _, h := range hs {
+		covered := false
+		for _, o := range out {
+			if o.Kind == runtime.KindDir && o.Path != h.Path && facts.Within(h.Path, o.Path) {
+				covered = true
+			}
+		}
+		if !covered {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// writableRoot returns the writable mount that p lies strictly inside.
+func (e *emitter) writableRoot(p string) string {
+	best := ""
+	for _, w := range e.writable {
+		if w != p && facts.Within(p, w) && len(w) > len(best) {
+			best = w
+		}
+	}
+	return best
+}
+
+func (e *emitter) masks() {
+	for _, h := range e.present() {
+		why := h.Why
+		rule := "S5"
+		if why == "H4" {
+			rule = "H4"
+		}
+		var src string
+		switch why {
+		case "S5":
+			src = e.profilePos("hidden_home")
+		case "S5-hermes":
+			src = "host: the Hermes home"
+		default:
+			src = e.settingsPos("hide", h.HideIndex) + " matched " + h.Entry
+		}
+		if h.Symlink {
+			src += fmt.Sprintf(" (%s is a symlink to %s)", h.Entry, h.Path)
+		}
+		for _, b := range e.keptBinds {
+			if b.Dest == b.SrcReal && facts.Within(h.Path, b.SrcReal) {
+				rule = "R11"
+				src = e.settingsPos("binds", b.Index)
+			}
+		}
+		if h.Kind == runtime.KindDir {
+			e.p.add(rule, "hide directory "+h.Entry+": an empty tmpfs (writes stay in the sandbox)", src, "--tmpfs", h.Path)
+			e.masked = append(e.masked, h.Path)
+			if e.writableRoot(h.Path) == "" {
+				e.roMasks = append(e.roMasks, h.Path)
+			}
+		} else {
+			e.p.add(rule, "hide file "+h.Entry+": a zero-length read-only file", src, "--ro-bind-data", e.p.fd(runtime.FDEmpty), h.Path)
+		}
+		e.hidden = append(e.hidden, h.Path)
+	}
+	if ru := e.f.RunUser; ru.Kind == runtime.KindDir {
+		e.p.add("S4", "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.profilePos("run_user"), "--tmpfs", ru.Real)
+		e.hidden = append(e.hidden, ru.Real)
+		e.roMasks = append(e.roMasks, ru.Real)
+	}
+	seen := map[string]bool{}
+	for _, d := range e.f.DockerSockets {
+		if d.Kind == runtime.KindAbsent || seen[d.Real] {
+			continue
+		}
+		seen[d.Real] = true
+		e.p.add("S4", "the docker socket is replaced by an empty file", e.profilePos("docker_socket"), "--ro-bind-data", e.p.fd(runtime.FDEmpty), d.Real)
+		e.hidden = append(e.hidden, d.Real)
+	}
+}
+
+// insideMask reports whether p lies inside a masked directory.
+func (e *emitter) insideMask(p string) bool {
+	for _, m := range e.masked {
+		if facts.Within(p, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *emitter) exceptions() {
+	f := e.f
+	pr := e.st.res.Profile
+	cwdWritable := pr.CwdWritable && f.Cwd.Exists
+	if f.Scratch.Kind == runtime.KindDir && e.insideMask(f.Scratch.Real) {
+		if cwdWritable {
+			e.p.add("S6", "the Hermes scratch directory (TMPDIR) stays reachable, writable like the working directory", "host: HERMES_HOME/cache/scratch", "--bind", f.Scratch.Real, f.Scratch.Real)
+			e.writable = append(e.writable, f.Scratch.Real)
+		} else {
+			e.p.add("S6", "the Hermes scratch directory (TMPDIR) stays reachable, read-only like the working directory", "host: HERMES_HOME/cache/scratch", "--ro-bind", f.Scratch.Real, f.Scratch.Real)
+		}
+	}
+	for _, d := range f.StateDirs {
+		if e.insideMask(d.Real) {
+			e.p.add("S6", "the backend's state directory stays reachable, read-only", "host: HERMES_HOME/sandboxes/bwrap-*", "--ro-bind", d.Real, d.Real)
+		}
+	}
+	if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir {
+		ph := f.ProfileHome.Real
+		if cwdWritable {
+			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, readable and writable", e.settingsPos("home_mode"), "--bind", ph, ph)
+			e.writable = append(e.writable, ph)
+		} else {
+			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, read-only like the working directory", e.settingsPos("home_mode"), "--ro-bind", ph, ph)
+		}
+	}
+	seen := map[string]bool{}
+	for _, ca := range f.CABundles {
+		if ca.Kind == runtime.KindAbsent || seen[ca.Real] || !e.isHidden(ca.Real) {
+			continue
+		}
+		seen[ca.Real] = true
+		e.p.add("S8", "CA bundle named by "+ca.Var+" sits in a hidden path: bound back read-only so TLS keeps working", "host: $"+ca.Var, "--ro-bind", ca.Real, ca.Real)
+	}
+}
+
+func (e *emitter) isHidden(p string) bool {
+	for _, h := range e.hidden {
+		if facts.Within(p, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *emitter) remounts() {
+	for _, m := range e.roMasks {
+		e.p.add("S3", "the mask stays read-only like the rest of the host", "host: "+m+" lies outside the writable set", "--remount-ro", m)
+	}
+}

@@ -1,0 +1,66 @@
+package compiler
+
+// This file records the host state an invocation depends on.
+
+import (
+	"fmt"
+	"path"
+	"sort"
+
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// preconditions records every path the facts stage looked at, so the
+// runtime can refuse an invocation compiled under other host state.
+func preconditions(f *facts.Facts) []runtime.Precondition {
+	// The first reason recorded for a path wins: hidden paths first.
+	why := map[string]string{}
+	note := func(p, w string) {
+		if _, ok := why[p]; !ok {
+			why[p] = w
+		}
+	}
+	for _, h := range f.Hidden {
+		note(h.Entry, h.Why)
+		note(h.Path, h.Why)
+	}
+	for _, d := range f.DockerSockets {
+		note(d.Path, "S4")
+		note(d.Real, "S4")
+	}
+	note(f.RunUser.Path, "S4")
+	for _, ca := range f.CABundles {
+		note(ca.Path.Path, "S8")
+	}
+	note(f.Scratch.Path, "S6")
+	note(f.ProfileHome.Path, "S6")
+	note(f.Cwd.Real, "S9")
+	for _, b := range f.Binds {
+		note(path.Clean(b.Src), fmt.Sprintf("binds[%d]", b.Index))
+		note(path.Clean(b.Dest), fmt.Sprintf("binds[%d]", b.Index))
+	}
+	paths := make([]string, 0, len(f.Observed))
+	for p := range f.Observed {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([]runtime.Precondition, 0, len(paths))
+	for _, p := range paths {
+		st := f.Observed[p]
+		w := why[p]
+		if w == "" {
+			w = "path component"
+		}
+		pc := runtime.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
+		if wd := f.Walked[p]; wd != nil {
+			pc.MTime = st.MTime
+			pc.Match = append([]string(nil), wd.Match...)
+			sort.Strings(pc.Match)
+			pc.NewDirs = wd.NewDirs
+			pc.Why = "H4 (listed by a hide glob)"
+		}
+		out = append(out, pc)
+	}
+	return out
+}
