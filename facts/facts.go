@@ -125,6 +125,16 @@ type Bind struct {
 	DestKind    string `json:"dest_kind"`
 	DestReal    string `json:"dest_real"`
 	DestHasLink bool   `json:"dest_has_link"`
+
+	// Relations to the other paths (see relate): the hidden paths (S4
+	// and S5 masks included) the source is at or under, those strictly
+	// inside it, the protected paths (hidden paths, the Hermes home, the
+	// cwd, /tmp) at or under the dest, and the index of an earlier bind
+	// with the same resolved dest (-1: none).
+	SrcUnderHidden    []string `json:"src_under_hidden"`
+	SrcContainsHidden []string `json:"src_contains_hidden"`
+	DestCovers        []string `json:"dest_covers"`
+	DestDuplicateOf   int      `json:"dest_duplicate_of"`
 }
 
 // CABundle is a CA bundle named by one of CAVars (S8).
@@ -170,6 +180,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for _, d := range DockerSockets {
 		f.DockerSockets = append(f.DockerSockets, g.path(d))
 	}
+	relate(f)
 	return f
 }
 

@@ -27,9 +27,8 @@ warn contains object.union(
 ) if {
 	some b in input.facts.binds
 	b.src_abs
-	roots := array.concat(hidden_over(b.src), hidden_over(bind_src(b)))
-	count(roots) > 0
-	root := roots[0]
+	count(b.src_under_hidden) > 0
+	root := b.src_under_hidden[0]
 }
 
 # R2: a source containing a hidden path, mounted elsewhere, would show the
@@ -41,11 +40,9 @@ warn contains object.union(
 	some b in input.facts.binds
 	b.src_abs
 	b.dest != b.src
-	not under_hidden(bind_src(b))
-	not under_hidden(b.src)
-	roots := hidden_inside(bind_src(b))
-	count(roots) > 0
-	root := roots[0]
+	count(b.src_under_hidden) == 0
+	count(b.src_contains_hidden) > 0
+	root := b.src_contains_hidden[0]
 }
 
 # R3: a read-write source inside a writable directory could be renamed or
@@ -148,38 +145,19 @@ deny contains v("R10", sprintf("bind dest %q lies inside %s, which the sandbox o
 # protects or needs: a hidden path (its mask would land in the bound tree,
 # failing on a read-only bind or creating a mount point on the host), the
 # Hermes home, the working directory, /run/user/<uid> or /tmp.
-protected contains p if some p in hidden_roots
-
-protected contains input.facts.cwd.real if input.facts.cwd.exists
-
-protected contains input.facts.hermes_home
-
-protected contains input.facts.run_user.real if input.facts.run_user.kind == "dir"
-
-protected contains "/tmp"
-
-protected_under[a] contains p if {
-	some p in protected
-	some a in ancestors(p)
-}
-
 deny contains v("R10", sprintf("bind dest %q (from %q) would cover %s: bind it at its own path, or choose a dest that holds none of them", [b.dest, b.src, concat(", ", sort(covered))]), ["binds", b.index, "dest"]) if {
 	some b in input.facts.binds
 	b.dest_abs
 	b.src_abs
 	b.dest != b.src
 	not b.dest in {"/", "/proc", "/dev", "/tmp"}
-	covered := protected_under[b.dest]
+	covered := b.dest_covers
 	count(covered) > 0
 }
 
 # R10: two binds to the same dest: the later would silently cover the
 # earlier (a read-only bind would undo a read-write one, or the reverse).
-deny contains v("R10", sprintf("bind dest %q is also the dest of binds[%d]: the later bind would cover the earlier; keep one", [b.dest, o.index]), ["binds", b.index, "dest"]) if {
+deny contains v("R10", sprintf("bind dest %q is also the dest of binds[%d]: the later bind would cover the earlier; keep one", [b.dest, b.dest_duplicate_of]), ["binds", b.index, "dest"]) if {
 	some b in input.facts.binds
-	some o in input.facts.binds
-	o.index < b.index
-	b.dest_abs
-	o.dest_abs
-	b.dest_real == o.dest_real
+	b.dest_duplicate_of >= 0
 }

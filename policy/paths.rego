@@ -46,17 +46,8 @@ ancestors(p) := {a |
 	a := concat("", ["/", concat("/", array.slice(parts, 0, i))])
 }
 
-# hidden_desc[a]: the present hidden paths at or under directory a.
-hidden_desc[a] contains r if {
-	some r in hidden_roots
-	some a in ancestors(r)
-}
-
 # hidden_over(p): the present hidden paths p is at or under, sorted.
 hidden_over(p) := sort([a | some a in ancestors(p); hidden_roots[a]])
-
-# hidden_inside(p): the present hidden paths strictly inside p, sorted.
-hidden_inside(p) := sort([r | some r in hidden_desc[p]; r != p])
 
 under_hidden(p) if count(hidden_over(p)) > 0
 

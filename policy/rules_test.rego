@@ -19,6 +19,10 @@ base_facts := {
 	"nproc_userns": true,
 }
 
+# base_hidden_roots: the present hidden paths of base_facts, entries and
+# targets (what the facts stage's relations are computed against).
+base_hidden_roots := {"/home/u/.ssh", "/home/u/.aws", "/home/u/dotfiles/aws"}
+
 base_profile := {
 	"name": "workspace", "cwd_writable": true, "network": "none", "custom": false,
 	"die_with_parent": true, "new_session": true, "hide_hermes_home": true, "pin_parents": true,
@@ -35,6 +39,9 @@ bind(i, src, dest, ro, kind) := {
 	"index": i, "src": src, "dest": dest, "readonly": ro, "src_abs": true, "dest_abs": true,
 	"src_real": src, "src_kind": kind, "src_has_link": false,
 	"dest_kind": kind, "dest_real": dest, "dest_has_link": false,
+	"src_under_hidden": sort([r | some r in base_hidden_roots; rules.within(src, r)]),
+	"src_contains_hidden": sort([r | some r in base_hidden_roots; r != src; rules.within(r, src)]),
+	"dest_covers": [], "dest_duplicate_of": -1,
 }
 
 with_binds(bs) := object.union(base_facts, {"binds": bs})
