@@ -59,8 +59,13 @@ writable_dirs contains {"dir": bind_src(o), "what": sprintf("the read-write bind
 	o.readonly == false
 }
 
-# writable_by_dir[dir]: the writable directories keyed by path.
-writable_by_dir[w.dir] contains w if some w in writable_dirs
+# writable_by_dir[dir]: the writable directories keyed by path. Built
+# once as a complete object (a comprehension), so each lookup is a map
+# access rather than a pass over every bind.
+writable_by_dir := {d: ws |
+	some d in {w.dir | some w in writable_dirs}
+	ws := {w | some w in writable_dirs; w.dir == d}
+}
 
 deny contains v("R3", sprintf("read-write bind source %q lies inside %s (%q): a command could rename it or swap in a symlink; use dest = src directly under that directory, with no symlink on the way", [b.src, w.what, w.dir]), ["binds", b.index, "src"]) if {
 	some b in input.facts.binds
@@ -107,10 +112,7 @@ r4_inside_host_writable(p) if {
 	writable_by_dir[a]
 }
 
-bind_dests contains o.dest if {
-	some o in input.facts.binds
-	o.dest_abs
-}
+bind_dests := {o.dest | some o in input.facts.binds; o.dest_abs}
 
 r4_inside_host_writable(p) if {
 	some a in ancestors(p)
