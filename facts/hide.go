@@ -101,26 +101,35 @@ func (w *walker) match(dir string, comps []string) ([]string, error) {
 	if st.Kind != runtime.KindDir {
 		return nil, nil
 	}
-	// Record the directory with its mtime and what a new entry of it must
-	// not match: the runtime re-lists it only when the mtime changed.
 	comp, rest := comps[0], comps[1:]
-	wd := w.g.walked[dir]
-	if wd == nil {
-		wd = &Walked{}
-		w.g.walked[dir] = wd
-	}
-	switch {
-	case comp == "**":
-		wd.NewDirs = true
-		if len(rest) > 0 {
-			wd.addMatch(rest[0])
+	var names []string
+	if isLiteral(comp) {
+		// A literal name needs no listing: its own lstat (recorded as a
+		// precondition, absent or not) is what the invocation depends on.
+		if w.g.lstat(path.Join(dir, comp)).Kind == runtime.KindAbsent {
+			return nil, nil
 		}
-	default:
-		wd.addMatch(comp)
-	}
-	names, err := w.g.fs.ReadDir(dir)
-	if err != nil {
-		return nil, nil
+		names = []string{comp}
+	} else {
+		// Record the directory with its mtime and what a new entry of it
+		// must not match: the runtime re-lists it only when it changed.
+		wd := w.g.walked[dir]
+		if wd == nil {
+			wd = &Walked{}
+			w.g.walked[dir] = wd
+		}
+		if comp == "**" {
+			wd.NewDirs = true
+			if len(rest) > 0 {
+				wd.addMatch(rest[0])
+			}
+		} else {
+			wd.addMatch(comp)
+		}
+		var err error
+		if names, err = w.g.fs.ReadDir(dir); err != nil {
+			return nil, nil
+		}
 	}
 	var out []string
 	if comp == "**" {
@@ -172,6 +181,9 @@ func (w *walker) match(dir string, comps []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// isLiteral reports whether a pattern component has no glob characters.
+func isLiteral(comp string) bool { return !strings.ContainsAny(comp, "*?[\\") }
 
 // Walked is what a hide glob needs of one directory it listed: the name
 // patterns a new entry must not match, and whether a new subdirectory
