@@ -48,9 +48,37 @@ func BuildEnv(environ []string, e Env) []string {
 
 func matchesAny(patterns []string, name string) bool {
 	for _, p := range patterns {
-		if ok, err := path.Match(p, name); err == nil && ok {
+		if matchName(p, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchName is path.Match for one environment variable name. A pattern
+// whose only wildcard is "*" (all of the secret patterns) is matched by
+// prefix, suffix and in-order pieces, without path.Match's backtracking,
+// which cost ~0.5 ms per command for a typical environment.
+func matchName(pattern, name string) bool {
+	if strings.ContainsAny(pattern, "?[\\") || strings.Contains(name, "/") {
+		ok, err := path.Match(pattern, name)
+		return err == nil && ok
+	}
+	pieces := strings.Split(pattern, "*")
+	if len(pieces) == 1 {
+		return pattern == name
+	}
+	first, last := pieces[0], pieces[len(pieces)-1]
+	if len(name) < len(first)+len(last) || !strings.HasPrefix(name, first) || !strings.HasSuffix(name, last) {
+		return false
+	}
+	mid := name[len(first) : len(name)-len(last)]
+	for _, piece := range pieces[1 : len(pieces)-1] {
+		i := strings.Index(mid, piece)
+		if i < 0 {
+			return false
+		}
+		mid = mid[i+len(piece):]
+	}
+	return true
 }
