@@ -1,0 +1,106 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// The runtime's per-command work, piece by piece (see BENCHMARKS.md):
+//
+//	go test -run '^$' -bench . ./runtime
+//
+// BenchmarkLoad and BenchmarkCheckPreconditions grow with the recorded
+// preconditions (linearly: TestFSCalls guards the file system calls);
+// BenchmarkRunTrue is a whole sandboxed /bin/true from inside a
+// process, without bwrun's own start-up.
+
+var benchPreconditions = []int{0, 10, 100, 1000}
+
+// BenchmarkLoadGolden reads and decodes a compiled invocation (the
+// network profile's golden file).
+func BenchmarkLoadGolden(b *testing.B) {
+	const golden = "../golden/profile_network.json"
+	if _, err := os.Stat(golden); err != nil {
+		b.Skip(err)
+	}
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(golden); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoad reads and decodes an invocation with N preconditions.
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range benchPreconditions {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			invPath, _, _ := fscallsFixture(b, n, false)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Load(invPath); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCheckPreconditions checks N preconditions of every kind, none
+// changed.
+func BenchmarkCheckPreconditions(b *testing.B) {
+	for _, n := range benchPreconditions {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			invPath, _, _ := fscallsFixture(b, n, false)
+			inv, err := Load(invPath)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := CheckPreconditions(inv); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRunTrue runs /bin/true in a sandbox through Run: with the
+// limits (the --info-fd/--block-fd round trip and prlimit), and without
+// them (only --json-status-fd).
+func BenchmarkRunTrue(b *testing.B) {
+	bwrap, err := FindBwrap()
+	if err != nil {
+		b.Skip(err)
+	}
+	args := []string{"--unshare-all", "--share-net", "--die-with-parent", "--new-session",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
+	variants := []struct {
+		name string
+		inv  *Invocation
+	}{
+		{"limits", &Invocation{Format: Format, Profile: "bench",
+			Bwrap:   Bwrap{Path: bwrap, Args: append(append([]string(nil), args...), "--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5")},
+			FDs:     []FD{{3, FDInfo}, {4, FDBlock}, {5, FDStatus}},
+			Rlimits: Rlimits{AsBytes: 256 << 20, CPUSeconds: 30}}},
+		{"nolimits", &Invocation{Format: Format, Profile: "bench",
+			Bwrap: Bwrap{Path: bwrap, Args: append(append([]string(nil), args...), "--json-status-fd", "3")},
+			FDs:   []FD{{3, FDStatus}}}},
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			if err := Validate(v.inv); err != nil {
+				b.Fatal(err)
+			}
+			stdio := Stdio{Warn: func(string) {}}
+			for i := 0; i < b.N; i++ {
+				code, err := Run(context.Background(), v.inv, []string{"/bin/true"}, stdio)
+				if code != 0 || err != nil {
+					b.Fatalf("exit %d: %v", code, err)
+				}
+			}
+		})
+	}
+}
