@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"fmt"
 	"path"
 	"sort"
 	"strconv"
@@ -150,7 +149,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f := &Facts{
 		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
 		DefaultHermesHome: path.Join(h.Home, ".hermes"),
-		Bwrap:             h.Bwrap, Kernel: h.Kernel, NProcUserns: KernelAtLeast(h.Kernel, 5, 14),
+		Bwrap:             h.Bwrap, Kernel: h.Kernel, NProcUserns: nprocPerUserns(h.Kernel),
 		LandlockABI: h.LandlockABI, Arch: h.Arch, EnvNames: h.EnvNames, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
 		Observed: g.observed, Walked: g.walked,
 	}
@@ -318,9 +317,10 @@ func Within(p, base string) bool {
 	return p == base || strings.HasPrefix(p, base+"/")
 }
 
-// KernelAtLeast reports whether release (uname -r) is at least major.minor.
-func KernelAtLeast(release string, major, minor int) bool {
-	var maj, mnr int
-	fmt.Sscanf(release, "%d.%d", &maj, &mnr)
-	return maj > major || maj == major && mnr >= minor
+// nprocPerUserns reports whether a kernel release counts RLIMIT_NPROC per
+// user namespace (5.14 and later).
+func nprocPerUserns(release string) bool {
+	ma, mi, err := runtime.ParseKernelVersion(release)
+	wantMa, wantMi, _ := runtime.ParseKernelVersion(runtime.NProcPerUserNSSince)
+	return err == nil && (ma > wantMa || ma == wantMa && mi >= wantMi)
 }

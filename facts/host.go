@@ -2,7 +2,6 @@ package facts
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -84,7 +83,7 @@ func FromEnvironment() *Host {
 		}
 	}
 	sort.Strings(h.EnvNames)
-	if p := BwrapPath(); p != "" {
+	if p, err := runtime.FindBwrap(); err == nil {
 		if info, err := runtime.ProbeBwrap(p); err == nil {
 			h.Bwrap = info
 		} else {
@@ -101,24 +100,6 @@ func FromEnvironment() *Host {
 	h.LandlockABI, _ = runtime.LandlockABI()
 	h.Arch, _ = seccomp.NativeArch()
 	return h
-}
-
-// BwrapPath returns $BWPOLICY_BWRAP, else bwrap found on PATH, else "".
-func BwrapPath() string {
-	if p := os.Getenv("BWPOLICY_BWRAP"); p != "" {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs
-		}
-		return p
-	}
-	p, err := exec.LookPath("bwrap")
-	if err != nil {
-		return ""
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		return abs
-	}
-	return p
 }
 
 func hardLimit(res int) uint64 {
