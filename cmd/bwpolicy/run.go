@@ -24,6 +24,8 @@ const installHint = "install bubblewrap: apt install bubblewrap (Debian, Ubuntu)
 // ever runs outside the sandbox: with degraded_mode warn a missing bwrap
 // is a "degraded" result, with fail an error; both exit 125.
 func runMain(args []string, stdout, stderr io.Writer) int {
+	// Nothing the caller left open may reach the sandbox.
+	bwruntime.CloseInheritedFDs()
 	fs := newFlagSet("run", stderr)
 	var cf compileFlags
 	cf.register(fs)

@@ -46,6 +46,8 @@ up (or on a usage error).
 `
 
 func main() {
+	// Nothing the caller left open may reach the sandbox.
+	bwruntime.CloseInheritedFDs()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -249,3 +249,29 @@ func sleepers(arg string) []string {
 	}
 	return pids
 }
+
+// TestInheritedFDsDoNotReachTheSandbox: a descriptor the caller leaves
+// open (here a secret file on fd 7) is not readable inside the sandbox.
+func TestInheritedFDsDoNotReachTheSandbox(t *testing.T) {
+	bin, inv := setup(t, bwruntime.Rlimits{})
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("TOP-SECRET-MARKER\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// The shell opens fd 7 on the secret and execs bwrun with it open.
+	cmd := exec.Command("/bin/sh", "-c", `exec 7<"$1"; exec "$2" "$3" -- /bin/sh -c 'cat <&7; ls /proc/self/fd'`, "sh", secret, bin, inv)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	exitCode(t, cmd.Run())
+	if strings.Contains(out.String(), "TOP-SECRET-MARKER") || strings.Contains(out.String(), "7\n") {
+		t.Fatalf("the inherited descriptor reached the sandbox: %q", out.String())
+	}
+	if !strings.Contains(errb.String(), "Bad file descriptor") {
+		t.Fatalf("reading fd 7 inside should fail (stdout %q, stderr %q)", out.String(), errb.String())
+	}
+}
