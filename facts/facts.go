@@ -314,7 +314,7 @@ func Within(p, base string) bool {
 	if base == "/" {
 		return true
 	}
-	return p == base || strings.HasPrefix(p, base+"/")
+	return strings.HasPrefix(p, base) && (len(p) == len(base) || p[len(base)] == '/')
 }
 
 // nprocPerUserns reports whether a kernel release counts RLIMIT_NPROC per

@@ -60,7 +60,7 @@ var builtinRules = []Rule{
 
 	{ID: "S1", Name: "LimitsBeforeBwrap", Level: w, Security: true,
 		Short: "Resource limits are set before bwrap starts.",
-		Help:  "RLIMIT_NPROC is set inside the sandbox's user namespace; kernels before 5.14 count it across the whole machine, so it is skipped there with this warning."},
+		Help:  "RLIMIT_NPROC is set inside the sandbox's user namespace; kernels before 5.14 count it across the whole machine, and the kernel never applies it to root, so it is skipped in both cases with this warning."},
 	{ID: "S2", Name: "Namespaces", Level: e, Security: true,
 		Short: "Every namespace is unshared; only the network profile shares the host network.",
 		Help:  "The sandbox dies with its parent and runs in a new session."},

@@ -15,9 +15,6 @@ func init() {
 	register("run", "compile in memory, then run a command in the sandbox (the runtime bwrun uses)", runMain)
 }
 
-// installHint names the package for each family of distributions (S10).
-const installHint = "install bubblewrap: apt install bubblewrap (Debian, Ubuntu) | dnf install bubblewrap (Fedora) | pacman -S bubblewrap (Arch)"
-
 // runMain compiles the settings and runs argv through runtime.Run, the
 // same code cmd/bwrun runs. Exit: the command's status, or 125 when the
 // sandbox could not be set up (a refused compilation included). Nothing
@@ -54,9 +51,9 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	inv := res.Invocation
 	if inv.Bwrap.Path == "" {
 		if res.Settings.DegradedMode == "fail" {
-			fmt.Fprintf(stderr, "bwpolicy run: error: bwrap not found (degraded_mode: fail); %s. The command was not run.\n", installHint)
+			fmt.Fprintf(stderr, "bwpolicy run: error: bwrap not found (degraded_mode: fail); %s. The command was not run.\n", bwruntime.InstallHint)
 		} else {
-			fmt.Fprintf(stderr, "bwpolicy run: degraded: the sandbox is unavailable because bwrap is not found; %s. The command was not run (commands never run unsandboxed).\n", installHint)
+			fmt.Fprintf(stderr, "bwpolicy run: degraded: the sandbox is unavailable because bwrap is not found; %s. The command was not run (commands never run unsandboxed).\n", bwruntime.InstallHint)
 		}
 		return exitRuntime
 	}
