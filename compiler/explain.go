@@ -42,6 +42,9 @@ func WriteExplain(w io.Writer, res *Result) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "environment:")
 	fmt.Fprintf(w, "  removed: %s\n", orNone(strings.Join(inv.Env.Unset, " "), "nothing"))
+	if len(inv.Env.UnsetAfterRC) > 0 {
+		fmt.Fprintf(w, "  removed again after a shell's rc files (S4; `sh|bash|zsh… -c`): %s\n", strings.Join(inv.Env.UnsetAfterRC, " "))
+	}
 	if len(inv.Env.UnsetPatterns) > 0 {
 		fmt.Fprintf(w, "  removed when the name matches (H5): %s\n", strings.Join(inv.Env.UnsetPatterns, " "))
 		fmt.Fprintf(w, "  kept although matching (env.allow): %s\n", orNone(strings.Join(inv.Env.Allow, " "), "none"))

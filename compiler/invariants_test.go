@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,6 +99,11 @@ func TestInvocationInvariants(t *testing.T) {
 				}
 			}
 			checkMaskOrder(t, inv)
+			for _, name := range []string{"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS"} {
+				if !slices.Contains(inv.Env.Unset, name) || !slices.Contains(inv.Env.UnsetAfterRC, name) {
+					t.Errorf("S4: %s must be in env.unset and env.unset_after_rc: %+v", name, inv.Env)
+				}
+			}
 		})
 	}
 }

@@ -112,6 +112,9 @@ func (e *emitter) env() runtime.Env {
 		}
 	}
 	sort.Strings(env.Unset)
+	// S4: removed again after a shell's rc files (which may export them
+	// again) have run; the runtime prefixes the -c script with an unset.
+	env.UnsetAfterRC = append([]string(nil), env.Unset...)
 	env.UnsetPatterns, env.Allow = envPolicy(e.st.res.Settings)
 	if f.Scratch.Kind == runtime.KindDir {
 		env.Set["TMPDIR"] = f.Scratch.Real

@@ -333,6 +333,11 @@ func Validate(inv *Invocation) error {
 			return fmt.Errorf("env.unset_patterns: %q: %v", pat, err)
 		}
 	}
+	for _, name := range inv.Env.UnsetAfterRC {
+		if !isShellName(name) {
+			return fmt.Errorf("env.unset_after_rc: %q is not a shell variable name", name)
+		}
+	}
 	for name := range inv.Env.Set {
 		if name == "" || strings.ContainsAny(name, "=\x00") {
 			return fmt.Errorf("env.set: invalid variable name %q", name)

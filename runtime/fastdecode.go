@@ -78,6 +78,8 @@ func fastDecode(data []byte) (inv *Invocation, ok bool) {
 					return d.strs(&e.UnsetPatterns)
 				case "allow":
 					return d.strs(&e.Allow)
+				case "unset_after_rc":
+					return d.strs(&e.UnsetAfterRC)
 				case "set":
 					if d.null() {
 						return true

@@ -90,6 +90,10 @@ type Env struct {
 	Allow []string `json:"allow,omitempty"`
 	// Set holds variables set for the command (TMPDIR, HOME, ...).
 	Set map[string]string `json:"set"`
+	// UnsetAfterRC names variables removed again after a shell's rc files
+	// have run (S4), by prefixing the -c script of a POSIX-family shell
+	// (see UnsetAfterRC). Each is a shell identifier.
+	UnsetAfterRC []string `json:"unset_after_rc,omitempty"`
 }
 
 // Precondition kinds.

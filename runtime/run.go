@@ -97,7 +97,10 @@ func setupFailure(err error) (int, error) {
 //
 //  1. CheckBwrap and CheckPreconditions (lstat/readlink only); a stale
 //     invocation is refused.
-//  2. The environment is os.Environ() filtered by inv.Env (BuildEnv).
+//  2. The environment is os.Environ() filtered by inv.Env (BuildEnv);
+//     a shell's -c script is prefixed with an unset of
+//     inv.Env.UnsetAfterRC, so the names are removed again after its rc
+//     files (UnsetAfterRC).
 //  3. The descriptors of inv.FDs are opened at exactly their numbers.
 //  4. bwrap starts as `bwrap ARGS... -- argv...` (same process group,
 //     stdio as described at Stdio), forked from the calling goroutine's
@@ -176,6 +179,7 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 		return setupFailure(err)
 	}
 	r.fds = fds
+	argv, _ = UnsetAfterRC(argv, inv.Env.UnsetAfterRC)
 	return r.run(ctx, argv)
 }
 

@@ -920,3 +920,38 @@ val ssh_ls 'ls -A {home}/.ssh'
 	f.wantCode(r, 125)
 	f.wantHostAbsent("{proj}/ran.txt")
 }
+
+// S4: the agent variables are removed again after the shell's rc files
+// run. ~/.profile (login shells) and ~/.zshenv (every zsh) export
+// SSH_AUTH_SOCK and DBUS_SESSION_BUS_ADDRESS again; the command, run as
+// a login shell through bwrun and through bwpolicy run, still sees
+// neither, while the rc files' other variables prove they ran.
+func testUnsetAfterRC(t *testing.T, f *fixture) {
+	f.write(f.expand("{home}/.profile"), f.expand("export SSH_AUTH_SOCK={home}/agent.sock DBUS_SESSION_BUS_ADDRESS=unix:path={home}/bus RC_RAN=profile\n"))
+	f.write(f.expand("{home}/.zshenv"), f.expand("export SSH_AUTH_SOCK={home}/agent.sock RC_RAN=zshenv\n"))
+	const script = `echo "rc=${RC_RAN-none} ssh=${SSH_AUTH_SOCK-unset} dbus=${DBUS_SESSION_BUS_ADDRESS-unset}"`
+	inv, _ := f.compile("", call{})
+	for _, c := range []struct {
+		argv []string
+		rc   string
+	}{
+		{[]string{tool("bwrun"), inv, "--", "/bin/sh", "-lc", script}, "profile"},
+		{[]string{tool("bwrun"), inv, "--", "bash", "--login", "-c", script}, "profile"},
+		{[]string{tool("bwrun"), inv, "--", "zsh", "-c", script}, "zshenv"},
+		{[]string{tool("bwpolicy"), "run", "--", "/bin/sh", "-l", "-c", script}, "profile"},
+	} {
+		r := f.exec(call{argv: c.argv, env: []string{"SSH_AUTH_SOCK=/run/user/{uid}/ssh"}})
+		f.wantCode(r, 0)
+		if got, want := strings.TrimSpace(r.stdout), "rc="+c.rc+" ssh=unset dbus=unset"; got != want {
+			t.Errorf("%q printed %q, want %q", c.argv[3:], got, want)
+		}
+	}
+	// Control: a shell started without -c by the command itself is
+	// not rewritten, so the rc file's value is there (the check above
+	// can fail).
+	r := f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/usr/bin/env", "sh", "-lc", script}})
+	f.wantCode(r, 0)
+	if got := strings.TrimSpace(r.stdout); got != f.expand("rc=profile ssh={home}/agent.sock dbus=unix:path={home}/bus") {
+		t.Errorf("control: %q", got)
+	}
+}

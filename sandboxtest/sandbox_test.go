@@ -29,6 +29,7 @@ var scenarios = []scenario{
 	{"S3_tmp_fresh_per_command", testTmpFresh},
 	{"S4_agent_sockets", testAgentSockets},
 	{"S4_H5_environment", testEnvironment},
+	{"S4_unset_after_rc", testUnsetAfterRC},
 	{"S5_hidden_credentials", testHiddenCredentials},
 	{"S5_hidden_writes_stay_in_sandbox", testHiddenWrites},
 	{"S5_credential_created_after_compile", testCredentialCreatedLater},

@@ -1,0 +1,155 @@
+package runtime
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var s4Names = []string{"DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "SSH_AUTH_SOCK"}
+
+func TestUnsetAfterRCRewrites(t *testing.T) {
+	const pre = `\command unset A B || exit 125; `
+	names := []string{"A", "B"}
+	cases := []struct {
+		argv []string
+		want []string // nil: unchanged
+	}{
+		{[]string{"/bin/sh", "-c", "echo hi"}, []string{"/bin/sh", "-c", pre + "echo hi"}},
+		{[]string{"bash", "-lc", "x", "arg0", "a1"}, []string{"bash", "-lc", pre + "x", "arg0", "a1"}},
+		{[]string{"bash", "-l", "-i", "-c", "x"}, []string{"bash", "-l", "-i", "-c", pre + "x"}},
+		{[]string{"bash", "--login", "-c", "x"}, []string{"bash", "--login", "-c", pre + "x"}},
+		{[]string{"bash", "--rcfile", "/r", "-ic", "x"}, []string{"bash", "--rcfile", "/r", "-ic", pre + "x"}},
+		{[]string{"bash", "-o", "pipefail", "-ec", "x"}, []string{"bash", "-o", "pipefail", "-ec", pre + "x"}},
+		{[]string{"bash", "-co", "errexit", "x"}, []string{"bash", "-co", "errexit", pre + "x"}},
+		{[]string{"bash", "-O", "extglob", "-c", "x"}, []string{"bash", "-O", "extglob", "-c", pre + "x"}},
+		{[]string{"bash", "-c", "--", "x"}, []string{"bash", "-c", "--", pre + "x"}},
+		{[]string{"bash", "-c", "-e", "x"}, []string{"bash", "-c", "-e", pre + "x"}},
+		{[]string{"/usr/bin/dash", "-c", ""}, []string{"/usr/bin/dash", "-c", pre}},
+		{[]string{"mksh", "-lc", "x"}, []string{"mksh", "-lc", pre + "x"}},
+		{[]string{"busybox", "sh", "-c", "x"}, []string{"busybox", "sh", "-c", pre + "x"}},
+		{[]string{"zsh", "-c", "x"}, []string{"zsh", "-c", `\builtin unset A B || exit 125; x`}},
+		// Not a -c script: unchanged.
+		{[]string{"bash", "script.sh"}, nil},
+		{[]string{"bash", "-l", "script.sh", "-c", "x"}, nil},
+		{[]string{"bash", "-c"}, nil},
+		{[]string{"bash", "+c", "x"}, nil},
+		{[]string{"sh"}, nil},
+		{[]string{"python3", "-c", "x"}, nil},
+		{[]string{"busybox", "ls", "-c", "x"}, nil},
+		{[]string{"fish", "-c", "x"}, nil},
+		{[]string{"bashful", "-c", "x"}, nil},
+	}
+	for _, c := range cases {
+		orig := append([]string(nil), c.argv...)
+		got, ok := UnsetAfterRC(c.argv, names)
+		want := c.want
+		if want == nil {
+			want = orig
+		}
+		if !reflect.DeepEqual(got, want) || ok != (c.want != nil) {
+			t.Errorf("UnsetAfterRC(%q) = %q, %v; want %q, %v", orig, got, ok, want, c.want != nil)
+		}
+		if !reflect.DeepEqual(c.argv, orig) {
+			t.Errorf("UnsetAfterRC modified its argument: %q", c.argv)
+		}
+	}
+	if got, ok := UnsetAfterRC([]string{"sh", "-c", "x"}, nil); ok || got[2] != "x" {
+		t.Errorf("no names: %q, %v", got, ok)
+	}
+}
+
+// TestUnsetAfterRCShells runs each shell (on the host: the sandbox plays
+// no part in the order of rc files and script) with rc files that export
+// SSH_AUTH_SOCK again, alias and shadow `unset`, and checks that the
+// rewritten script no longer sees it while the rc files did run. The
+// same command without the rewrite sees it: the test can fail.
+func TestUnsetAfterRCShells(t *testing.T) {
+	home := t.TempDir()
+	rc := map[string]string{
+		".profile": "export SSH_AUTH_SOCK=/from/profile RC=profile\n",
+		".bashrc":  "export SSH_AUTH_SOCK=/from/bashrc RC=bashrc\nalias unset=true\nunset() { :; }\n",
+		".zshenv":  "export SSH_AUTH_SOCK=/from/zshenv RC=zshenv\nalias unset=true\n",
+		".mkshrc":  "export SSH_AUTH_SOCK=/from/mkshrc RC=mkshrc\n",
+	}
+	for name, content := range rc {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const script = `echo "rc=${RC-none} sock=${SSH_AUTH_SOCK-unset} gpg=${GPG_AGENT_INFO-unset}"`
+	cases := []struct {
+		shell string
+		flags []string
+		rc    string
+	}{
+		{"sh", []string{"-l"}, "profile"},
+		{"dash", []string{"-l"}, "profile"},
+		{"bash", []string{"-l"}, "profile"},
+		{"bash", []string{"-i"}, "bashrc"},
+		{"zsh", nil, "zshenv"},
+		{"mksh", []string{"-i"}, "mkshrc"},
+	}
+	for _, c := range cases {
+		t.Run(c.shell+strings.Join(c.flags, ""), func(t *testing.T) {
+			path, err := exec.LookPath(c.shell)
+			if err != nil {
+				t.Fatalf("%s is not installed (make setup installs it): %v", c.shell, err)
+			}
+			argv := append(append([]string{path}, c.flags...), "-c", script)
+			run := func(argv []string) (string, int) {
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "GPG_AGENT_INFO=/x:0:1", "ENV=" + filepath.Join(home, ".mkshrc")}
+				cmd.Stdin = nil
+				out, _ := cmd.Output()
+				return strings.TrimSpace(string(out)), cmd.ProcessState.ExitCode()
+			}
+			before, _ := run(argv)
+			if !strings.Contains(before, "rc="+c.rc) || strings.Contains(before, "sock=unset") {
+				t.Fatalf("control: the rc file should set SSH_AUTH_SOCK without the rewrite: %q", before)
+			}
+			rewritten, ok := UnsetAfterRC(argv, s4Names)
+			if !ok {
+				t.Fatalf("not rewritten: %q", argv)
+			}
+			after, code := run(rewritten)
+			if want := "rc=" + c.rc + " sock=unset gpg=unset"; after != want || code != 0 {
+				t.Errorf("after the rewrite: %q (exit %d), want %q (exit 0)", after, code, want)
+			}
+		})
+	}
+}
+
+// TestUnsetAfterRCReadOnly: a variable an rc file made read-only cannot
+// be removed, and then the script does not run.
+func TestUnsetAfterRCReadOnly(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".profile"), []byte("readonly SSH_AUTH_SOCK=/from/profile\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, shell := range []string{"dash", "bash"} {
+		argv, _ := UnsetAfterRC([]string{shell, "-l", "-c", "echo ran"}, s4Names)
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 125 || strings.Contains(string(out), "ran") {
+			t.Errorf("%s: exit %d, output %q; want 125 and the script not run", shell, code, out)
+		}
+	}
+}
+
+func TestValidateUnsetAfterRCNames(t *testing.T) {
+	for _, name := range []string{"SSH_AUTH_SOCK", "_x", "a1"} {
+		if !isShellName(name) {
+			t.Errorf("%q should be a shell name", name)
+		}
+	}
+	for _, name := range []string{"", "1a", "A;rm -rf /", "A B", "A-B", "Ä"} {
+		if isShellName(name) {
+			t.Errorf("%q should not be a shell name", name)
+		}
+	}
+}
