@@ -18,6 +18,12 @@ var SecretPatterns = []string{
 	"*_TOKEN", "*_TOKEN_*", "*_PASSWORD", "*_PASSWD", "*_PASS", "*_PRIVATE_KEY", "*_CREDENTIALS",
 	"*_COOKIE", "*_DSN", "*_CONNECTION_STRING", "*_DATABASE_URL", "DATABASE_URL",
 	"GOOGLE_APPLICATION_CREDENTIALS", "KUBECONFIG", "DOCKER_AUTH_CONFIG", "GH_ENTERPRISE_TOKEN",
+	// H7: the variables that say where credentials live (the paths
+	// they name are hidden too; facts.CredentialVars).
+	"GNUPGHOME", "PASSWORD_STORE_DIR", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
+	"AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_CONFIG_DIR", "AZURE_FEDERATED_TOKEN_FILE", "CLOUDSDK_CONFIG",
+	"DOCKER_CONFIG", "GH_CONFIG_DIR", "NETRC", "NPM_CONFIG_USERCONFIG", "npm_config_userconfig",
+	"TF_CLI_CONFIG_FILE", "SOPS_AGE_KEY_FILE", "KRB5CCNAME",
 }
 
 // envPolicy returns the patterns and allow list of the settings.

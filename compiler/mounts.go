@@ -200,15 +200,17 @@ func (e *emitter) masks() {
 	for _, h := range e.present() {
 		why := h.Why
 		rule := "S5"
-		if why == "H4" {
-			rule = "H4"
+		if why == "H4" || why == "H7" {
+			rule = why
 		}
 		var src string
-		switch why {
-		case "S5":
+		switch {
+		case why == "S5", why == "H7" && h.Var == "":
 			src = e.profilePos("hidden_home")
-		case "S5-hermes":
+		case why == "S5-hermes":
 			src = "host: the Hermes home"
+		case why == "H7":
+			src = "host: $" + h.Var + " names " + h.Entry
 		default:
 			src = e.settingsPos("hide", h.HideIndex) + " matched " + h.Entry
 		}
@@ -228,7 +230,11 @@ func (e *emitter) masks() {
 				e.roMasks = append(e.roMasks, h.Path)
 			}
 		} else {
-			e.p.add(rule, "hide file "+h.Entry+": a zero-length read-only file", src, "--ro-bind-data", e.p.fd(runtime.FDEmpty), h.Path)
+			what := "file"
+			if h.Kind == runtime.KindSocket {
+				what = "socket" // connect() on the empty file is refused
+			}
+			e.p.add(rule, "hide "+what+" "+h.Entry+": a zero-length read-only file", src, "--ro-bind-data", e.p.fd(runtime.FDEmpty), h.Path)
 		}
 		e.hidden = append(e.hidden, h.Path)
 	}

@@ -53,6 +53,9 @@ type Facts struct {
 
 	// HideErrors are the hide entries that could not be expanded.
 	HideErrors []HideError `json:"hide_errors"`
+	// EnvSkips are the paths credential variables name that are not
+	// hidden (H7), and why.
+	EnvSkips []EnvSkip `json:"env_skips"`
 
 	// Observed is every path looked at, with what was there: the
 	// invocation's preconditions are drawn from it. Walked marks the
@@ -100,8 +103,12 @@ type Hidden struct {
 	Kind string `json:"kind"`
 	// Symlink is true when the entry (or a parent) is a symlink.
 	Symlink bool `json:"symlink"`
-	// Why is S5 (home entries), S5-hermes (the Hermes homes) or H4.
+	// Why is S5 (home entries), S5-hermes (the Hermes homes), H4 (hide
+	// entries) or H7 (credential stores and the paths credential
+	// variables name).
 	Why string `json:"why"`
+	// Var is the credential variable that named the path (H7 only).
+	Var string `json:"var,omitempty"`
 	// HideIndex is the index of the hide entry that matched (H4 only).
 	HideIndex int `json:"hide_index"`
 }
@@ -179,6 +186,9 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for _, d := range DockerSockets {
 		f.DockerSockets = append(f.DockerSockets, g.path(d))
 	}
+	envHidden, skips := g.envCredentials(h, f)
+	f.Hidden = append(f.Hidden, envHidden...)
+	f.EnvSkips = skips
 	relate(f)
 	return f
 }
@@ -212,7 +222,11 @@ func (g *gatherer) ReadDir(p string) ([]string, error) { return g.fs.ReadDir(p) 
 func (g *gatherer) hiddenPaths(h *Host, p *profile.Profile) []Hidden {
 	var out []Hidden
 	for _, name := range p.HiddenNames() {
-		out = append(out, g.hidden(path.Join(h.Home, name), "S5"))
+		why := "S5"
+		if credentialStore(name) {
+			why = "H7"
+		}
+		out = append(out, g.hidden(path.Join(h.Home, name), why))
 	}
 	if p.HideHermesHome {
 		out = append(out, g.hidden(h.HermesHome, "S5-hermes"))

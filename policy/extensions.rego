@@ -22,3 +22,9 @@ warn contains v("H4", sprintf("hide entry %q is relative to the working director
 	not startswith(h, "~/")
 	not startswith(h, "/")
 }
+
+# H7: a path a credential variable names that cannot be hidden is said,
+# so nobody believes it is.
+warn contains object.union(v("H7", sprintf("$%s names %q, which %s: not hidden", [s.var, s.path, s.reason]), []), {"host": true}) if {
+	some s in input.facts.env_skips
+}

@@ -101,6 +101,10 @@ var builtinRules = []Rule{
 	{ID: "H6", Name: "Verify", Level: e, Security: true,
 		Short: "The compiled arguments are replayed into a mount table and the invariants proved.", Help: "See bwpolicy verify."},
 
+	{ID: "H7", Name: "CredentialLocations", Level: w, Security: true,
+		Short: "Credential stores beyond the seed's list (git, gh, pass, 1Password and Bitwarden agent sockets, …) and the paths credential variables name (SSH_AUTH_SOCK, GNUPGHOME, AWS_SHARED_CREDENTIALS_FILE, KUBECONFIG, …) are hidden.",
+		Help:  "A path that is the working directory, the home directory or above one of them cannot be hidden: point the variable at the credential itself."},
+
 	{ID: "yaml", Name: "YAMLSyntax", Level: e,
 		Short: "The settings file is not valid YAML (or is empty, or has several documents).", Help: "Fix the syntax at the position shown; write {} for a file that keeps every default."},
 	{ID: "schema", Name: "SettingsSchema", Level: e,

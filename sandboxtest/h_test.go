@@ -1,6 +1,10 @@
 package sandboxtest
 
 import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -114,4 +118,62 @@ val pem_size 'wc -c < {proj}/src/tls/server.pem'
 val app 'cat {proj}/build/app'
 `, call{})
 	f.expect(r, want{"pem_size": "0", "app": "bin"})
+}
+
+// H7: credential stores beyond the seed's list (~/.git-credentials,
+// ~/.config/gh) read as empty, and the paths credential variables name
+// are hidden wherever they point: an SSH agent socket listening in the
+// home directory (the agent answers outside the sandbox, not inside, not
+// even when a command names the path itself) and a GNUPGHOME outside the
+// home directory. The same identity reads and reaches all of them outside.
+func testCredentialLocations(t *testing.T, f *fixture) {
+	sock := f.expand("{home}/.agents/ssh.sock")
+	f.mkdirAll(filepath.Dir(sock))
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	if err := os.Chmod(sock, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte(f.expand("agent-{tag}")))
+			c.Close()
+		}
+	}()
+	f.write(f.expand("{base}/keys/gnupg/private-keys-v1.d/k.key"), f.marker+"\n")
+	env := []string{"SSH_AUTH_SOCK=" + sock, "GNUPGHOME={base}/keys/gnupg"}
+	script := `
+val agent 'python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(100).decode())" {home}/.agents/ssh.sock'
+val sock_type 'stat -c %F {home}/.agents/ssh.sock'
+ok gnupg_key 'cat {base}/keys/gnupg/private-keys-v1.d/k.key'
+val gnupg_ls 'ls -A {base}/keys/gnupg'
+ok git_credentials 'grep -q github.com {home}/.git-credentials'
+ok gh_hosts 'grep -q oauth_token {home}/.config/gh/hosts.yml'
+val vars 'echo ${SSH_AUTH_SOCK-unset} ${GNUPGHOME-unset}'
+`
+	// Control: outside the sandbox the agent answers and the files read.
+	r := f.exec(call{env: env, argv: []string{"/bin/sh", "-c", prelude + f.expand(script)}})
+	f.expect(r, want{"agent": "agent-{tag}", "sock_type": "socket", "gnupg_key": "yes",
+		"gnupg_ls": "private-keys-v1.d", "git_credentials": "yes", "gh_hosts": "yes",
+		"vars": sock + " {base}/keys/gnupg"})
+
+	inv, _ := f.compile("", call{env: env})
+	r = f.bwrun(inv, script, call{env: env})
+	f.expect(r, want{"sock_type": "regular empty file", "gnupg_key": "no", "gnupg_ls": "",
+		"git_credentials": "no", "gh_hosts": "no", "vars": "unset unset"})
+	if strings.Contains(r.stdout, f.expand("agent-{tag}")) || !strings.Contains(probes(r.stdout)["agent"], "Error") {
+		t.Errorf("the agent socket was reachable (or the probe did not run): %v", r)
+	}
+	// The variables do not reach the command even when the compiler saw
+	// none (they are H5 names too).
+	inv, _ = f.compile("", call{})
+	r = f.bwrun(inv, "val vars 'echo ${SSH_AUTH_SOCK-unset} ${GNUPGHOME-unset}'", call{env: env})
+	f.expect(r, want{"vars": "unset unset"})
 }

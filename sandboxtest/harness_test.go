@@ -60,6 +60,8 @@ var fixtureFiles = []string{
 	"home/.gnupg->dotfiles/gnupg",
 	"home/.config/gcloud/credentials.db=SECRET",
 	"home/.config/app.conf=app-config",
+	"home/.config/gh/hosts.yml=github.com: {oauth_token: SECRET}",
+	"home/.git-credentials=https://me:SECRET@github.com",
 	"home/.bashrc=# bashrc",
 	"home/notes/todo=todo",
 	"home/.hermes/.env=OPENROUTER_API_KEY=SECRET",
@@ -245,6 +247,8 @@ func (f *fixture) wantHostCredentialsUnchanged() {
 	f.wantHostFile("{home}/.netrc", secret("machine example.com login me password "))
 	f.wantHostFile("{home}/.pypirc", secret("[pypi] password = "))
 	f.wantHostFile("{home}/.gpg/secring.gpg", secret(""))
+	f.wantHostFile("{home}/.git-credentials", "https://me:"+f.marker+"@github.com\n")
+	f.wantHostFile("{home}/.config/gh/hosts.yml", "github.com: {oauth_token: "+f.marker+"}\n")
 	f.wantHostFile("{home}/.azure/accessTokens.json", "[\""+f.marker+"\"]\n")
 	f.wantHostFile("{home}/.docker/config.json", "{\"auths\": {\"x\": {\"auth\": \""+f.marker+"\"}}}\n")
 	for dir, want := range map[string][]string{
@@ -255,7 +259,8 @@ func (f *fixture) wantHostCredentialsUnchanged() {
 		"{hermes}":                   {".env", "auth.json", "cache", "certs", "sandboxes", "venv"},
 		"{hermes}/sandboxes":         {"bwrap-x"},
 		"{hermes}/cache":             {"scratch"},
-		"{home}/.config":             {"app.conf", "gcloud"},
+		"{home}/.config":             {"app.conf", "gcloud", "gh"},
+		"{home}/.config/gh":          {"hosts.yml"},
 		"{hermes}/venv":              {"cacert.pem", "lib"},
 		"{hermes}/sandboxes/bwrap-x": {"state"},
 		"{home}/.docker":             {"config.json"},

@@ -57,6 +57,7 @@ var scenarios = []scenario{
 	{"H3_landlock_network", testLandlockNetwork},
 	{"H4_hide_globs", testHideGlobs},
 	{"H4_hide_globs_own_writes_not_stale", testHideGlobsOwnWrites},
+	{"H7_credential_locations", testCredentialLocations},
 }
 
 func TestSandbox(t *testing.T) {

@@ -1,0 +1,112 @@
+package facts
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/bwpolicy/bwpolicy/profile"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+func TestCredentialVarPaths(t *testing.T) {
+	cases := []struct {
+		parse func(string) []string
+		in    string
+		want  []string
+	}{
+		{gpgAgentInfoPath, "/run/user/1/gnupg/S.gpg-agent:0:1", []string{"/run/user/1/gnupg/S.gpg-agent"}},
+		{gpgAgentInfoPath, "/x", []string{"/x"}},
+		{dbusPaths, "unix:path=/run/user/1/bus", []string{"/run/user/1/bus"}},
+		{dbusPaths, "unix:abstract=/tmp/dbus-x,guid=1;unix:path=/var/b%20us,guid=2;tcp:host=x", []string{"/var/b us"}},
+		{dbusPaths, "unix:path=/a%2", []string{"/a%2"}},
+		{dbusPaths, "garbage", nil},
+		{pathList, "/a:/b::/c", []string{"/a", "/b", "", "/c"}},
+		{krb5Path, "FILE:/tmp/krb5cc_1", []string{"/tmp/krb5cc_1"}},
+		{krb5Path, "DIR:/home/u/krb", []string{"/home/u/krb"}},
+		{krb5Path, "KEYRING:persistent:1000", nil},
+		{krb5Path, "/home/u/cc", []string{"/home/u/cc"}},
+	}
+	for _, c := range cases {
+		if got := c.parse(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("parse(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestCredentialStoresInEveryProfile: the names of CredentialStores and
+// the H7 entries of #Profile.hidden_home (schema/sandbox.cue) agree, and
+// every built-in profile hides each of them.
+func TestCredentialStoresInEveryProfile(t *testing.T) {
+	set, ds := profile.Builtin()
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	s5 := []string{".ssh", ".aws", ".gnupg", ".gpg", ".config/gcloud", ".azure", ".docker", ".kube", ".npmrc", ".pypirc", ".netrc", ".env"}
+	for _, name := range set.Names() {
+		p, err := set.Resolve(name, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var extra []string
+		for _, h := range p.HiddenNames() {
+			if !slices.Contains(s5, h) {
+				extra = append(extra, h)
+			}
+		}
+		want := slices.Sorted(slices.Values(CredentialStores))
+		if !reflect.DeepEqual(extra, want) {
+			t.Errorf("profile %s hides beyond S5 %q, want CredentialStores %q", name, extra, want)
+		}
+	}
+}
+
+// TestEnvCredentials: the paths credential variables name are hidden at
+// their resolved place; unreachable ones are not even looked at; the
+// cwd, the home and relative paths are skipped with a reason.
+func TestEnvCredentials(t *testing.T) {
+	tree := Tree{
+		"/home/u/proj":            {Kind: "dir"},
+		"/home/u/.agent.sock":     {Kind: "socket"},
+		"/home/u/keys":            {Kind: "symlink", Target: "/srv/keys"},
+		"/srv/keys/gnupg":         {Kind: "dir"},
+		"/home/u/.ssh/agent.sock": {Kind: "socket"},
+		"/home/u/.ssh":            {Kind: "dir"},
+	}
+	h := &Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj", Env: map[string]string{
+		"SSH_AUTH_SOCK":            "/home/u/.agent.sock",
+		"GNUPGHOME":                "/home/u/keys/gnupg",
+		"GPG_AGENT_INFO":           "/home/u/.ssh/agent.sock:1:1", // inside ~/.ssh, hidden already
+		"DBUS_SESSION_BUS_ADDRESS": "unix:path=/tmp/dbus-sock",
+		"KUBECONFIG":               "/home/u/kube.yaml:rel/kube.yaml",
+		"DOCKER_CONFIG":            "/home/u/",
+		"CLOUDSDK_CONFIG":          "/home/u/proj",
+	}}
+	p := &profile.Profile{HiddenHome: map[string]bool{".ssh": true}}
+	f := Gather(h, &settings.Settings{}, p)
+	var got []string
+	for _, x := range f.Hidden {
+		if x.Why == "H7" {
+			got = append(got, x.Var+" "+x.Path+" "+x.Kind)
+		}
+	}
+	want := []string{"SSH_AUTH_SOCK /home/u/.agent.sock socket", "GNUPGHOME /srv/keys/gnupg dir", "KUBECONFIG /home/u/kube.yaml absent"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("H7 hidden:\n got %q\nwant %q", got, want)
+	}
+	var skips []string
+	for _, s := range f.EnvSkips {
+		skips = append(skips, s.Var+" "+s.Path+": "+s.Reason)
+	}
+	wantSkips := []string{
+		"CLOUDSDK_CONFIG /home/u/proj: is the working directory or above it",
+		"KUBECONFIG rel/kube.yaml: is not an absolute path",
+		"DOCKER_CONFIG /home/u: is the working directory or above it",
+	}
+	if !reflect.DeepEqual(skips, wantSkips) {
+		t.Errorf("skips:\n got %q\nwant %q", skips, wantSkips)
+	}
+	if _, ok := f.Observed["/tmp/dbus-sock"]; ok {
+		t.Error("a path under /tmp was looked at (it would become a precondition)")
+	}
+}
