@@ -200,7 +200,7 @@ func (e *emitter) masks() {
 	for _, h := range e.present() {
 		why := h.Why
 		rule := "S5"
-		if why == "H4" || why == "H7" {
+		if why == "H4" || why == "H7" || why == "H8" {
 			rule = why
 		}
 		var src string
@@ -211,6 +211,8 @@ func (e *emitter) masks() {
 			src = "host: the Hermes home"
 		case why == "H7":
 			src = "host: $" + h.Var + " names " + h.Entry
+		case why == "H8":
+			src = "host: a privileged host socket (facts.PrivilegedSockets)"
 		default:
 			src = e.settingsPos("hide", h.HideIndex) + " matched " + h.Entry
 		}

@@ -238,3 +238,20 @@ func alreadyUnreachable(p string, f *Facts) bool {
 	}
 	return false
 }
+
+// privilegedSockets describes PrivilegedSockets (H8), present or not (a
+// socket that appears after compiling makes the invocation stale), each
+// once by its resolved path.
+func (g *gatherer) privilegedSockets(f *Facts) []Hidden {
+	var out []Hidden
+	seen := map[string]bool{}
+	for _, p := range PrivilegedSockets {
+		x := g.hidden(p, "H8")
+		if seen[x.Path] || (x.Kind != "absent" && alreadyUnreachable(x.Path, f)) {
+			continue
+		}
+		seen[x.Path] = true
+		out = append(out, x)
+	}
+	return out
+}

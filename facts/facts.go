@@ -104,8 +104,8 @@ type Hidden struct {
 	// Symlink is true when the entry (or a parent) is a symlink.
 	Symlink bool `json:"symlink"`
 	// Why is S5 (home entries), S5-hermes (the Hermes homes), H4 (hide
-	// entries) or H7 (credential stores and the paths credential
-	// variables name).
+	// entries), H7 (credential stores and the paths credential
+	// variables name) or H8 (privileged host sockets).
 	Why string `json:"why"`
 	// Var is the credential variable that named the path (H7 only).
 	Var string `json:"var,omitempty"`
@@ -189,6 +189,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	envHidden, skips := g.envCredentials(h, f)
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
+	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
 	relate(f)
 	return f
 }

@@ -19,6 +19,30 @@ var CAVars = []string{"SSL_CERT_FILE", "SSL_CERT_DIR", "HERMES_CA_BUNDLE", "REQU
 // DockerSockets are the docker socket paths replaced by an empty file (S4).
 var DockerSockets = []string{"/run/docker.sock", "/var/run/docker.sock"}
 
+// PrivilegedSockets are host sockets that hand out power over the
+// machine to whoever can connect (H8): the system D-Bus (systemd,
+// logind, polkit-authorised actions such as reboot, udisks mounts,
+// PackageKit installs for the active session), and the daemons that run
+// containers or virtual machines (membership of their group is root).
+// A read-only bind does not stop connect(), so each is replaced by an
+// empty file like the docker socket. /var/run paths resolve to /run.
+var PrivilegedSockets = []string{
+	"/run/dbus/system_bus_socket",
+	"/var/run/dbus/system_bus_socket",
+	"/run/systemd/private",
+	"/run/containerd/containerd.sock",
+	"/run/podman/podman.sock",
+	"/run/crio/crio.sock",
+	"/run/libvirt/libvirt-sock",
+	"/run/libvirt/virtqemud-sock",
+	"/run/libvirt/virtproxyd-sock",
+	"/var/lib/lxd/unix.socket",
+	"/var/snap/lxd/common/lxd/unix.socket",
+	"/var/lib/incus/unix.socket",
+	"/run/snapd.socket",
+	"/run/snapd-snap.socket",
+}
+
 // Limit is an inherited hard limit; Unlimited means RLIM_INFINITY.
 const Unlimited = ^uint64(0)
 

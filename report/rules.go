@@ -105,6 +105,10 @@ var builtinRules = []Rule{
 		Short: "Credential stores beyond the seed's list (git, gh, pass, 1Password and Bitwarden agent sockets, …) and the paths credential variables name (SSH_AUTH_SOCK, GNUPGHOME, AWS_SHARED_CREDENTIALS_FILE, KUBECONFIG, …) are hidden.",
 		Help:  "A path that is the working directory, the home directory or above one of them cannot be hidden: point the variable at the credential itself."},
 
+	{ID: "H8", Name: "PrivilegedHostSockets", Level: e, Security: true,
+		Short: "Sockets that hand out power over the machine (system D-Bus, systemd, containerd, podman, CRI-O, libvirt, LXD, Incus, snapd) are replaced by empty files.",
+		Help:  "A command that needs one of them does not belong in an agent's sandbox: run it outside."},
+
 	{ID: "yaml", Name: "YAMLSyntax", Level: e,
 		Short: "The settings file is not valid YAML (or is empty, or has several documents).", Help: "Fix the syntax at the position shown; write {} for a file that keeps every default."},
 	{ID: "schema", Name: "SettingsSchema", Level: e,

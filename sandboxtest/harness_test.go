@@ -393,6 +393,9 @@ mkdir -m 0700 /run/user/{uid}/gnupg
 echo keyring-{tag} >/run/user/{uid}/keyring-token
 chown -R {uid} /run/user/{uid}
 "$SBX" mksock /run/docker.sock
+mkdir -m 0755 /run/dbus
+"$SBX" mksock /run/dbus/system_bus_socket
+chmod 0666 /run/dbus/system_bus_socket
 `
 
 // exec runs a host command as the fixture's identity and waits for it.

@@ -342,10 +342,11 @@ func testAgentSockets(t *testing.T, f *fixture) {
 val run_user 'ls -A /run/user/{uid} | sort'
 ok bus 'test -S /run/user/{uid}/bus'
 ok docker 'test -S /run/docker.sock'
+ok system_bus 'test -S /run/dbus/system_bus_socket'
 val keyring 'cat /run/user/{uid}/keyring-token'
 val ssh_sock 'echo ${SSH_AUTH_SOCK-unset}'
 `)}})
-		f.expect(r, want{"run_user": "bus gnupg keyring-token", "bus": "yes", "docker": "yes",
+		f.expect(r, want{"run_user": "bus gnupg keyring-token", "bus": "yes", "docker": "yes", "system_bus": "yes",
 			"keyring": "keyring-{tag}", "ssh_sock": "/run/user/{uid}/gnupg/S.gpg-agent.ssh"})
 	}
 	script := `
@@ -376,8 +377,13 @@ ok docker_api 'curl -sS --max-time 2 --unix-socket /run/docker.sock http://local
 			"regular empty file", "regular empty file", "no", "0", "no"
 	}
 	if private {
-		script += "val run_ls 'ls -A /run | sort'\n"
-		w["run_ls"] = "docker.sock user"
+		// H8: the system bus is an empty file too.
+		script += `
+val run_ls 'ls -A /run | sort'
+val system_bus_type 'stat -L -c %F /run/dbus/system_bus_socket'
+val system_bus_var_type 'stat -L -c %F /var/run/dbus/system_bus_socket'
+`
+		w["run_ls"], w["system_bus_type"], w["system_bus_var_type"] = "dbus docker.sock user", "regular empty file", "regular empty file"
 	}
 	script += "ok sandbox_ran 'test -d /proc/self'\n"
 	r := f.exec(call{privateRun: private, env: env,
