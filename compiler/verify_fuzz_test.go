@@ -226,6 +226,20 @@ func newScenario(data []byte) *scenario {
 	case 2:
 		s.flags = append(s.flags, "cwd "+s.choose(home, home+"/proj/sub", "/srv/data", home+"/.ssh"))
 	}
+	// H7 and H8 (drawn last, so the corpus of earlier findings keeps
+	// its meaning): credential variables pointing anywhere, agent
+	// sockets, the system bus.
+	for i, n := 0, s.pick(3); i < n; i++ {
+		v := s.choose("SSH_AUTH_SOCK", "GNUPGHOME", "KUBECONFIG", "DOCKER_CONFIG", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS")
+		target := s.choose(home+"/.agent.sock", "/srv/keys", home+"/proj/.gnupg", home, home+"/proj", "/srv/data",
+			home+"/.ssh/agent", hh+"/cache/scratch/s", "/run/user/1000/bus", "/tmp/ssh-x/agent", "rel/x", home+"/link/k", "/etc")
+		if v == "DBUS_SESSION_BUS_ADDRESS" {
+			target = "unix:path=" + target
+		}
+		s.host = append(s.host, "env "+v+"="+target)
+	}
+	s.addTree(s.choose("", "socket /home/u/.agent.sock", "dir /srv/keys/private-keys-v1.d", "dir /home/u/proj/.gnupg",
+		"socket /run/dbus/system_bus_socket\nlink /var/run -> /run", "socket /home/u/.1password/agent.sock\nfile /home/u/.git-credentials"))
 	s.tree = consistentTree(s.tree)
 	return s
 }

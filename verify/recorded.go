@@ -10,8 +10,10 @@ import (
 
 // hiddenWhy are the precondition reasons that mark a candidate hidden
 // path: the home's credential entries and the Hermes homes (S5), the
-// agent sockets and the docker socket (S4), the user's hide entries (H4).
-var hiddenWhy = map[string]bool{"S4": true, "S5": true, "S5-hermes": true, "H4": true}
+// agent sockets and the docker socket (S4), the user's hide entries (H4),
+// the credential stores and the paths credential variables name (H7), the
+// privileged host sockets (H8).
+var hiddenWhy = map[string]bool{"S4": true, "S5": true, "S5-hermes": true, "H4": true, "H7": true, "H8": true}
 
 // maxLinks bounds symlink resolution, as the kernel does (ELOOP).
 const maxLinks = 40
