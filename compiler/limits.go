@@ -115,6 +115,7 @@ func (e *emitter) env() runtime.Env {
 	// S4: removed again after a shell's rc files (which may export them
 	// again) have run; the runtime prefixes the -c script with an unset.
 	env.UnsetAfterRC = append([]string(nil), env.Unset...)
+	env.CredentialPaths = f.CredentialPaths // H7: checked again at run time
 	env.UnsetPatterns, env.Allow = envPolicy(e.st.res.Settings)
 	if f.Scratch.Kind == runtime.KindDir {
 		env.Set["TMPDIR"] = f.Scratch.Real

@@ -2,7 +2,8 @@ package facts
 
 import (
 	"path"
-	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
 // CredentialStores are the home entries that hold credentials beyond the
@@ -44,126 +45,6 @@ func credentialStore(name string) bool {
 	return false
 }
 
-// CredentialVar is an environment variable that names where credentials
-// live (H7): an agent socket, a key file, a credential directory.
-type CredentialVar struct {
-	Name string
-	// Paths extracts the paths named by a value.
-	Paths func(value string) []string
-}
-
-// CredentialVars are the variables whose paths are hidden at compile
-// time (H7), wherever they point. compiler.SecretPatterns lists the same
-// names, so the variables themselves do not reach the command either.
-var CredentialVars = []CredentialVar{
-	{"SSH_AUTH_SOCK", onePath},
-	{"GPG_AGENT_INFO", gpgAgentInfoPath},
-	{"DBUS_SESSION_BUS_ADDRESS", dbusPaths},
-	{"GNUPGHOME", onePath},
-	{"PASSWORD_STORE_DIR", onePath},
-	{"AWS_SHARED_CREDENTIALS_FILE", onePath},
-	{"AWS_CONFIG_FILE", onePath},
-	{"AWS_WEB_IDENTITY_TOKEN_FILE", onePath},
-	{"AZURE_CONFIG_DIR", onePath},
-	{"AZURE_FEDERATED_TOKEN_FILE", onePath},
-	{"CLOUDSDK_CONFIG", onePath},
-	{"GOOGLE_APPLICATION_CREDENTIALS", onePath},
-	{"KUBECONFIG", pathList},
-	{"DOCKER_CONFIG", onePath},
-	{"GH_CONFIG_DIR", onePath},
-	{"NETRC", onePath},
-	{"NPM_CONFIG_USERCONFIG", onePath},
-	{"npm_config_userconfig", onePath},
-	{"TF_CLI_CONFIG_FILE", onePath},
-	{"SOPS_AGE_KEY_FILE", onePath},
-	{"KRB5CCNAME", krb5Path},
-}
-
-// CredentialVarNames returns the names of CredentialVars.
-func CredentialVarNames() []string {
-	out := make([]string, len(CredentialVars))
-	for i, v := range CredentialVars {
-		out[i] = v.Name
-	}
-	return out
-}
-
-func onePath(v string) []string { return []string{v} }
-
-// pathList splits a colon-separated list (KUBECONFIG).
-func pathList(v string) []string { return strings.Split(v, ":") }
-
-// gpgAgentInfoPath: "PATH:PID:PROTOCOL".
-func gpgAgentInfoPath(v string) []string {
-	p, _, _ := strings.Cut(v, ":")
-	return []string{p}
-}
-
-// krb5Path: "FILE:PATH", "DIR:PATH" or a bare path; KEYRING:, KCM: and
-// the like are not paths (and keyctl is blocked by H2 anyway).
-func krb5Path(v string) []string {
-	if kind, p, ok := strings.Cut(v, ":"); ok {
-		if kind == "FILE" || kind == "DIR" {
-			return []string{p}
-		}
-		return nil
-	}
-	return []string{v}
-}
-
-// dbusPaths takes the unix:path= entries of a D-Bus address list
-// ("unix:path=/run/user/1000/bus,guid=…;unix:abstract=…"). Abstract
-// sockets have no path: the network namespace (and Landlock's scoping
-// under the network profile, H3) keep them out of reach.
-func dbusPaths(v string) []string {
-	var out []string
-	for _, addr := range strings.Split(v, ";") {
-		transport, params, ok := strings.Cut(addr, ":")
-		if !ok || transport != "unix" {
-			continue
-		}
-		for _, kv := range strings.Split(params, ",") {
-			if k, val, ok := strings.Cut(kv, "="); ok && k == "path" {
-				out = append(out, dbusUnescape(val))
-			}
-		}
-	}
-	return out
-}
-
-// dbusUnescape undoes the %XX escaping of D-Bus address values.
-func dbusUnescape(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			if h, ok := unhex(s[i+1]); ok {
-				if l, ok := unhex(s[i+2]); ok {
-					b.WriteByte(h<<4 | l)
-					i += 2
-					continue
-				}
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
 // EnvSkip is a path a credential variable names that is not hidden (H7),
 // and why.
 type EnvSkip struct {
@@ -180,20 +61,23 @@ type EnvSkip struct {
 // set or every dotfile), are left out and listed in skips.
 func (g *gatherer) envCredentials(h *Host, f *Facts) (out []Hidden, skips []EnvSkip) {
 	seen := map[string]bool{}
-	for _, cv := range CredentialVars {
+	for _, cv := range runtime.CredentialVars {
 		val, ok := h.Env[cv.Name]
 		if !ok || val == "" {
 			continue
 		}
-		for _, p := range cv.Paths(val) {
-			if p == "" {
-				continue
+		named := runtime.CredentialPaths(cv, val)
+		if len(named) > 0 {
+			if f.CredentialPaths == nil {
+				f.CredentialPaths = map[string][]string{}
 			}
+			f.CredentialPaths[cv.Name] = named
+		}
+		for _, p := range named {
 			if !path.IsAbs(p) {
 				skips = append(skips, EnvSkip{cv.Name, p, "is not an absolute path"})
 				continue
 			}
-			p = path.Clean(p)
 			if alreadyUnreachable(p, f) {
 				continue // not even looked at: no precondition on a path the sandbox cannot see
 			}
@@ -227,12 +111,24 @@ func (g *gatherer) envCredentials(h *Host, f *Facts) (out []Hidden, skips []EnvS
 // path hidden already.
 func alreadyUnreachable(p string, f *Facts) bool {
 	for _, sys := range []string{"/tmp", "/proc", "/dev", f.RunUser.Real} {
-		if sys != "" && Within(p, sys) {
+		if sys != "" && Within(p, sys) && !boundFrom(f, sys) {
 			return true
 		}
 	}
 	for _, x := range f.Hidden {
 		if x.Kind != "absent" && Within(p, x.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// boundFrom tells whether a bind of the settings takes its source from
+// inside dir (a host /tmp/x bound elsewhere is not replaced by the
+// sandbox's fresh /tmp).
+func boundFrom(f *Facts, dir string) bool {
+	for _, b := range f.Binds {
+		if Within(b.SrcReal, dir) {
 			return true
 		}
 	}

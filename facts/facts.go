@@ -56,6 +56,10 @@ type Facts struct {
 	// EnvSkips are the paths credential variables name that are not
 	// hidden (H7), and why.
 	EnvSkips []EnvSkip `json:"env_skips"`
+	// CredentialPaths are the paths each credential variable named when
+	// compiling (runtime.CredentialPaths), by name: the invocation
+	// records them for runtime.CheckCredentialEnv.
+	CredentialPaths map[string][]string `json:"-"`
 
 	// Observed is every path looked at, with what was there: the
 	// invocation's preconditions are drawn from it. Walked marks the

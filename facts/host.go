@@ -101,7 +101,7 @@ func FromEnvironment() *Host {
 			h.Env[v] = val
 		}
 	}
-	for _, v := range CredentialVars {
+	for _, v := range runtime.CredentialVars {
 		if val := os.Getenv(v.Name); val != "" {
 			h.Env[v.Name] = val
 		}

@@ -80,6 +80,17 @@ func fastDecode(data []byte) (inv *Invocation, ok bool) {
 					return d.strs(&e.Allow)
 				case "unset_after_rc":
 					return d.strs(&e.UnsetAfterRC)
+				case "credential_paths":
+					if d.null() {
+						return true
+					}
+					e.CredentialPaths = map[string][]string{}
+					return d.object(func(k string) bool {
+						var v []string
+						ok := d.strs(&v)
+						e.CredentialPaths[k] = v
+						return ok
+					})
 				case "set":
 					if d.null() {
 						return true

@@ -94,6 +94,10 @@ type Env struct {
 	// have run (S4), by prefixing the -c script of a POSIX-family shell
 	// (see UnsetAfterRC). Each is a shell identifier.
 	UnsetAfterRC []string `json:"unset_after_rc,omitempty"`
+	// CredentialPaths are the paths each credential variable named when
+	// compiling (H7), by variable; CheckCredentialEnv compares the
+	// run-time environment with them.
+	CredentialPaths map[string][]string `json:"credential_paths,omitempty"`
 }
 
 // Precondition kinds.

@@ -26,11 +26,18 @@ type Mismatch struct {
 	Pattern  string
 	// Err is set when the path could not be examined at all.
 	Err error
+	// EnvVar and EnvPath are set (and Precondition is empty) when a
+	// credential variable names, at run time, a path the invocation does
+	// not account for (CheckCredentialEnv).
+	EnvVar, EnvPath string
 }
 
 // String describes the mismatch: the path, what was recorded and what
 // is there now.
 func (m Mismatch) String() string {
+	if m.EnvVar != "" {
+		return fmt.Sprintf("$%s names %s, which this invocation does not hide (H7; the variable is removed, the path would still be reachable)", m.EnvVar, m.EnvPath)
+	}
 	p := m.Precondition
 	why := ""
 	if p.Why != "" {

@@ -95,7 +95,8 @@ func setupFailure(err error) (int, error) {
 // Run executes argv in the sandbox inv describes and returns the
 // command's exit status. The flow:
 //
-//  1. CheckBwrap and CheckPreconditions (lstat/readlink only); a stale
+//  1. CheckBwrap, CheckPreconditions (lstat/readlink only) and
+//     CheckCredentialEnv (the environment's credential paths); a stale
 //     invocation is refused.
 //  2. The environment is os.Environ() filtered by inv.Env (BuildEnv);
 //     a shell's -c script is prefixed with an unset of
@@ -164,6 +165,9 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 		return setupFailure(err)
 	}
 	if err := CheckPreconditions(inv); err != nil {
+		return setupFailure(err)
+	}
+	if err := CheckCredentialEnv(inv, os.LookupEnv); err != nil {
 		return setupFailure(err)
 	}
 	if inv.Seccomp != nil && inv.Seccomp.Arch != "" {

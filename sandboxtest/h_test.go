@@ -171,9 +171,17 @@ val vars 'echo ${SSH_AUTH_SOCK-unset} ${GNUPGHOME-unset}'
 	if strings.Contains(r.stdout, f.expand("agent-{tag}")) || !strings.Contains(probes(r.stdout)["agent"], "Error") {
 		t.Errorf("the agent socket was reachable (or the probe did not run): %v", r)
 	}
-	// The variables do not reach the command even when the compiler saw
-	// none (they are H5 names too).
+	// Compiled without them, run with them: the paths they name now are
+	// not hidden, so the runtime refuses (stale, 125) and nothing runs.
 	inv, _ = f.compile("", call{})
-	r = f.bwrun(inv, "val vars 'echo ${SSH_AUTH_SOCK-unset} ${GNUPGHOME-unset}'", call{env: env})
-	f.expect(r, want{"vars": "unset unset"})
+	r = f.bwrun(inv, "echo ran", call{env: env})
+	f.wantCode(r, 125)
+	f.wantStderr(r, "$SSH_AUTH_SOCK names "+sock+", which this invocation does not hide", "$GNUPGHOME names", "recompile")
+	if strings.Contains(r.stdout, "ran") {
+		t.Errorf("the command ran: %v", r)
+	}
+	// A variable naming nothing that exists is no reason to refuse; it
+	// does not reach the command either (an H5 name).
+	r = f.bwrun(inv, "val vars 'echo ${SSH_AUTH_SOCK-unset}'", call{env: []string{"SSH_AUTH_SOCK={home}/.agents/gone.sock"}})
+	f.expect(r, want{"vars": "unset"})
 }

@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCredentialVarPaths(t *testing.T) {
+	cases := []struct {
+		parse func(string) []string
+		in    string
+		want  []string
+	}{
+		{gpgAgentInfoPath, "/run/user/1/gnupg/S.gpg-agent:0:1", []string{"/run/user/1/gnupg/S.gpg-agent"}},
+		{gpgAgentInfoPath, "/x", []string{"/x"}},
+		{dbusPaths, "unix:path=/run/user/1/bus", []string{"/run/user/1/bus"}},
+		{dbusPaths, "unix:abstract=/tmp/dbus-x,guid=1;unix:path=/var/b%20us,guid=2;tcp:host=x", []string{"/var/b us"}},
+		{dbusPaths, "unix:path=/a%2", []string{"/a%2"}},
+		{dbusPaths, "garbage", nil},
+		{pathList, "/a:/b::/c", []string{"/a", "/b", "", "/c"}},
+		{krb5Path, "FILE:/tmp/krb5cc_1", []string{"/tmp/krb5cc_1"}},
+		{krb5Path, "DIR:/home/u/krb", []string{"/home/u/krb"}},
+		{krb5Path, "KEYRING:persistent:1000", nil},
+		{krb5Path, "/home/u/cc", []string{"/home/u/cc"}},
+	}
+	for _, c := range cases {
+		if got := c.parse(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("parse(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCheckCredentialEnv(t *testing.T) {
+	// Not under /tmp: the sandbox's fresh /tmp makes paths there
+	// unreachable anyway.
+	dir, err := os.MkdirTemp("/var/tmp", "bwpolicy-credenv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "agent.sock")
+	keys := filepath.Join(dir, "keys")
+	for _, p := range []string{sock, filepath.Join(dir, "hidden", "x")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	inv := &Invocation{
+		Bwrap:  Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", "/tmp"}},
+		Hidden: []string{filepath.Join(dir, "hidden")},
+		Env:    Env{CredentialPaths: map[string][]string{"SSH_AUTH_SOCK": {sock}, "AWS_CONFIG_FILE": {"rel/config"}}},
+	}
+	cases := []struct {
+		env   map[string]string
+		stale []string // VAR=PATH mismatches
+	}{
+		{map[string]string{}, nil},
+		{map[string]string{"SSH_AUTH_SOCK": sock}, nil},                                              // as compiled
+		{map[string]string{"SSH_AUTH_SOCK": sock + "/"}, nil},                                        // cleaned
+		{map[string]string{"GNUPGHOME": filepath.Join(dir, "hidden", "x")}, nil},                     // inside a hidden path
+		{map[string]string{"GNUPGHOME": filepath.Join(dir, "nothing-here")}, nil},                    // does not exist
+		{map[string]string{"SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1", "KRB5CCNAME": "FILE:/dev/x"}, nil}, // the sandbox's own /tmp and /dev
+		{map[string]string{"AWS_CONFIG_FILE": "rel/config"}, nil},                                    // relative, as compiled
+		{map[string]string{"GNUPGHOME": keys}, []string{"GNUPGHOME=" + keys}},
+		{map[string]string{"SSH_AUTH_SOCK": keys}, []string{"SSH_AUTH_SOCK=" + keys}},
+		{map[string]string{"KUBECONFIG": sock + ":" + keys, "AWS_CONFIG_FILE": "other/rel"},
+			[]string{"AWS_CONFIG_FILE=other/rel", "KUBECONFIG=" + sock, "KUBECONFIG=" + keys}},
+	}
+	for _, c := range cases {
+		err := CheckCredentialEnv(inv, func(k string) (string, bool) { v, ok := c.env[k]; return v, ok })
+		var got []string
+		var stale *StaleError
+		if errors.As(err, &stale) {
+			for _, m := range stale.Mismatches {
+				got = append(got, m.EnvVar+"="+m.EnvPath)
+			}
+		} else if err != nil {
+			t.Fatalf("%v: %v", c.env, err)
+		}
+		slices.Sort(got)
+		if !reflect.DeepEqual(got, c.stale) {
+			t.Errorf("%v: stale %q, want %q", c.env, got, c.stale)
+		}
+	}
+
+	// A bind from inside /tmp makes /tmp paths count.
+	inv.Bwrap.Args = append(inv.Bwrap.Args, "--bind", "/tmp/shared", "/mnt/shared")
+	err = CheckCredentialEnv(inv, func(k string) (string, bool) {
+		if k == "SSH_AUTH_SOCK" {
+			return sock + "-not-there-but-tmp", true
+		}
+		if k == "GNUPGHOME" {
+			return "/tmp", true
+		}
+		return "", false
+	})
+	var stale *StaleError
+	if !errors.As(err, &stale) || len(stale.Mismatches) != 1 || stale.Mismatches[0].EnvPath != "/tmp" ||
+		!strings.Contains(err.Error(), "$GNUPGHOME names /tmp, which this invocation does not hide") {
+		t.Errorf("with a bind from /tmp: %v", err)
+	}
+}
