@@ -44,6 +44,9 @@ var CredentialVars = []CredentialVar{
 	{"TF_CLI_CONFIG_FILE", onePath},
 	{"SOPS_AGE_KEY_FILE", onePath},
 	{"KRB5CCNAME", krb5Path},
+	// The user's runtime directory when it is not /run/user/<uid> (masked
+	// by S4 already): the agent, bus, Wayland and audio sockets live there.
+	{"XDG_RUNTIME_DIR", onePath},
 }
 
 func onePath(v string) []string { return []string{v} }
