@@ -3,11 +3,11 @@ package policy
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testtree"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -42,23 +42,8 @@ todo_test_later if {
 }
 `
 
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, src := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 func TestRunTestDirs(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"limits.rego": limitsRego, "sub/limits_test.rego": limitsTestRego})
+	dir := testtree.Write(t, map[string]string{"limits.rego": limitsRego, "sub/limits_test.rego": limitsTestRego})
 	res, err := RunTestDirs(context.Background(), []string{dir}, TestOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +93,7 @@ func TestRunTestDirs(t *testing.T) {
 // package outside bwpolicy.custom: inside it, the test would be part of
 // the decision it queries, a recursion).
 func TestRunTestDirsSeesBuiltinRules(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"limits.rego": limitsRego, "main_test.rego": `package org_test
+	dir := testtree.Write(t, map[string]string{"limits.rego": limitsRego, "main_test.rego": `package org_test
 
 test_custom_in_result if {
 	r := data.bwpolicy.main.result with input as {"settings": {"memory_mb": 8192}, "profile": {}, "facts": {"binds": [], "hidden": [], "cwd": {}}}
@@ -134,7 +119,7 @@ func TestRunTestDirsErrorsArePositioned(t *testing.T) {
 		"unsafe variable":              {map[string]string{"limits.rego": "package bwpolicy.custom.x\n\ndeny contains y if {\n\ttrue\n}\n"}, "limits.rego:3"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := writeFiles(t, tc.files)
+			dir := testtree.Write(t, tc.files)
 			_, err := RunTestDirs(context.Background(), []string{dir}, TestOptions{})
 			var errs ast.Errors
 			if !errors.As(err, &errs) || len(errs) == 0 {
@@ -199,13 +184,13 @@ warn contains {"msg": "spoof", "rule": "R3 spoof!", "path": []} if true
 // TestLoadErrorsArePositioned: policy.Load's errors carry file:line for
 // check to report.
 func TestLoadErrorsArePositioned(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"bad.rego": "package bwpolicy.custom.bad\n\ndeny contains v if { v := }\n"})
+	dir := testtree.Write(t, map[string]string{"bad.rego": "package bwpolicy.custom.bad\n\ndeny contains v if { v := }\n"})
 	_, err := Load([]string{dir})
 	var errs ast.Errors
 	if !errors.As(err, &errs) || errs[0].Location == nil || errs[0].Location.Row != 3 {
 		t.Fatalf("Load error %v, want an ast.Errors at line 3", err)
 	}
-	dir = writeFiles(t, map[string]string{"evil.rego": "# comment\npackage bwpolicy.rules\n"})
+	dir = testtree.Write(t, map[string]string{"evil.rego": "# comment\npackage bwpolicy.rules\n"})
 	_, err = Load([]string{dir})
 	if !errors.As(err, &errs) || errs[0].Location == nil || errs[0].Location.Row != 2 {
 		t.Fatalf("Load error %v, want an ast.Errors at line 2", err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testtree"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -34,7 +35,7 @@ func TestTypeCheckFindsWhatNeverFires(t *testing.T) {
 				t.Errorf("message %q lacks %q", errs[0].Message, tc.want)
 			}
 			// Load refuses it too.
-			dir := writeFiles(t, map[string]string{"x.rego": src})
+			dir := testtree.Write(t, map[string]string{"x.rego": src})
 			if _, err := Load([]string{dir}); err == nil {
 				t.Error("Load accepted the rule")
 			}

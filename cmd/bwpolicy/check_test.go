@@ -15,6 +15,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/compiler"
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/internal/testtree"
 )
 
 // limitsRego is the organisation rule of issue 4.
@@ -47,7 +48,7 @@ func wantCode(t *testing.T, r result, code int) {
 // TestCheckOrganisationRule: issue 4's rule reports an error at the
 // memory_mb line, in every format.
 func TestCheckOrganisationRule(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"policy/limits.rego": limitsRego,
 		"sandbox/team.yaml":  "profile: workspace\nmemory_mb: 8192\n",
 		"sandbox/small.yaml": "profile: workspace\nmemory_mb: 1024\n",
@@ -139,7 +140,7 @@ func TestCheckBrokenPolicy(t *testing.T) {
 		"conflict at eval": {"package bwpolicy.custom.bad\n\nx := 1 if input.settings.memory_mb > 0\n\nx := 2 if input.settings.memory_mb > 0\n\ndeny contains {\"msg\": \"m\"} if x == 1\n", "policy/bad.rego:5: error: eval_conflict_error"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{"policy/bad.rego": tc.rego, "s.yaml": "profile: workspace\n"})
+			dir := testtree.Write(t, map[string]string{"policy/bad.rego": tc.rego, "s.yaml": "profile: workspace\n"})
 			r := run(t, dir, env, "check", "--policy", "policy", "s.yaml")
 			wantCode(t, r, 2)
 			wantContains(t, r, "stderr", tc.want)
@@ -153,14 +154,14 @@ func TestCheckBrokenPolicy(t *testing.T) {
 			wantContains(t, r, "stdout", `"failure": true`)
 		})
 	}
-	dir := writeTree(t, map[string]string{"policy/only_test.rego": "package x_test\n\ntest_a if true\n", "s.yaml": "{}\n"})
+	dir := testtree.Write(t, map[string]string{"policy/only_test.rego": "package x_test\n\ntest_a if true\n", "s.yaml": "{}\n"})
 	wantCode(t, run(t, dir, env, "check", "--policy", "policy", "s.yaml"), 2)
 	wantCode(t, run(t, dir, env, "check", "--policy", "nonexistent", "s.yaml"), 2)
 }
 
 // TestCheckManyInputs: files and directories in one call, each reported.
 func TestCheckManyInputs(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"conf/a.yaml":          "profile: workspace\n",
 		"conf/b.yml":           "profile: workspace\nmemory_mb: -1\n",
 		"conf/.gitlab-ci.yml":  "stages: [test]\n",
@@ -210,7 +211,7 @@ func TestCheckManyInputs(t *testing.T) {
 func TestCheckExitCodes(t *testing.T) {
 	env := sandboxEnv(t)
 	home := strings.TrimPrefix(env[0], "HOME=")
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"clean.yaml": "profile: workspace\nmemory_mb: 1024\n",
 		// R7: a writable working directory that is the home directory.
 		"warn.yaml":  "profile: workspace\ncwd: " + home + "\n",
@@ -245,7 +246,7 @@ func TestCheckExitCodes(t *testing.T) {
 func TestCheckCustomProfiles(t *testing.T) {
 	env := sandboxEnv(t)
 	good := "name:         \"ci\"\ndescription:  \"CI jobs: read-only checkout\"\ncwd_writable: false\nhidden_home: \".cargo/credentials.toml\": true\n"
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"profiles/ci.cue":     good,
 		"profiles/leaky.cue":  "name:         \"leaky\"\ndescription:  \"shares the network\"\ncwd_writable: true\nnetwork:      \"host\"\n",
 		"profiles/nossh.cue":  "name:         \"nossh\"\ndescription:  \"unhides ssh\"\ncwd_writable: true\nhidden_home: \".ssh\": false\n",
@@ -271,7 +272,7 @@ func TestCheckCustomProfiles(t *testing.T) {
 	}
 
 	// The good profile alone: check passes, compile uses it.
-	ok := writeTree(t, map[string]string{"profiles/ci.cue": good, "sandbox/ci.yaml": "profile: ci\nmemory_mb: 512\n"})
+	ok := testtree.Write(t, map[string]string{"profiles/ci.cue": good, "sandbox/ci.yaml": "profile: ci\nmemory_mb: 512\n"})
 	r = run(t, ok, env, "check", "--profiles", "profiles", "sandbox")
 	wantCode(t, r, 0)
 	wantContains(t, r, "stdout", "2 files checked: 0 errors")
@@ -300,14 +301,14 @@ test_small_memory_allowed if {
 	count(limits.deny) == 0 with input as {"settings": {"memory_mb": 256}}
 }
 `
-	dir := writeTree(t, map[string]string{"policy/limits.rego": limitsRego, "policy/limits_test.rego": tests})
+	dir := testtree.Write(t, map[string]string{"policy/limits.rego": limitsRego, "policy/limits_test.rego": tests})
 	r := run(t, dir, env, "test", "policy")
 	wantCode(t, r, 0)
 	wantContains(t, r, "stdout", "policy/limits_test.rego:5: PASS data.limits_test.test_big_memory_denied")
 	wantContains(t, r, "stdout", "PASS: 2 passed, 0 failed\n")
 
 	failing := strings.Replace(tests, "== 0 with", "== 1 with", 1)
-	dir = writeTree(t, map[string]string{"policy/limits.rego": limitsRego, "policy/limits_test.rego": failing})
+	dir = testtree.Write(t, map[string]string{"policy/limits.rego": limitsRego, "policy/limits_test.rego": failing})
 	r = run(t, dir, env, "test", "policy")
 	wantCode(t, r, 1)
 	wantContains(t, r, "stdout", "policy/limits_test.rego:9: FAIL data.limits_test.test_small_memory_allowed")
@@ -321,12 +322,12 @@ test_small_memory_allowed if {
 		t.Errorf("json: %v\n%s", err, r)
 	}
 
-	dir = writeTree(t, map[string]string{"policy/limits.rego": limitsRego, "policy/limits_test.rego": "package limits_test\n\ntest_x if {\n\tcount(\n}\n"})
+	dir = testtree.Write(t, map[string]string{"policy/limits.rego": limitsRego, "policy/limits_test.rego": "package limits_test\n\ntest_x if {\n\tcount(\n}\n"})
 	r = run(t, dir, env, "test", "policy")
 	wantCode(t, r, 2)
 	wantContains(t, r, "stderr", "policy/limits_test.rego:5:1: error: rego_parse_error")
 
-	dir = writeTree(t, map[string]string{"policy/limits.rego": limitsRego})
+	dir = testtree.Write(t, map[string]string{"policy/limits.rego": limitsRego})
 	r = run(t, dir, env, "test", "policy")
 	wantCode(t, r, 2)
 	wantContains(t, r, "stderr", "no test")
@@ -404,7 +405,7 @@ func contains(list []string, s string) bool {
 // a finding about the file (exit 1).
 func TestInternalFailureIsNotAFinding(t *testing.T) {
 	req := compiler.Request{Host: &facts.Host{Home: "/home/u", HermesHome: "/home/u/.hermes"}}
-	dir := writeTree(t, map[string]string{"s.yaml": "profile: workspace\n"})
+	dir := testtree.Write(t, map[string]string{"s.yaml": "profile: workspace\n"})
 	findings, failures := checkFile(context.Background(), req, filepath.Join(dir, "s.yaml"), map[string][]byte{}, nil)
 	if len(findings) != 0 || len(failures) != 1 || failures[0].Rule != "internal" {
 		t.Fatalf("findings %v, failures %v; want one internal failure", findings, failures)
