@@ -13,6 +13,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/bwpolicy/bwpolicy/internal/schematest"
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/schema"
 )
@@ -20,19 +21,7 @@ import (
 // TestGoldenInvocationsMatchSchema validates every golden invocation
 // against schema/invocation.schema.json.
 func TestGoldenInvocationsMatchSchema(t *testing.T) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.InvocationJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertContent()
-	if err := c.AddResource("invocation.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("invocation.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := schematest.Compile(t, schema.InvocationJSON, "invocation.schema.json")
 	files, _ := filepath.Glob("../golden/*.json")
 	if len(files) < 10 {
 		t.Fatalf("only %d golden invocations", len(files))

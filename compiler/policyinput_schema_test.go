@@ -11,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/internal/schematest"
 	"github.com/bwpolicy/bwpolicy/profile"
 )
 
@@ -19,25 +20,7 @@ import (
 // against.
 func policyInputSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open("../schema/policy-input.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const id = "https://bwpolicy.dev/schema/policy-input.schema.json"
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(id, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch
+	return schematest.CompileFile(t, "../schema/policy-input.schema.json", "https://bwpolicy.dev/schema/policy-input.schema.json")
 }
 
 // inputOf rebuilds the policy input of a compilation exactly as

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/compiler"
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/internal/schematest"
 	"github.com/bwpolicy/bwpolicy/internal/testtree"
 )
 
@@ -99,24 +100,7 @@ func TestCheckOrganisationRule(t *testing.T) {
 // vendored in report/testdata.
 func validateSARIF(t *testing.T, out []byte) {
 	t.Helper()
-	f, err := os.Open("../../report/testdata/sarif-2.1.0-rtm.5.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	const id = "https://raw.githubusercontent.com/schemastore/schemastore/master/src/schemas/json/sarif-2.1.0-rtm.5.json"
-	if err := c.AddResource(id, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := schematest.CompileFile(t, "../../"+schematest.SARIFFile, schematest.SARIFID)
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
 	if err != nil {
 		t.Fatalf("SARIF output is not JSON: %v\n%s", err, out)
