@@ -21,7 +21,7 @@ import (
 // A case is a txtar archive (testdata/cases/NAME.txtar) with:
 //
 //	-- host --      key value lines: uid, home, hermes_home, cwd, kernel,
-//	                bwrap PATH VERSION [OPTION...], env NAME=VALUE, hard_as/hard_cpu/hard_nproc N
+//	                bwrap PATH VERSION [OPTION...], env NAME=VALUE, hard_as/hard_cpu/hard_nproc N, cloud NAME
 //	-- tree --      one path a line: "dir P", "file P", "socket P", "link P -> TARGET"
 //	-- settings.yaml --   (optional; absent = the embedded defaults)
 //	-- flags --     (optional) "profile NAME", "cwd DIR"
@@ -109,6 +109,8 @@ func parseHost(t *testing.T, h *facts.Host, s string) {
 			h.Kernel = v
 		case "arch":
 			h.Arch = v
+		case "cloud":
+			h.Cloud = v
 		case "landlock_abi":
 			h.LandlockABI, _ = strconv.Atoi(v)
 		case "env":

@@ -45,6 +45,8 @@ type Facts struct {
 	NProcUserns bool              `json:"nproc_userns"`
 	LandlockABI int               `json:"landlock_abi"`
 	Arch        string            `json:"arch"`
+	// Cloud names the cloud this machine is a VM of ("" when none).
+	Cloud string `json:"cloud"`
 	// EnvNames are the names of the compiling environment's variables.
 	EnvNames  []string `json:"env_names"`
 	HardAS    uint64   `json:"hard_as"`
@@ -161,7 +163,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
 		DefaultHermesHome: path.Join(h.Home, ".hermes"),
 		Bwrap:             h.Bwrap, Kernel: h.Kernel, NProcUserns: nprocPerUserns(h.Kernel),
-		LandlockABI: h.LandlockABI, Arch: h.Arch, EnvNames: h.EnvNames, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
+		LandlockABI: h.LandlockABI, Arch: h.Arch, Cloud: h.Cloud, EnvNames: h.EnvNames, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
 		Observed: g.observed, Walked: g.walked,
 	}
 	f.Hidden = g.hiddenPaths(h, p)

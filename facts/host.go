@@ -75,6 +75,9 @@ type Host struct {
 	// Arch is the native architecture for seccomp ("x86_64", "aarch64";
 	// empty when unsupported).
 	Arch string `json:"arch"`
+	// Cloud names the cloud this machine is a virtual machine of
+	// (CloudVendor), "" when none is recognised.
+	Cloud string `json:"cloud"`
 }
 
 // FromEnvironment reads the real host: the environment for HOME,
@@ -127,6 +130,7 @@ func FromEnvironment() *Host {
 	h.HardCPU = hardLimit(unix.RLIMIT_CPU)
 	h.HardNProc = hardLimit(unix.RLIMIT_NPROC)
 	h.LandlockABI, _ = runtime.LandlockABI()
+	h.Cloud = CloudVendor(readDMI)
 	h.Arch, _ = seccomp.NativeArch()
 	return h
 }

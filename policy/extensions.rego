@@ -28,3 +28,20 @@ warn contains v("H4", sprintf("hide entry %q is relative to the working director
 warn contains object.union(v("H7", sprintf("$%s names %q, which %s: not hidden", [s.var, s.path, s.reason]), []), {"host": true}) if {
 	some s in input.facts.env_skips
 }
+
+# H3: on a cloud VM the instance metadata service (169.254.169.254, port
+# 80) hands the machine's credentials to any local process. Under the
+# network profile a command reaches it unless a Landlock connect
+# allowlist (ABI 4) leaves port 80 out.
+warn contains object.union(v("H3", sprintf("this machine is a virtual machine of %s: its metadata service (169.254.169.254, port 80) hands out the machine's credentials to any process, and the network profile reaches it; set network.tcp_connect without 80 (e.g. [443]), or block it on the host (IMDSv2 with hop limit 1, a firewall rule)", [input.facts.cloud]), ["network"]), {"host": true}) if {
+	input.facts.cloud != ""
+	input.profile.network == "host"
+	not metadata_port_closed
+}
+
+metadata_port_closed if {
+	input.facts.landlock_abi >= 4
+	ports := object.get(object.get(input.settings, "network", {}), "tcp_connect", null)
+	ports != null
+	not 80 in ports
+}
