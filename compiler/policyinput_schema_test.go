@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/internal/schematest"
+	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/profile"
 )
 
@@ -103,5 +105,39 @@ func TestPolicyInputOfThisHostMatchesSchema(t *testing.T) {
 		if !validateInput(t, sch, name, res) {
 			t.Errorf("%s: compilation stopped before the policy stage: %v", name, res.Diags)
 		}
+	}
+}
+
+// TestPolicyInputValueMatchesJSON: the value the rules see for the real
+// input of every golden case (policy.InputValue converts Go values
+// directly) equals the input's JSON form read back as OPA reads JSON.
+func TestPolicyInputValueMatchesJSON(t *testing.T) {
+	n := 0
+	for _, file := range caseFiles(t) {
+		tc := loadCase(t, file)
+		res := Compile(context.Background(), tc.req)
+		if res.Settings == nil || res.Profile == nil || res.Facts == nil {
+			continue
+		}
+		in := policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts}
+		got, err := policy.InputValue(in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ast.ValueFromReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Compare(want) != 0 {
+			t.Errorf("%s: the input value differs from its JSON form:\n got %v\nwant %v", tc.name, got, want)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("only %d golden cases reached the policy stage", n)
 	}
 }

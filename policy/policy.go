@@ -9,10 +9,12 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -195,7 +197,7 @@ func checkCustomPackage(name, src string) error {
 // fields settings, profile and facts) and returns the violations sorted
 // by rule and path.
 func (e *Engine) Evaluate(ctx context.Context, input any) ([]Violation, error) {
-	value, err := toValue(input)
+	value, err := InputValue(input)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +225,18 @@ func (e *Engine) Evaluate(ctx context.Context, input any) ([]Violation, error) {
 	return out, nil
 }
 
-func toValue(input any) (ast.Value, error) {
+// InputValue is the value the rules see as `input` for input: its JSON
+// form, as OPA reads JSON. It converts Go values directly (valueOf) and
+// takes the JSON round trip only for what that leaves to it.
+func InputValue(input any) (ast.Value, error) {
+	if v, err := valueOf(reflect.ValueOf(input)); !errors.Is(err, errSlowPath) {
+		return v, err
+	}
+	return toValueJSON(input)
+}
+
+// toValueJSON is the input's JSON form, as OPA reads JSON.
+func toValueJSON(input any) (ast.Value, error) {
 	b, err := json.Marshal(input)
 	if err != nil {
 		return nil, err

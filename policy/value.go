@@ -1,0 +1,220 @@
+package policy
+
+import (
+	"encoding"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// errSlowPath marks a value valueOf does not convert itself (a custom
+// marshaller, a map with non-string keys, a channel …): toValue then
+// takes the JSON round trip.
+var errSlowPath = errors.New("policy: value needs the JSON round trip")
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// valueOf converts v to the ast.Value that encoding/json followed by
+// ast.InterfaceToValue would give (the Rego input's shape is its JSON
+// form), without the text in between: for a compile's input it is the
+// larger part of the policy stage. TestValueOfMatchesJSON holds the two
+// equal.
+func valueOf(v reflect.Value) (ast.Value, error) {
+	if !v.IsValid() {
+		return ast.Null{}, nil
+	}
+	t := v.Type()
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
+		(t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
+			reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)) {
+		return nil, errSlowPath
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return ast.Null{}, nil
+		}
+		return valueOf(v.Elem())
+	case reflect.Bool:
+		return ast.Boolean(v.Bool()), nil
+	case reflect.String:
+		return ast.String(jsonString(v.String())), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return ast.Number(strconv.FormatInt(v.Int(), 10)), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return ast.Number(strconv.FormatUint(v.Uint(), 10)), nil
+	case reflect.Float32, reflect.Float64:
+		b, err := json.Marshal(v.Interface())
+		if err != nil {
+			return nil, err
+		}
+		return ast.Number(b), nil
+	case reflect.Slice:
+		if v.IsNil() {
+			return ast.Null{}, nil
+		}
+		if t.Elem().Kind() == reflect.Uint8 {
+			return ast.String(base64.StdEncoding.EncodeToString(v.Bytes())), nil
+		}
+		fallthrough
+	case reflect.Array:
+		terms := make([]*ast.Term, v.Len())
+		for i := range terms {
+			x, err := valueOf(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			terms[i] = ast.NewTerm(x)
+		}
+		return ast.NewArray(terms...), nil
+	case reflect.Map:
+		if v.IsNil() {
+			return ast.Null{}, nil
+		}
+		if t.Key().Kind() != reflect.String {
+			return nil, errSlowPath
+		}
+		obj := ast.NewObject()
+		for it := v.MapRange(); it.Next(); {
+			x, err := valueOf(it.Value())
+			if err != nil {
+				return nil, err
+			}
+			obj.Insert(ast.StringTerm(jsonString(it.Key().String())), ast.NewTerm(x))
+		}
+		return obj, nil
+	case reflect.Struct:
+		obj := ast.NewObject()
+		for _, f := range structFields(t) {
+			fv, err := v.FieldByIndexErr(f.index)
+			if err != nil {
+				continue // a field of a nil embedded pointer: encoding/json leaves it out
+			}
+			if f.omitEmpty && isEmpty(fv) {
+				continue
+			}
+			x, err := valueOf(fv)
+			if err != nil {
+				return nil, err
+			}
+			obj.Insert(ast.StringTerm(f.name), ast.NewTerm(x))
+		}
+		return obj, nil
+	}
+	return nil, errSlowPath
+}
+
+// jsonString is s as encoding/json writes it: each byte of invalid UTF-8
+// becomes U+FFFD.
+func jsonString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// field is one JSON member of a struct type.
+type field struct {
+	name      string
+	index     []int
+	omitEmpty bool
+}
+
+var fieldCache sync.Map // reflect.Type → []field
+
+// structFields lists the JSON members of t as encoding/json does for the
+// types the policy input holds: exported fields, the tag's name,
+// omitempty, "-" and untagged embedded structs flattened. A name given
+// twice (where encoding/json's depth rules would decide) is not
+// expected in the input; the shallower field wins.
+func structFields(t reflect.Type) []field {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.([]field)
+	}
+	var fs []field
+	seen := map[string]bool{}
+	var walk func(t reflect.Type, index []int)
+	walk = func(t reflect.Type, index []int) {
+		var embedded []reflect.StructField
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			tag := sf.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			if sf.Anonymous && name == "" {
+				ft := sf.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Struct {
+					sf.Index = append(append([]int(nil), index...), i)
+					embedded = append(embedded, sf)
+					continue
+				}
+			}
+			if !sf.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = sf.Name
+			}
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			fs = append(fs, field{name: name, index: append(append([]int(nil), index...), i),
+				omitEmpty: strings.Contains(","+opts+",", ",omitempty,")})
+		}
+		for _, sf := range embedded {
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			walk(ft, sf.Index)
+		}
+	}
+	walk(t, nil)
+	fieldCache.Store(t, fs)
+	return fs
+}
+
+// isEmpty is encoding/json's omitempty test.
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.Interface, reflect.Pointer:
+		return v.IsNil()
+	}
+	return false
+}
