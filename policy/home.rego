@@ -53,7 +53,17 @@ deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which sta
 	h.kind != "absent"
 	some e in exception_paths
 	within(h.path, e)
+	not h.var
 	p := s6_path(h)
+}
+
+# S6 (H7): the same for a path a credential variable names.
+deny contains object.union(v("S6", sprintf("$%s names %q, inside %q, which stays reachable (S6/S8): it cannot be hidden there; point the variable elsewhere", [h.var, h.path, e]), []), {"host": true}) if {
+	some h in input.facts.hidden
+	h.var
+	h.kind != "absent"
+	some e in exception_paths
+	within(h.path, e)
 }
 
 s6_path(h) := "hide" if h.why == "H4"

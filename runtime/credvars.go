@@ -178,7 +178,7 @@ func credentialPathCovered(inv *Invocation, name, p string) bool {
 		return false
 	}
 	for _, h := range inv.Hidden {
-		if within(p, h) {
+		if within(p, h) && !reexposed(inv, p, h) {
 			return true
 		}
 	}
@@ -189,6 +189,22 @@ func credentialPathCovered(inv *Invocation, name, p string) bool {
 	// nothing to reach.
 	_, err := os.Lstat(p)
 	return errors.Is(err, fs.ErrNotExist)
+}
+
+// reexposed tells whether a bind puts p back inside the masked path h
+// (the S6 exceptions inside the Hermes home, a CA bundle): its
+// destination lies inside h and holds p.
+func reexposed(inv *Invocation, p, h string) bool {
+	args := inv.Bwrap.Args
+	for i := 0; i+2 < len(args); i++ {
+		switch args[i] {
+		case "--bind", "--ro-bind", "--bind-try", "--ro-bind-try", "--dev-bind", "--dev-bind-try":
+			if dest := args[i+2]; dest != h && within(dest, h) && within(p, dest) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // bindsFrom tells whether a bind argument of inv takes its source from

@@ -111,3 +111,42 @@ func TestCheckCredentialEnv(t *testing.T) {
 		t.Errorf("with a bind from /tmp: %v", err)
 	}
 }
+
+// TestCheckCredentialEnvReexposed: a path inside a hidden directory but
+// also inside a directory bound back into it (the Hermes scratch) is
+// reachable, so it does not count as hidden.
+func TestCheckCredentialEnvReexposed(t *testing.T) {
+	dir, err := os.MkdirTemp("/var/tmp", "bwpolicy-credenv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	hermes := filepath.Join(dir, "hermes")
+	scratch := filepath.Join(hermes, "cache", "scratch")
+	for _, p := range []string{filepath.Join(scratch, "agent.sock"), filepath.Join(hermes, "auth.sock")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inv := &Invocation{
+		Bwrap:  Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", hermes, "--bind", scratch, scratch}},
+		Hidden: []string{hermes},
+	}
+	check := func(sock string) error {
+		return CheckCredentialEnv(inv, func(k string) (string, bool) {
+			if k == "SSH_AUTH_SOCK" {
+				return sock, true
+			}
+			return "", false
+		})
+	}
+	if err := check(filepath.Join(hermes, "auth.sock")); err != nil {
+		t.Errorf("a socket in the hidden Hermes home: %v", err)
+	}
+	if err := check(filepath.Join(scratch, "agent.sock")); err == nil || !strings.Contains(err.Error(), "does not hide") {
+		t.Errorf("a socket in the scratch directory bound back: %v, want stale", err)
+	}
+}
