@@ -142,6 +142,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"format":"bwpolicy.invocation/v1","bwrap":{"path":"/usr/bin/bwrap","args":["--unshare-all"]}}`))
 	f.Add([]byte(`{"env":{"set":{"A":"1","B":"\u0041"}},"landlock":{"tcp_connect":[443,80],"scope_signal":true}}`))
 	f.Add([]byte(`{"format":null,"fds":[null,{"fd":null}],"seccomp":null,"env":{"set":{"A":null},"unset":null},"bwrap":{"args":[null,"x"]}}`))
+	f.Add([]byte(`{"env":{"unset_after_rc":["SSH_AUTH_SOCK",null],"credential_paths":{"GNUPGHOME":["/k",null],"KUBECONFIG":null}}}`))
+	f.Add([]byte(`{"env":{"credential_paths":null,"unset_after_rc":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, fast := fastDecode(data)
 		if !fast {
