@@ -16,6 +16,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/internal/schematest"
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/schema"
+	"github.com/bwpolicy/bwpolicy/verify"
 )
 
 // TestGoldenInvocationsMatchSchema validates every golden invocation
@@ -88,6 +89,9 @@ func TestInvocationInvariants(t *testing.T) {
 				}
 			}
 			checkMaskOrder(t, inv)
+			for _, v := range verify.Check(inv) {
+				t.Errorf("verify: %s", v)
+			}
 			for _, name := range []string{"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS"} {
 				if !slices.Contains(inv.Env.Unset, name) || !slices.Contains(inv.Env.UnsetAfterRC, name) {
 					t.Errorf("S4: %s must be in env.unset and env.unset_after_rc: %+v", name, inv.Env)

@@ -61,7 +61,8 @@ func (e *emitter) hostBinds() {
 		bs = append(bs, hostBind{dest: c.Real, src: c.Real, rw: true, kind: "cwd",
 			reason: "the working directory is the writable set", pos: e.cwdSource()})
 	}
-	rank := map[string]int{"bind": 0, "pin": 1, "cwd": 2}
+	bs = append(bs, e.protections()...)
+	rank := map[string]int{"bind": 0, "pin": 1, "cwd": 2, "protect": 3}
 	depth := func(p string) int { return strings.Count(strings.TrimSuffix(p, "/"), "/") }
 	order := func(bs []hostBind) {
 		sort.SliceStable(bs, func(i, j int) bool {
@@ -85,6 +86,8 @@ func (e *emitter) hostBinds() {
 			e.writable = append(e.writable, b.dest)
 		case "pin":
 			e.p.add("S7", b.reason, b.pos, opt, b.src, b.dest)
+		case "protect":
+			e.p.add("H9", b.reason, b.pos, opt, b.src, b.dest)
 		default:
 			e.p.add("binds", b.reason, b.pos, opt, b.src, b.dest)
 			e.keptBinds = append(e.keptBinds, b.bind)
@@ -93,6 +96,54 @@ func (e *emitter) hostBinds() {
 			}
 		}
 	}
+}
+
+// protections keeps the entries of facts.ProtectedNames found in a
+// writable directory read-only (H9): each is bound read-only onto itself
+// after the directory, and its parents below the directory are pinned
+// (pinsFor), so it can be neither changed nor renamed away. Entries
+// reached through a symlink (warned by the policy), inside a dropped
+// bind or inside a hidden path are left out.
+func (e *emitter) protections() []hostBind {
+	var out []hostBind
+	for _, p := range e.f.Protected {
+		if p.Symlink || e.insideHidden(p.Path) {
+			continue
+		}
+		if _, dropped := e.drop[p.BindIndex]; dropped && p.BindIndex >= 0 {
+			continue
+		}
+		what := "the working directory"
+		if p.BindIndex >= 0 {
+			what = fmt.Sprintf("binds[%d]", p.BindIndex)
+		}
+		out = append(out, hostBind{dest: p.Path, src: p.Path, kind: "protect",
+			reason: fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", p.Name, what),
+			pos:    "host: " + p.Path + " exists"})
+	}
+	return out
+}
+
+// insideHidden reports whether p lies in a present hidden path (masked
+// later, so protecting it is moot).
+func (e *emitter) insideHidden(p string) bool {
+	for _, h := range e.present() {
+		if facts.Within(p, h.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// protectedPaths are the paths protections keeps read-only.
+func (e *emitter) protectedPaths(bs []hostBind) []string {
+	var out []string
+	for _, b := range bs {
+		if b.kind == "protect" {
+			out = append(out, b.dest)
+		}
+	}
+	return out
 }
 
 // maskPaths are the paths the masks will cover: present hidden paths,
@@ -129,19 +180,19 @@ func (e *emitter) pinsFor(bs []hostBind) []hostBind {
 	}
 	pinned := map[string]bool{}
 	var pins []hostBind
-	for _, m := range e.maskPaths() {
+	for _, m := range append(e.maskPaths(), e.protectedPaths(bs)...) {
 		for dir := path.Dir(m); dir != "/"; dir = path.Dir(dir) {
 			b := effective(dir)
 			if b == nil {
 				break // the read-only root: nothing there can be renamed
 			}
-			if !b.rw || b.dest == dir || b.src != b.dest || pinned[dir] {
+			if !b.rw || b.kind == "protect" || b.dest == dir || b.src != b.dest || pinned[dir] {
 				continue
 			}
 			pinned[dir] = true
 			pins = append(pins, hostBind{dest: dir, src: dir, rw: true, kind: "pin",
-				reason: "pin: a parent of a hidden path inside a writable directory, bound onto itself so it cannot be renamed",
-				pos:    "host: " + dir + " holds a hidden path"})
+				reason: "pin: a parent of a hidden or protected path inside a writable directory, bound onto itself so it cannot be renamed",
+				pos:    "host: " + dir + " holds a hidden or protected path"})
 		}
 	}
 	return pins

@@ -36,6 +36,9 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 	note(f.Scratch.Path, "S6")
 	note(f.ProfileHome.Path, "S6")
 	note(f.Cwd.Real, "S9")
+	for _, p := range f.ProtectedLooked {
+		note(p, "H9")
+	}
 	for _, b := range f.Binds {
 		note(path.Clean(b.Src), fmt.Sprintf("binds[%d]", b.Index))
 		note(path.Clean(b.Dest), fmt.Sprintf("binds[%d]", b.Index))

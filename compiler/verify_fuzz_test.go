@@ -240,6 +240,10 @@ func newScenario(data []byte) *scenario {
 	}
 	s.addTree(s.choose("", "socket /home/u/.agent.sock", "dir /srv/keys/private-keys-v1.d", "dir /home/u/proj/.gnupg",
 		"socket /run/dbus/system_bus_socket\nlink /var/run -> /run", "socket /home/u/.1password/agent.sock\nfile /home/u/.git-credentials"))
+	// H9: entries kept read-only inside the writable directories.
+	s.addTree(s.choose("", "dir /home/u/proj/.git/hooks\nfile /home/u/proj/.git/config", "file /home/u/proj/.envrc\ndir /home/u/proj/.vscode",
+		"file /home/u/.bashrc\ndir /home/u/.local/bin", "file /srv/data/.envrc\ndir /srv/data/.git/hooks",
+		"link /home/u/proj/.idea -> /srv/data", "dir /home/u/proj/sub/.git/hooks\nfile /home/u/proj/.git/config"))
 	s.tree = consistentTree(s.tree)
 	return s
 }

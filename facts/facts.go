@@ -58,6 +58,12 @@ type Facts struct {
 	// EnvSkips are the paths credential variables name that are not
 	// hidden (H7), and why.
 	EnvSkips []EnvSkip `json:"env_skips"`
+	// Protected are the entries of ProtectedNames present in the
+	// writable directories (H9).
+	Protected []Protected `json:"protected"`
+	// ProtectedLooked are all the candidate paths of H9, present or not
+	// (each a precondition).
+	ProtectedLooked []string `json:"-"`
 	// CredentialPaths are the paths each credential variable named when
 	// compiling (runtime.CredentialPaths), by name: the invocation
 	// records them for runtime.CheckCredentialEnv.
@@ -176,6 +182,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for i, b := range s.Binds {
 		f.Binds = append(f.Binds, g.bind(i, b))
 	}
+	f.Protected, f.ProtectedLooked = g.protectedEntries(f, p.CwdWritable)
 	f.Scratch = g.path(path.Join(h.HermesHome, "cache", "scratch"))
 	f.StateDirs = g.stateDirs(h.HermesHome)
 	f.HomeMode = s.HomeMode

@@ -32,7 +32,7 @@ warn contains v("R6", sprintf("the process directory %q lies under the hidden pa
 
 # R7: a writable home directory makes every dotfile outside the hidden set
 # writable: a path back into the user's own shells.
-warn contains v("R7", sprintf("the working directory %q is the home directory or above it: .bashrc, .profile and .local/bin become writable", [input.facts.cwd.real]), ["cwd"]) if {
+warn contains v("R7", sprintf("the working directory %q is the home directory or above it: every dotfile outside the hidden set becomes writable (.config, .cache, .npm and the like; H9 keeps .bashrc, .profile, .local/bin, autostart read-only)", [input.facts.cwd.real]), ["cwd"]) if {
 	input.profile.cwd_writable
 	input.facts.cwd.exists
 	input.facts.cwd.real != "/"

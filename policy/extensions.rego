@@ -45,3 +45,10 @@ metadata_port_closed if {
 	ports != null
 	not 80 in ports
 }
+
+# H9: a protected entry reached through a symlink inside the writable
+# directory cannot be kept read-only (the link itself can be replaced).
+warn contains object.union(v("H9", sprintf("%s is reached through a symlink inside the writable directory %s: it cannot be kept read-only, so a command can change what runs there outside the sandbox", [p.path, p.root]), []), {"host": true}) if {
+	some p in input.facts.protected
+	p.symlink
+}

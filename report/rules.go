@@ -109,6 +109,10 @@ var builtinRules = []Rule{
 		Short: "Sockets that hand out power over the machine (system D-Bus, systemd, containerd, podman, CRI-O, libvirt, LXD, Incus, snapd) are replaced by empty files.",
 		Help:  "A command that needs one of them does not belong in an agent's sandbox: run it outside."},
 
+	{ID: "H9", Name: "ProtectedEntries", Level: w, Security: true,
+		Short: "Inside a writable directory, what runs later outside the sandbox stays read-only: .git/config and .git/hooks, shell start-up files, .envrc, .vscode/.idea, agent task files, autostart entries and user services, ~/.local/bin.",
+		Help:  "Change them outside the sandbox. One reached through a symlink inside the writable directory cannot be protected: replace the link by the file or directory."},
+
 	{ID: "yaml", Name: "YAMLSyntax", Level: e,
 		Short: "The settings file is not valid YAML (or is empty, or has several documents).", Help: "Fix the syntax at the position shown; write {} for a file that keeps every default."},
 	{ID: "schema", Name: "SettingsSchema", Level: e,

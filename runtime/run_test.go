@@ -527,8 +527,12 @@ func TestSandboxSignal(t *testing.T) {
 		done <- [2]any{code, err}
 	}()
 	waitForFile(t, out.Name())
-	if len(processesWithArgs("sleep", "31337")) == 0 {
-		t.Fatal("sleep not running")
+	// "ready" is printed just before the shell execs sleep: wait for it.
+	for i := 0; len(processesWithArgs("sleep", "31337")) == 0; i++ {
+		if i == 500 {
+			t.Fatal("sleep not running")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	start := time.Now()
 	syscall.Kill(os.Getpid(), syscall.SIGTERM) // Run relays it

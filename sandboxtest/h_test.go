@@ -185,3 +185,44 @@ val vars 'echo ${SSH_AUTH_SOCK-unset} ${GNUPGHOME-unset}'
 	r = f.bwrun(inv, "val vars 'echo ${SSH_AUTH_SOCK-unset}'", call{env: []string{"SSH_AUTH_SOCK={home}/.agents/gone.sock"}})
 	f.expect(r, want{"vars": "unset"})
 }
+
+// H9: in the writable working directory, what runs later outside the
+// sandbox stays read-only: the repository's config and hooks and the
+// direnv file can be neither changed, replaced nor renamed away, while
+// the project and the rest of the repository stay writable (a commit
+// works). The host is unchanged afterwards.
+func testProtectedEntries(t *testing.T, f *fixture) {
+	r := f.exec(call{argv: []string{"git", "init", "-q", "{proj}"}})
+	f.wantCode(r, 0)
+	f.write(f.expand("{proj}/.envrc"), "export SAFE=1\n")
+	config := f.hostRead("{proj}/.git/config")
+	script := `
+ok config_append 'echo "[core] fsmonitor = evil" >> .git/config'
+ok config_git 'git config core.hooksPath /tmp/evil'
+ok hook_create 'echo evil > .git/hooks/post-checkout'
+ok hooks_rename 'mv .git/hooks .git/hooks2'
+ok git_rename 'mv .git .git2'
+ok envrc_write 'echo evil >> .envrc'
+ok envrc_rm 'rm -f .envrc'
+ok project_write 'echo x > new-file'
+ok commit 'git -c user.email=a@b -c user.name=a add new-file && git -c user.email=a@b -c user.name=a commit -q -m x'
+`
+	// Control: the same identity outside the sandbox may do all of it
+	// (in a copy, so the fixture stays as it is).
+	r = f.sandbox("", script, call{})
+	f.expect(r, want{"config_append": "no", "config_git": "no", "hook_create": "no", "hooks_rename": "no",
+		"git_rename": "no", "envrc_write": "no", "envrc_rm": "no", "project_write": "yes", "commit": "yes"})
+	if got := f.hostRead("{proj}/.git/config"); got != config {
+		t.Errorf("host .git/config changed:\n%s", got)
+	}
+	f.wantHostFile("{proj}/.envrc", "export SAFE=1\n")
+	f.wantHostAbsent("{proj}/.git/hooks/post-checkout")
+	if !f.hostExists("{proj}/new-file") {
+		t.Error("the project write did not reach the host")
+	}
+	r = f.exec(call{argv: []string{"/bin/sh", "-c", "cp -a {proj} {base}/copy && cd {base}/copy && " +
+		"echo x >> .git/config && echo y > .git/hooks/post-checkout && echo z >> .envrc && echo ok"}})
+	if r.code != 0 || !strings.Contains(r.stdout, "ok") {
+		t.Errorf("control outside the sandbox failed: %v", r)
+	}
+}

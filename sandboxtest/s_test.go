@@ -627,8 +627,9 @@ ok cwd_write 'echo c > {proj}/c.txt'
 // S7 (and R7): with cwd = HOME (a warning) the parents of hidden paths
 // are pinned: renaming .config (holding .config/gcloud), dotfiles
 // (holding the .gnupg target) or a mask fails, and the host keeps them;
-// renaming an ordinary directory and editing .bashrc work (R7's warned
-// consequence) and reach the host.
+// renaming an ordinary directory and editing an ordinary dotfile work
+// (R7's warned consequence) and reach the host, while .bashrc stays
+// read-only (H9).
 func testPins(t *testing.T, f *fixture) {
 	inv, warnings := f.compile("cwd: {home}\n", call{})
 	if !strings.Contains(warnings, "[R7]") {
@@ -645,15 +646,17 @@ val gcloud_ls 'ls -A {home}/.config/gcloud'
 val ssh_ls 'ls -A {home}/.ssh'
 ok mv_notes 'mv {home}/notes {home}/notes2'
 ok bashrc 'echo "# added" >> {home}/.bashrc'
+ok app_conf 'echo "# added" >> {home}/.config/app.conf'
 `, call{})
 	f.expect(r, want{"mv_config": "no", "mv_gcloud": "no", "mv_dotfiles": "no", "mv_ssh": "no", "mv_hermes": "no",
-		"mv_scratch": "no", "gcloud_ls": "", "ssh_ls": "", "mv_notes": "yes", "bashrc": "yes"})
+		"mv_scratch": "no", "gcloud_ls": "", "ssh_ls": "", "mv_notes": "yes", "bashrc": "no", "app_conf": "yes"})
 	f.wantHostCredentialsUnchanged()
 	f.wantHostAbsent("{home}/.config2")
 	f.wantHostAbsent("{home}/dotfiles2")
 	f.wantHostFile("{home}/notes2/todo", "todo\n")
 	f.wantHostAbsent("{home}/notes")
-	f.wantHostFile("{home}/.bashrc", "# bashrc\n# added\n")
+	f.wantHostFile("{home}/.bashrc", "# bashrc\n")
+	f.wantHostFile("{home}/.config/app.conf", "app-config\n# added\n")
 }
 
 // S8: a CA bundle inside the hidden Hermes home (SSL_CERT_FILE, and a

@@ -34,6 +34,11 @@ const (
 	// can be renamed (each is a mount point), so a command cannot move a
 	// hidden path out from under its mask (S7).
 	InvPinned = "pinned-parents"
+	// InvProtected: every entry kept read-only inside a writable
+	// directory (H9, recorded present and reached without a symlink) is
+	// read-only in the sandbox, and no directory between it and its
+	// writable mount can be renamed.
+	InvProtected = "protected-read-only"
 	// InvMountPoint: bwrap never has to create a mount point on the host,
 	// nor mount over a symlink (as far as the recorded host state tells).
 	InvMountPoint = "mount-point"
@@ -55,7 +60,7 @@ const (
 )
 
 // Invariants lists every invariant Check proves, in the order it checks.
-var Invariants = []string{InvReplay, InvHiddenMasked, InvCovered, InvWritableSet, InvPinned,
+var Invariants = []string{InvReplay, InvHiddenMasked, InvCovered, InvWritableSet, InvPinned, InvProtected,
 	InvMountPoint, InvRootRO, InvProcDevTmp, InvNamespaces, InvSeccomp, InvFDs, InvChdir}
 
 // Violation is one invariant the invocation breaks.
@@ -117,6 +122,7 @@ func Check(inv *runtime.Invocation) []Violation {
 	c.covered()
 	c.writableSet()
 	c.pinned()
+	c.protected()
 	c.mountPoints()
 	c.rootReadOnly()
 	c.procDevTmp()
@@ -249,6 +255,31 @@ func (c *checker) pinned() {
 			e, w := c.t.Lookup(a)
 			if e != nil && e.HostBacked() && w && e.Dest != a {
 				c.fail(InvPinned, a, "a command can rename this directory (it lies in the writable %s and is not a mount point), moving the hidden %s out from under its mask", c.where(e), m.Dest)
+			}
+		}
+	}
+}
+
+func (c *checker) protected() {
+	for _, pc := range c.inv.Preconditions {
+		if pc.Why != "H9" || (pc.Kind != runtime.KindFile && pc.Kind != runtime.KindDir) {
+			continue
+		}
+		if real, _, ok := c.rec.resolve(pc.Path); !ok || real != pc.Path {
+			continue // reached through a symlink: cannot be protected (compile warns)
+		}
+		e, w := c.t.Lookup(pc.Path)
+		if e == nil || !e.HostBacked() {
+			continue // masked: not the host's file
+		}
+		if w {
+			c.fail(InvProtected, pc.Path, "a command can change it (it lies in the writable %s), and it runs outside the sandbox later", c.where(e))
+			continue
+		}
+		for a := path.Dir(pc.Path); a != "/"; a = path.Dir(a) {
+			pe, pw := c.t.Lookup(a)
+			if pe != nil && pe.HostBacked() && pw && pe.Dest != a {
+				c.fail(InvProtected, a, "a command can rename this directory (it lies in the writable %s and is not a mount point), moving the protected %s away", c.where(pe), pc.Path)
 			}
 		}
 	}

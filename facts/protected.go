@@ -1,0 +1,84 @@
+package facts
+
+import (
+	"path"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// ProtectedNames are the entries of a writable directory that stay
+// read-only inside it (H9): what runs later *outside* the sandbox when
+// the user works there — git's hooks and configuration (core.hooksPath,
+// core.fsmonitor, aliases and filters run commands), shell start-up
+// files, direnv's .envrc, editor and agent task definitions, autostart
+// entries and user services, ~/.local/bin on PATH. A command may edit
+// the project; it may not plant something the host executes.
+var ProtectedNames = []string{
+	".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".profile",
+	".zlogin", ".zprofile", ".zshenv", ".zshrc",
+	".config/fish/config.fish",
+	".envrc",
+	".git/config", ".git/hooks",
+	".gitconfig", ".config/git/config", ".gitmodules",
+	".ripgreprc", ".mcp.json",
+	".vscode", ".idea",
+	".claude/commands", ".claude/agents", ".claude/settings.json",
+	".config/autostart", ".config/systemd/user",
+	".local/bin",
+}
+
+// Protected is one entry of ProtectedNames found in a writable directory.
+type Protected struct {
+	// Name is the entry (one of ProtectedNames); Root the writable
+	// directory (the working directory or a read-write bind at its own
+	// path); BindIndex the bind's index, -1 for the working directory.
+	Name      string `json:"name"`
+	Root      string `json:"root"`
+	BindIndex int    `json:"bind_index"`
+	// Path is Root/Name; Kind what is there (file or dir).
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	// Symlink is true when the entry or a parent below Root is a symlink:
+	// a bind cannot keep a link from being replaced, so it is not
+	// protected (a host warning says so).
+	Symlink bool `json:"symlink"`
+}
+
+// protectedEntries looks for ProtectedNames in the writable directories:
+// the working directory (when the profile makes it writable) and each
+// read-write bind mounted at its own path. Absent entries are recorded
+// (a precondition), not listed.
+func (g *gatherer) protectedEntries(f *Facts, cwdWritable bool) (out []Protected, looked []string) {
+	type root struct {
+		dir   string
+		index int
+	}
+	var roots []root
+	if cwdWritable && f.Cwd.Exists {
+		roots = append(roots, root{f.Cwd.Real, -1})
+	}
+	for _, b := range f.Binds {
+		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == runtime.KindDir && !b.SrcHasLink &&
+			path.Clean(b.Dest) == b.SrcReal {
+			roots = append(roots, root{b.SrcReal, b.Index})
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range roots {
+		for _, name := range ProtectedNames {
+			p := path.Join(r.dir, name)
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			looked = append(looked, p)
+			pp := g.path(p)
+			if pp.Kind != runtime.KindFile && pp.Kind != runtime.KindDir {
+				continue
+			}
+			// Roots are resolved paths: a link reported lies below the root.
+			out = append(out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind, Symlink: pp.HasLink})
+		}
+	}
+	return out, looked
+}
