@@ -68,6 +68,8 @@ type emitter struct {
 	ll *runtime.Landlock
 	// binds are the user binds kept, in order.
 	keptBinds []facts.Bind
+	// presentHidden caches present().
+	presentHidden []facts.Hidden
 }
 
 func newEmitter(st *state) *emitter {

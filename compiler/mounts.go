@@ -210,7 +210,15 @@ func (e *emitter) cwdSource() string {
 
 // present returns the hidden paths that exist, sorted by path, without
 // those lying inside another hidden directory (already masked by it).
+// Computed once per emitter (the facts do not change).
 func (e *emitter) present() []facts.Hidden {
+	if e.presentHidden == nil {
+		e.presentHidden = e.computePresent()
+	}
+	return e.presentHidden
+}
+
+func (e *emitter) computePresent() []facts.Hidden {
 	var hs []facts.Hidden
 	seen := map[string]bool{}
 	for _, h := range e.f.Hidden {
@@ -221,7 +229,7 @@ func (e *emitter) present() []facts.Hidden {
 		hs = append(hs, h)
 	}
 	sort.Slice(hs, func(i, j int) bool { return hs[i].Path < hs[j].Path })
-	var out []facts.Hidden
+	out := []facts.Hidden{} // not nil: present() caches it
 	for _, h := range hs {
 		covered := false
 		for _, o := range out {

@@ -213,8 +213,13 @@ type gatherer struct {
 	walked   map[string]*Walked
 }
 
-// lstat records what it sees.
+// lstat records what it sees; a path already looked at is not looked at
+// again (the parents of the home entries, the working directory and
+// the candidate paths are shared), so one gathering sees one state.
 func (g *gatherer) lstat(p string) Stat {
+	if st, ok := g.observed[p]; ok {
+		return st
+	}
 	st := g.fs.Lstat(p)
 	g.observed[p] = st
 	return st
