@@ -166,3 +166,66 @@ test_r13_unhidden_ssh if {
 	r := {v.rule | some v in rules.deny with input as {"facts": base_facts, "profile": p, "settings": base_settings}}
 	"R13" in r
 }
+
+# --- Beyond the seed: H3 (cloud metadata), H7, H9 ---
+
+warnings_for(facts, profile, settings) := {v.rule: v.msg |
+	some v in rules.warn with input as {"facts": facts, "profile": profile, "settings": settings}
+}
+
+net_profile := object.union(base_profile, {"name": "network", "network": "host"})
+
+cloud_facts := object.union(base_facts, {"cloud": "Amazon EC2", "landlock_abi": 6})
+
+test_h3_cloud_metadata_warned_under_network if {
+	contains(warnings_for(cloud_facts, net_profile, base_settings).H3, "169.254.169.254")
+}
+
+test_h3_cloud_metadata_closed_by_allowlist if {
+	s := object.union(base_settings, {"network": {"tcp_connect": [443]}})
+	not warnings_for(cloud_facts, net_profile, s).H3
+}
+
+test_h3_cloud_metadata_open_when_80_allowed if {
+	s := object.union(base_settings, {"network": {"tcp_connect": [443, 80]}})
+	warnings_for(cloud_facts, net_profile, s).H3
+}
+
+test_h3_cloud_metadata_open_without_landlock_net if {
+	s := object.union(base_settings, {"network": {"tcp_connect": [443]}})
+	warnings_for(object.union(cloud_facts, {"landlock_abi": 3}), net_profile, s).H3
+}
+
+test_h3_no_cloud_no_warning if {
+	not warnings_for(base_facts, net_profile, base_settings).H3
+}
+
+test_h3_cloud_without_network_no_warning if {
+	not warnings_for(cloud_facts, base_profile, base_settings).H3
+}
+
+test_h7_skip_warned if {
+	f := object.union(base_facts, {"env_skips": [{"var": "DOCKER_CONFIG", "path": "/home/u", "reason": "is the home directory or above it"}]})
+	contains(warnings_for(f, base_profile, base_settings).H7, "$DOCKER_CONFIG names \"/home/u\"")
+}
+
+test_h7_path_in_scratch_refused if {
+	f := object.union(base_facts, {
+		"scratch": {"path": "/home/u/.hermes/cache/scratch", "real": "/home/u/.hermes/cache/scratch", "kind": "dir", "has_link": false},
+		"hidden": [{"entry": "/home/u/.hermes/cache/scratch/a.sock", "path": "/home/u/.hermes/cache/scratch/a.sock", "kind": "socket", "symlink": false, "why": "H7", "var": "SSH_AUTH_SOCK"}],
+	})
+	some v in rules.deny with input as {"facts": f, "profile": base_profile, "settings": base_settings}
+	v.rule == "S6"
+	startswith(v.msg, "$SSH_AUTH_SOCK names")
+	v.host
+}
+
+test_h9_symlinked_entry_warned if {
+	f := object.union(base_facts, {"protected": [{"name": ".idea", "root": "/home/u/proj", "bind_index": -1, "path": "/home/u/proj/.idea", "kind": "dir", "symlink": true}]})
+	warnings_for(f, base_profile, base_settings).H9
+}
+
+test_h9_plain_entry_not_warned if {
+	f := object.union(base_facts, {"protected": [{"name": ".git/config", "root": "/home/u/proj", "bind_index": -1, "path": "/home/u/proj/.git/config", "kind": "file", "symlink": false}]})
+	not warnings_for(f, base_profile, base_settings).H9
+}
