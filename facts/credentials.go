@@ -2,6 +2,7 @@ package facts
 
 import (
 	"path"
+	"slices"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 )
@@ -36,14 +37,7 @@ var CredentialStores = []string{
 
 // credentialStore tells whether a hidden_home name is one of
 // CredentialStores.
-func credentialStore(name string) bool {
-	for _, c := range CredentialStores {
-		if c == name {
-			return true
-		}
-	}
-	return false
-}
+func credentialStore(name string) bool { return slices.Contains(CredentialStores, name) }
 
 // EnvSkip is a path a credential variable names that is not hidden (H7),
 // and why.
