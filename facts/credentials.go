@@ -33,6 +33,17 @@ var CredentialStores = []string{
 	".s3cfg",
 	".terraform.d/credentials.tfrc.json",
 	".vault-token",
+	// X11 cookies: with the X server's abstract socket reachable (the
+	// network profile on a kernel without Landlock scoping) a cookie
+	// means keystrokes and screenshots.
+	".Xauthority", ".ICEauthority",
+	".config/containers/auth.json", // podman/buildah registry logins
+	".config/hcloud",
+	".oci",
+	".yarnrc.yml", // npmAuthToken
+	".cache/huggingface/token", ".huggingface/token",
+	// Other AI agents' own logins.
+	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
 }
 
 // credentialStore tells whether a hidden_home name is one of

@@ -47,6 +47,8 @@ var CredentialVars = []CredentialVar{
 	// The user's runtime directory when it is not /run/user/<uid> (masked
 	// by S4 already): the agent, bus, Wayland and audio sockets live there.
 	{"XDG_RUNTIME_DIR", onePath},
+	{"XAUTHORITY", onePath},
+	{"REGISTRY_AUTH_FILE", onePath},
 }
 
 func onePath(v string) []string { return []string{v} }
