@@ -19,7 +19,7 @@ var SecretPatterns = []string{
 	"*_COOKIE", "*_DSN", "*_CONNECTION_STRING", "*_DATABASE_URL", "DATABASE_URL",
 	"GOOGLE_APPLICATION_CREDENTIALS", "KUBECONFIG", "DOCKER_AUTH_CONFIG", "GH_ENTERPRISE_TOKEN",
 	// H7: the variables that say where credentials live (the paths
-	// they name are hidden too; facts.CredentialVars).
+	// they name are hidden too; runtime.CredentialVars).
 	"GNUPGHOME", "PASSWORD_STORE_DIR", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
 	"AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_CONFIG_DIR", "AZURE_FEDERATED_TOKEN_FILE", "CLOUDSDK_CONFIG",
 	"DOCKER_CONFIG", "GH_CONFIG_DIR", "NETRC", "NPM_CONFIG_USERCONFIG", "npm_config_userconfig",
