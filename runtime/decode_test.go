@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +139,44 @@ func TestLoadNamesFile(t *testing.T) {
 	_, err = Load(filepath.Join(t.TempDir(), "missing.json"))
 	if err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestReadLimited: a file is read whole up to the limit, whatever its
+// size against the first buffer; a pipe (no size) too; past the limit
+// reading stops at limit bytes.
+func TestReadLimited(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{0, 1, 511, 512, 513, 20000, 70000} {
+		p := filepath.Join(dir, fmt.Sprintf("f%d", n))
+		want := bytes.Repeat([]byte("x"), n)
+		if err := os.WriteFile(p, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readLimited(f, 100000)
+		f.Close()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("size %d: read %d bytes, %v", n, len(got), err)
+		}
+		f, _ = os.Open(p)
+		got, err = readLimited(f, 600)
+		f.Close()
+		if wantN := min(n, 600); err != nil || len(got) != wantN {
+			t.Errorf("size %d, limit 600: read %d bytes, %v; want %d", n, len(got), err, wantN)
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.Write(bytes.Repeat([]byte("y"), 3000)); w.Close() }()
+	got, err := readLimited(r, 100000)
+	r.Close()
+	if err != nil || len(got) != 3000 {
+		t.Errorf("pipe: read %d bytes, %v", len(got), err)
 	}
 }
