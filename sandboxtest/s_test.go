@@ -851,6 +851,14 @@ func testExitStatus(t *testing.T, f *fixture) {
 	if r.stdout != "out\n" || !strings.Contains(r.stderr, "err") {
 		t.Errorf("stdout/stderr not passed through: %v", r)
 	}
+	// None of the runtime's descriptors (bwrap's info, block and status
+	// pipes, the seccomp program, the empty files of the masks) reaches
+	// the command: ls sees its standard streams and its own listing.
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/ls", "/proc/self/fd"}})
+	f.wantCode(r, 0)
+	if got := strings.Fields(r.stdout); strings.Join(got, " ") != "0 1 2 3" {
+		t.Errorf("descriptors in the sandbox: %q, want 0 1 2 3 (3 is ls's own)", got)
+	}
 }
 
 // §3.1: with no flags, bwpolicy run reads $HERMES_HOME/config.yaml (and
