@@ -43,6 +43,7 @@ var archs = map[string]*archInfo{
 			"userfaultfd": 323, "open_tree": 428, "move_mount": 429,
 			"fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
 			"clone3": 435, "mount_setattr": 442, "open_tree_attr": 467,
+			"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
 		},
 	},
 	"aarch64": {
@@ -58,6 +59,7 @@ var archs = map[string]*archInfo{
 			"move_mount": 429, "fsopen": 430, "fsconfig": 431,
 			"fsmount": 432, "fspick": 433, "clone3": 435,
 			"mount_setattr": 442, "open_tree_attr": 467,
+			"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
 		},
 	},
 }

@@ -58,7 +58,7 @@ func expect(t *testing.T, what string, got, want uint32) {
 }
 
 func TestGroupTable(t *testing.T) {
-	want := []string{"tty-inject", "keyring", "ptrace", "perf", "bpf", "userfaultfd", "mount",
+	want := []string{"tty-inject", "keyring", "ptrace", "perf", "bpf", "userfaultfd", "io_uring", "mount",
 		"new-mount-api", "clone3", "namespaces", "kexec", "modules", "personality"}
 	if got := groupNames(); !slices.Equal(got, want) {
 		t.Fatalf("group order %q, want %q", got, want)

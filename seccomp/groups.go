@@ -134,6 +134,14 @@ var groups = []Group{
 		Errno:       EPERM,
 	},
 	{
+		Name: "io_uring",
+		Description: "io_uring_setup, io_uring_enter, io_uring_register: a second system-call path that " +
+			"seccomp cannot see into and a steady source of kernel privilege escalations; " +
+			"ENOSYS so that libraries (liburing, libuv, tokio) fall back to ordinary calls",
+		Syscalls: []string{"io_uring_setup", "io_uring_enter", "io_uring_register"},
+		Errno:    ENOSYS,
+	},
+	{
 		Name:        "mount",
 		Description: "mount, umount2, pivot_root: changing the sandbox's mount table",
 		Syscalls:    []string{"mount", "umount2", "pivot_root"},

@@ -134,6 +134,11 @@ var probes = map[string]probe{
 		return e, nil
 	},
 
+	// io_uring: a NULL params pointer (EFAULT), a bad fd (EBADF).
+	"io_uring_setup":    sys(unix.SYS_IO_URING_SETUP, 1, 0),
+	"io_uring_enter":    sys(unix.SYS_IO_URING_ENTER, badFD, 0, 0, 0, 0, 0),
+	"io_uring_register": sys(unix.SYS_IO_URING_REGISTER, badFD, 0, 0, 0),
+
 	// mount: empty paths.
 	"mount":      sys(unix.SYS_MOUNT, ptr(empty), ptr(empty), ptr(empty), 0, 0),
 	"umount2":    sys(unix.SYS_UMOUNT2, ptr(empty), 0),
