@@ -23,6 +23,9 @@ var ProtectedNames = []string{
 	".ripgreprc", ".mcp.json",
 	".vscode", ".idea",
 	".claude/commands", ".claude/agents", ".claude/settings.json",
+	".cursor/mcp.json", ".gemini/settings.json", // MCP servers the host starts
+	".devcontainer", // initializeCommand runs on the host
+
 	".config/autostart", ".config/systemd/user",
 	".local/bin",
 }
