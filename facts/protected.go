@@ -19,6 +19,7 @@ var ProtectedNames = []string{
 	".config/fish/config.fish",
 	".envrc",
 	".git/config", ".git/hooks",
+	".husky", ".githooks", // hook directories git runs through core.hooksPath
 	".gitconfig", ".config/git/config", ".gitmodules",
 	".ripgreprc", ".mcp.json",
 	".vscode", ".idea",
