@@ -22,7 +22,7 @@ import (
 //
 //	-- host --      key value lines: uid, home, hermes_home, cwd, kernel,
 //	                bwrap PATH VERSION [OPTION...], env NAME=VALUE, hard_as/hard_cpu/hard_nproc N, cloud NAME
-//	-- tree --      one path a line: "dir P", "file P", "socket P", "link P -> TARGET"
+//	-- tree --      one path a line: "dir P", "file P", "file P = CONTENT" (\n and \t escapes), "socket P", "link P -> TARGET"
 //	-- settings.yaml --   (optional; absent = the embedded defaults)
 //	-- flags --     (optional) "profile NAME", "cwd DIR"
 //
@@ -150,7 +150,8 @@ func parseTree(t *testing.T, tree facts.Tree, s string) {
 		case "dir":
 			tree[rest] = facts.Stat{Kind: runtime.KindDir}
 		case "file":
-			tree[rest] = facts.Stat{Kind: runtime.KindFile}
+			p, content, _ := strings.Cut(rest, " = ")
+			tree[p] = facts.Stat{Kind: runtime.KindFile, Content: strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(content)}
 		case "socket":
 			tree[rest] = facts.Stat{Kind: runtime.KindSocket}
 		case "link":

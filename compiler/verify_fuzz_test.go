@@ -243,7 +243,9 @@ func newScenario(data []byte) *scenario {
 	// H9: entries kept read-only inside the writable directories.
 	s.addTree(s.choose("", "dir /home/u/proj/.git/hooks\nfile /home/u/proj/.git/config", "file /home/u/proj/.envrc\ndir /home/u/proj/.vscode",
 		"file /home/u/.bashrc\ndir /home/u/.local/bin", "file /srv/data/.envrc\ndir /srv/data/.git/hooks",
-		"link /home/u/proj/.idea -> /srv/data", "dir /home/u/proj/sub/.git/hooks\nfile /home/u/proj/.git/config"))
+		"link /home/u/proj/.idea -> /srv/data", "dir /home/u/proj/sub/.git/hooks\nfile /home/u/proj/.git/config",
+		"file /home/u/proj/.git/config = [core]\\n\\thooksPath = data/hooks\ndir /home/u/proj/data/hooks",
+		"file /home/u/.gitconfig = [core] hooksPath = ~/proj/sub\ndir /home/u/proj/sub/x"))
 	s.tree = consistentTree(s.tree)
 	return s
 }
@@ -255,7 +257,7 @@ func consistentTree(lines []string) []string {
 	leaf := map[string]bool{}
 	for _, l := range lines {
 		kind, rest, _ := strings.Cut(l, " ")
-		p, _, _ := strings.Cut(rest, " -> ")
+		p := treePath(rest)
 		if kind != "dir" {
 			leaf[p] = true
 		}
@@ -264,7 +266,7 @@ func consistentTree(lines []string) []string {
 	var out []string
 	for _, l := range lines {
 		_, rest, _ := strings.Cut(l, " ")
-		p, _, _ := strings.Cut(rest, " -> ")
+		p := treePath(rest)
 		ok := !seen[p]
 		for a := path.Dir(p); ok && a != "/"; a = path.Dir(a) {
 			ok = !leaf[a]
@@ -275,6 +277,14 @@ func consistentTree(lines []string) []string {
 		}
 	}
 	return out
+}
+
+// treePath is the path of a tree line's rest ("P", "P -> TARGET",
+// "P = CONTENT").
+func treePath(rest string) string {
+	p, _, _ := strings.Cut(rest, " -> ")
+	p, _, _ = strings.Cut(p, " = ")
+	return p
 }
 
 // txtar renders the scenario as a case archive.

@@ -237,6 +237,9 @@ func (g *gatherer) path(p string) Path {
 // Lstat and ReadDir make a gatherer an FS that records.
 func (g *gatherer) Lstat(p string) Stat                { return g.lstat(p) }
 func (g *gatherer) ReadDir(p string) ([]string, error) { return g.fs.ReadDir(p) }
+func (g *gatherer) ReadFile(p string, max int) ([]byte, error) {
+	return g.fs.ReadFile(p, max)
+}
 
 func (g *gatherer) hiddenPaths(h *Host, p *profile.Profile) []Hidden {
 	var out []Hidden

@@ -7,6 +7,7 @@ package facts
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -25,6 +26,8 @@ type Stat struct {
 	// MTime is a directory's modification time (ns), recorded only for
 	// the directories a hide glob walked: a new match changes it.
 	MTime int64
+	// Content is a file's content in a synthetic Tree (tests only).
+	Content string
 }
 
 // FS is the part of the file system the compiler reads.
@@ -34,6 +37,8 @@ type FS interface {
 	Lstat(p string) Stat
 	// ReadDir lists the names in directory p, sorted.
 	ReadDir(p string) ([]string, error)
+	// ReadFile returns the first max bytes of the regular file p.
+	ReadFile(p string, max int) ([]byte, error)
 }
 
 // OS is the real file system.
@@ -148,8 +153,27 @@ func KindAt(fsys FS, p string) (string, string) {
 	return fsys.Lstat(real).Kind, real
 }
 
+// ReadFile implements FS: it reads at most max bytes, and only from a
+// regular file (never a FIFO or a device a command could block it on).
+func (OS) ReadFile(p string, max int) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("not a regular file")}
+	}
+	return io.ReadAll(io.LimitReader(f, int64(max)))
+}
+
 // Tree is a synthetic file system for tests: a map from absolute path to
-// its Stat. Parent directories are implied.
+// its Stat (a file's content in Stat.Content). Parent directories are
+// implied.
 type Tree map[string]Stat
 
 // Lstat implements FS.
@@ -168,6 +192,16 @@ func (t Tree) Lstat(p string) Stat {
 		}
 	}
 	return Stat{Kind: runtime.KindAbsent}
+}
+
+// ReadFile implements FS.
+func (t Tree) ReadFile(p string, max int) ([]byte, error) {
+	st, ok := t[path.Clean(p)]
+	if !ok || st.Kind != runtime.KindFile {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
+	}
+	b := []byte(st.Content)
+	return b[:min(len(b), max)], nil
 }
 
 // ReadDir implements FS.

@@ -83,6 +83,15 @@ func (g *gatherer) protectedEntries(f *Facts, cwdWritable bool) (out []Protected
 			// Roots are resolved paths: a link reported lies below the root.
 			out = append(out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind, Symlink: pp.HasLink})
 		}
+		// Hooks kept in the worktree through core.hooksPath (husky and
+		// the like, under any name).
+		if hp := g.hooksPathFor(r.dir, f.Home); hp != "" && hp != r.dir && Within(hp, r.dir) && !seen[hp] {
+			seen[hp] = true
+			looked = append(looked, hp)
+			if pp := g.path(hp); pp.Kind == runtime.KindDir {
+				out = append(out, Protected{Name: "core.hooksPath", Root: r.dir, BindIndex: r.index, Path: hp, Kind: pp.Kind, Symlink: pp.HasLink})
+			}
+		}
 	}
 	return out, looked
 }

@@ -187,13 +187,17 @@ val vars 'echo ${SSH_AUTH_SOCK-unset} ${GNUPGHOME-unset}'
 }
 
 // H9: in the writable working directory, what runs later outside the
-// sandbox stays read-only: the repository's config and hooks and the
-// direnv file can be neither changed, replaced nor renamed away, while
+// sandbox stays read-only: the repository's config and hooks (also the
+// worktree directory core.hooksPath names) and the direnv file can be
+// neither changed, replaced nor renamed away, while
 // the project and the rest of the repository stay writable (a commit
 // works). The host is unchanged afterwards.
 func testProtectedEntries(t *testing.T, f *fixture) {
 	r := f.exec(call{argv: []string{"git", "init", "-q", "{proj}"}})
 	f.wantCode(r, 0)
+	r = f.exec(call{argv: []string{"git", "-C", "{proj}", "config", "core.hooksPath", "tools/hooks"}})
+	f.wantCode(r, 0)
+	f.mkdirAll(f.expand("{proj}/tools/hooks"))
 	f.write(f.expand("{proj}/.envrc"), "export SAFE=1\n")
 	config := f.hostRead("{proj}/.git/config")
 	script := `
@@ -202,6 +206,8 @@ ok config_git 'git config core.hooksPath /tmp/evil'
 ok hook_create 'echo evil > .git/hooks/post-checkout'
 ok hooks_rename 'mv .git/hooks .git/hooks2'
 ok git_rename 'mv .git .git2'
+ok hookspath_create 'echo evil > tools/hooks/pre-commit'
+ok tools_rename 'mv tools tools2'
 ok envrc_write 'echo evil >> .envrc'
 ok envrc_rm 'rm -f .envrc'
 ok project_write 'echo x > new-file'
@@ -211,12 +217,13 @@ ok commit 'git -c user.email=a@b -c user.name=a add new-file && git -c user.emai
 	// (in a copy, so the fixture stays as it is).
 	r = f.sandbox("", script, call{})
 	f.expect(r, want{"config_append": "no", "config_git": "no", "hook_create": "no", "hooks_rename": "no",
-		"git_rename": "no", "envrc_write": "no", "envrc_rm": "no", "project_write": "yes", "commit": "yes"})
+		"git_rename": "no", "hookspath_create": "no", "tools_rename": "no", "envrc_write": "no", "envrc_rm": "no", "project_write": "yes", "commit": "yes"})
 	if got := f.hostRead("{proj}/.git/config"); got != config {
 		t.Errorf("host .git/config changed:\n%s", got)
 	}
 	f.wantHostFile("{proj}/.envrc", "export SAFE=1\n")
 	f.wantHostAbsent("{proj}/.git/hooks/post-checkout")
+	f.wantHostAbsent("{proj}/tools/hooks/pre-commit")
 	if !f.hostExists("{proj}/new-file") {
 		t.Error("the project write did not reach the host")
 	}

@@ -1,0 +1,67 @@
+package facts
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestGitHooksPath(t *testing.T) {
+	cases := []struct {
+		in   string
+		want string
+		set  bool
+	}{
+		{"[core]\n\thooksPath = .husky/_\n", ".husky/_", true},
+		{"[Core]\n\tHooksPath=hooks ; comment\n", "hooks", true},
+		{"[core] hookspath = \"my hooks\" # c\n", "my hooks", true},
+		{"[core]\n\thooksPath = a\n[core]\n\thooksPath = b\n", "b", true},
+		{"[core]\n\tbare = false\n[alias]\n\thooksPath = x\n", "", false},
+		{"[remote \"origin\"]\n\thooksPath = x\n", "", false},
+		{"# [core]\n\thooksPath = x\n", "", false},
+		{"[core]\n\thooksPath = \"a\\\"b\\\\c\"\n", "a\"b\\c", true},
+		{"[core]\n\thooksPath\n", "", false},
+		{"[core]\n\thooksPath =\n", "", true},
+	}
+	for _, c := range cases {
+		got, set := gitHooksPath([]byte(c.in))
+		if got != c.want || set != c.set {
+			t.Errorf("%q: %q, %v; want %q, %v", c.in, got, set, c.want, c.set)
+		}
+	}
+}
+
+// TestHooksPathProtected: a core.hooksPath inside the working directory
+// (the repository's, else the user's global one; relative to the
+// worktree, or "~/") is protected; one outside it, or the worktree
+// itself, is not.
+func TestHooksPathProtected(t *testing.T) {
+	cases := []struct {
+		tree Tree
+		want string
+	}{
+		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = .hooks\n"}, "/h/proj/.hooks": {Kind: "dir"}}, "/h/proj/.hooks"},
+		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = ~/proj/tools/hooks\n"}, "/h/proj/tools/hooks": {Kind: "dir"}}, "/h/proj/tools/hooks"},
+		{Tree{"/h/proj/.git/config": {Kind: "file"}, "/h/dot/gitconfig": {Kind: "file", Content: "[core]\nhooksPath = githooks\n"},
+			"/h/.gitconfig": {Kind: "symlink", Target: "dot/gitconfig"}, "/h/proj/githooks": {Kind: "dir"}}, "/h/proj/githooks"},
+		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = /srv/hooks\n"}, "/srv/hooks": {Kind: "dir"}, "/h/proj/x": {Kind: "file"}}, ""},
+		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = .\n"}}, ""},
+		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = missing\n"}}, ""},
+	}
+	for i, c := range cases {
+		g := &gatherer{fs: c.tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+		f := &Facts{Home: "/h", Cwd: Cwd{Exists: true, Real: "/h/proj"}}
+		got, looked := g.protectedEntries(f, true)
+		var hp []string
+		for _, p := range got {
+			if p.Name == "core.hooksPath" {
+				hp = append(hp, p.Path)
+			}
+		}
+		if (c.want == "" && len(hp) != 0) || (c.want != "" && (len(hp) != 1 || hp[0] != c.want)) {
+			t.Errorf("case %d: protected hooks paths %q, want %q", i, hp, c.want)
+		}
+		if c.want != "" && !slices.Contains(looked, c.want) {
+			t.Errorf("case %d: %s not recorded", i, c.want)
+		}
+	}
+}
