@@ -26,20 +26,21 @@ var ProtectedNames = []string{
 	".claude/commands", ".claude/agents", ".claude/settings.json",
 	".cursor/mcp.json", ".gemini/settings.json", // MCP servers the host starts
 	".devcontainer", // initializeCommand runs on the host
-
 	".config/autostart", ".config/systemd/user",
 	".local/bin",
 }
 
-// Protected is one entry of ProtectedNames found in a writable directory.
+// Protected is one entry of ProtectedNames found in a writable
+// directory, or the directory core.hooksPath names there.
 type Protected struct {
-	// Name is the entry (one of ProtectedNames); Root the writable
+	// Name is the entry (one of ProtectedNames, or "core.hooksPath"); Root the writable
 	// directory (the working directory or a read-write bind at its own
 	// path); BindIndex the bind's index, -1 for the working directory.
 	Name      string `json:"name"`
 	Root      string `json:"root"`
 	BindIndex int    `json:"bind_index"`
-	// Path is Root/Name; Kind what is there (file or dir).
+	// Path is Root/Name (for core.hooksPath, the directory it names);
+	// Kind what is there (file or dir).
 	Path string `json:"path"`
 	Kind string `json:"kind"`
 	// Symlink is true when the entry or a parent below Root is a symlink:
