@@ -34,6 +34,27 @@ func onRestrictedThread(t *testing.T, l *Landlock, probe func() error) error {
 	return r.probe
 }
 
+// listenAndClose listens on network/address and accepts (and closes)
+// every connection until the test ends.
+func listenAndClose(t *testing.T, network, address string) net.Listener {
+	t.Helper()
+	l, err := net.Listen(network, address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return l
+}
+
 func needLandlockABI(t *testing.T, want int) {
 	t.Helper()
 	abi, err := LandlockABI()
@@ -74,20 +95,7 @@ func TestLandlockScopesSignals(t *testing.T) {
 func TestLandlockScopesAbstractSockets(t *testing.T) {
 	needLandlockABI(t, landlockABIScope)
 	name := fmt.Sprintf("@bwpolicy-landlock-test-%d", unix.Getpid())
-	l, err := net.Listen("unix", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	listenAndClose(t, "unix", name)
 	probe := func() error {
 		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
@@ -109,25 +117,10 @@ func TestLandlockScopesAbstractSockets(t *testing.T) {
 // another, both listening on the loopback.
 func TestLandlockTCPConnectAllowlist(t *testing.T) {
 	needLandlockABI(t, landlockABINet)
-	listen := func() (*net.TCPListener, uint16) {
-		l, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				c.Close()
-			}
-		}()
-		return l, uint16(l.Addr().(*net.TCPAddr).Port)
+	port := func() uint16 {
+		return uint16(listenAndClose(t, "tcp4", "127.0.0.1:0").Addr().(*net.TCPAddr).Port)
 	}
-	_, allowed := listen()
-	_, other := listen()
+	allowed, other := port(), port()
 	connect := func(port uint16) func() error {
 		return func() error {
 			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)

@@ -452,20 +452,7 @@ func TestSandboxLandlock(t *testing.T) {
 	if err != nil {
 		t.Skip("needs bash for /dev/tcp")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	l := listenAndClose(t, "tcp", "127.0.0.1:0")
 	port := l.Addr().(*net.TCPAddr).Port
 	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
 	inv := testInv(t, "--share-net")
