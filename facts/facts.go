@@ -346,12 +346,7 @@ func (g *gatherer) stateDirs(hermesHome string) []Path {
 }
 
 // Within reports whether p is base or lies under it.
-func Within(p, base string) bool {
-	if base == "/" {
-		return true
-	}
-	return strings.HasPrefix(p, base) && (len(p) == len(base) || p[len(base)] == '/')
-}
+func Within(p, base string) bool { return runtime.Within(p, base) }
 
 // nprocPerUserns reports whether a kernel release counts RLIMIT_NPROC per
 // user namespace (5.14 and later).

@@ -180,11 +180,11 @@ func credentialPathCovered(inv *Invocation, name, p string) bool {
 		return false
 	}
 	for _, h := range inv.Hidden {
-		if within(p, h) && !reexposed(inv, p, h) {
+		if Within(p, h) && !reexposed(inv, p, h) {
 			return true
 		}
 	}
-	if within(p, "/proc") || within(p, "/dev") || within(p, "/tmp") && !bindsFrom(inv, "/tmp") {
+	if Within(p, "/proc") || Within(p, "/dev") || Within(p, "/tmp") && !bindsFrom(inv, "/tmp") {
 		return true
 	}
 	// Nothing there now (a variable left over from an earlier session):
@@ -201,7 +201,7 @@ func reexposed(inv *Invocation, p, h string) bool {
 	for i := 0; i+2 < len(args); i++ {
 		switch args[i] {
 		case "--bind", "--ro-bind", "--bind-try", "--ro-bind-try", "--dev-bind", "--dev-bind-try":
-			if dest := args[i+2]; dest != h && within(dest, h) && within(p, dest) {
+			if dest := args[i+2]; dest != h && Within(dest, h) && Within(p, dest) {
 				return true
 			}
 		}
@@ -216,7 +216,7 @@ func bindsFrom(inv *Invocation, dir string) bool {
 	for i := 0; i+1 < len(args); i++ {
 		switch args[i] {
 		case "--bind", "--ro-bind", "--bind-try", "--ro-bind-try", "--dev-bind", "--dev-bind-try":
-			if within(args[i+1], dir) {
+			if Within(args[i+1], dir) {
 				return true
 			}
 		}
@@ -224,7 +224,11 @@ func bindsFrom(inv *Invocation, dir string) bool {
 	return false
 }
 
-// within tells whether p is dir or lies below it (both clean and absolute).
-func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir) && p[len(dir)] == '/'
+// Within tells whether p is dir or lies below it (both clean and
+// absolute).
+func Within(p, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == '/')
 }
