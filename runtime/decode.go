@@ -231,7 +231,10 @@ var refusedOptions = map[string]string{
 // Invocation in memory should call it too.
 func Validate(inv *Invocation) error {
 	if inv.Bwrap.Path == "" {
-		return errors.New("bwrap.path is empty")
+		// What the compiler writes when it found no bwrap (S10): the
+		// sandbox is unavailable, and nothing runs without it.
+		return errors.New("bwrap.path is empty: it was compiled where no bwrap was found, so no command can run (never unsandboxed); " +
+			InstallHint + ", then recompile with `bwpolicy compile`")
 	}
 	if !filepath.IsAbs(inv.Bwrap.Path) {
 		return fmt.Errorf("bwrap.path %q is not absolute", inv.Bwrap.Path)

@@ -751,8 +751,8 @@ ok mnt_write 'echo m > {base}/mnt/m.txt'
 // S10: without bwrap no command runs: `bwpolicy run` names the package
 // to install (degraded under degraded_mode warn, an error under fail)
 // and exits 125, also when the bwrap found is not a working bwrap; bwrun
-// with an invocation whose bwrap has disappeared exits 125; the command
-// never ran.
+// with an invocation whose bwrap has disappeared, or that was compiled
+// without one (naming the package), exits 125; the command never ran.
 func testNoBwrap(t *testing.T, f *fixture) {
 	f.mkdirAll(f.expand("{base}/emptybin"))
 	noBwrap := []string{"-BWPOLICY_BWRAP", "PATH={base}/emptybin"}
@@ -800,6 +800,14 @@ func testNoBwrap(t *testing.T, f *fixture) {
 	}
 	r = f.exec(call{argv: append([]string{tool("bwrun"), inv}, cmd...)})
 	f.wantCode(r, 125)
+	f.wantHostAbsent("{proj}/ran.txt")
+
+	// bwrun: an invocation compiled where there was no bwrap at all
+	// names the package to install.
+	inv, _ = f.compile("", call{env: noBwrap})
+	r = f.exec(call{argv: append([]string{tool("bwrun"), inv}, cmd...)})
+	f.wantCode(r, 125)
+	f.wantStderr(r, "apt install bubblewrap", "dnf install bubblewrap", "pacman -S bubblewrap", "never unsandboxed")
 	f.wantHostAbsent("{proj}/ran.txt")
 }
 
