@@ -153,3 +153,74 @@ func TestValidateUnsetAfterRCNames(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsetAfterRCKeepsMeaning runs many option shapes through the real
+// shells, with and without the rewrite: the script, $0 and the
+// positional parameters must be the same, only the S4 variables gone.
+// A rewrite of the wrong argument (the name $0, an option's value) would
+// show as a different output or a failure.
+func TestUnsetAfterRCKeepsMeaning(t *testing.T) {
+	const script = `echo "0=$0 1=${1-} 2=${2-} sock=${SSH_AUTH_SOCK-unset}"`
+	shapes := [][]string{
+		{"-c", script},
+		{"-c", script, "name"},
+		{"-c", script, "name", "a1", "a2"},
+		{"-e", "-c", script, "name", "a1"},
+		{"-ec", script, "name", "a1"},
+		{"-c", "-e", script, "name"},
+		{"-o", "errexit", "-c", script, "name", "-x"},
+		{"-co", "errexit", script, "name"},
+		{"+e", "-c", script, "n"},
+		{"-c", "--", script, "n", "--"},
+		{"-c", "-", script, "n"},
+	}
+	bashOnly := [][]string{
+		{"--noprofile", "--norc", "-c", script, "n"},
+		{"--rcfile", "/dev/null", "-c", script, "n"},
+		{"-O", "extglob", "-c", script, "n"},
+		{"-o", "pipefail", "-O", "nullglob", "-ec", script, "n", "a"},
+	}
+	compared := 0
+	for _, shell := range []string{"bash", "dash", "zsh", "mksh"} {
+		path, err := exec.LookPath(shell)
+		if err != nil {
+			t.Fatalf("%s is not installed (make setup installs it): %v", shell, err)
+		}
+		all := shapes
+		if shell == "bash" {
+			all = append(append([][]string(nil), shapes...), bashOnly...)
+		}
+		for _, shape := range all {
+			argv := append([]string{path}, shape...)
+			run := func(argv []string) (string, int) {
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent", "SSH_AUTH_SOCK=/x"}
+				out, _ := cmd.Output()
+				return string(out), cmd.ProcessState.ExitCode()
+			}
+			before, codeBefore := run(argv)
+			rewritten, ok := UnsetAfterRC(argv, s4Names)
+			if !ok {
+				t.Errorf("%s %q: not rewritten", shell, shape)
+				continue
+			}
+			after, codeAfter := run(rewritten)
+			want := strings.Replace(before, "sock=/x", "sock=unset", 1)
+			if codeBefore != 0 || !strings.Contains(before, "sock=/x") {
+				// The shell itself refuses this shape: the rewrite must
+				// not make it run.
+				if codeAfter == 0 {
+					t.Errorf("%s %q: the shell refuses it (%d, %q) but the rewrite runs: %q", shell, shape, codeBefore, before, after)
+				}
+				continue
+			}
+			compared++
+			if after != want || codeAfter != 0 {
+				t.Errorf("%s %q:\n before %q\n after  %q (exit %d)\n want   %q", shell, shape, before, after, codeAfter, want)
+			}
+		}
+	}
+	if compared < 44 {
+		t.Errorf("only %d shapes ran in their shell: the test compares too little", compared)
+	}
+}
