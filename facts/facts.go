@@ -182,7 +182,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for i, b := range s.Binds {
 		f.Binds = append(f.Binds, g.bind(i, b))
 	}
-	f.Protected, f.ProtectedLooked = g.protectedEntries(f, p.CwdWritable)
+	f.Protected, f.ProtectedLooked = g.protectedEntries(f, p.CwdWritable, protectAllow(s))
 	f.Scratch = g.path(path.Join(h.HermesHome, "cache", "scratch"))
 	f.StateDirs = g.stateDirs(h.HermesHome)
 	f.HomeMode = s.HomeMode

@@ -4,6 +4,7 @@ import (
 	"path"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
 )
 
 // ProtectedNames are the entries of a writable directory that stay
@@ -47,13 +48,18 @@ type Protected struct {
 	// a bind cannot keep a link from being replaced, so it is not
 	// protected (a host warning says so).
 	Symlink bool `json:"symlink"`
+	// Allowed is true when protect.allow names it: it stays writable.
+	Allowed bool `json:"allowed"`
 }
 
 // protectedEntries looks for ProtectedNames in the writable directories:
 // the working directory (when the profile makes it writable) and each
 // read-write bind mounted at its own path. Absent entries are recorded
 // (a precondition), not listed.
-func (g *gatherer) protectedEntries(f *Facts, cwdWritable bool) (out []Protected, looked []string) {
+//
+// allow holds the names protect.allow leaves writable: they are listed
+// with Allowed set and not recorded as H9 preconditions.
+func (g *gatherer) protectedEntries(f *Facts, cwdWritable bool, allow map[string]bool) (out []Protected, looked []string) {
 	type root struct {
 		dir   string
 		index int
@@ -76,23 +82,40 @@ func (g *gatherer) protectedEntries(f *Facts, cwdWritable bool) (out []Protected
 				continue
 			}
 			seen[p] = true
-			looked = append(looked, p)
+			if !allow[name] {
+				looked = append(looked, p)
+			}
 			pp := g.path(p)
 			if pp.Kind != runtime.KindFile && pp.Kind != runtime.KindDir {
 				continue
 			}
 			// Roots are resolved paths: a link reported lies below the root.
-			out = append(out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind, Symlink: pp.HasLink})
+			out = append(out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
+				Symlink: pp.HasLink, Allowed: allow[name]})
 		}
 		// Hooks kept in the worktree through core.hooksPath (husky and
 		// the like, under any name).
 		if hp := g.hooksPathFor(r.dir, f.Home); hp != "" && hp != r.dir && Within(hp, r.dir) && !seen[hp] {
 			seen[hp] = true
-			looked = append(looked, hp)
+			if !allow["core.hooksPath"] {
+				looked = append(looked, hp)
+			}
 			if pp := g.path(hp); pp.Kind == runtime.KindDir {
-				out = append(out, Protected{Name: "core.hooksPath", Root: r.dir, BindIndex: r.index, Path: hp, Kind: pp.Kind, Symlink: pp.HasLink})
+				out = append(out, Protected{Name: "core.hooksPath", Root: r.dir, BindIndex: r.index, Path: hp, Kind: pp.Kind,
+					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
 			}
 		}
 	}
 	return out, looked
+}
+
+// protectAllow is the set of names protect.allow names.
+func protectAllow(s *settings.Settings) map[string]bool {
+	m := map[string]bool{}
+	if s.Protect != nil {
+		for _, n := range s.Protect.Allow {
+			m[n] = true
+		}
+	}
+	return m
 }

@@ -51,4 +51,5 @@ metadata_port_closed if {
 warn contains object.union(v("H9", sprintf("%s is reached through a symlink inside the writable directory %s: it cannot be kept read-only, so a command can change what runs there outside the sandbox", [p.path, p.root]), []), {"host": true}) if {
 	some p in input.facts.protected
 	p.symlink
+	not p.allowed
 }

@@ -229,3 +229,8 @@ test_h9_plain_entry_not_warned if {
 	f := object.union(base_facts, {"protected": [{"name": ".git/config", "root": "/home/u/proj", "bind_index": -1, "path": "/home/u/proj/.git/config", "kind": "file", "symlink": false}]})
 	not warnings_for(f, base_profile, base_settings).H9
 }
+
+test_h9_symlinked_but_allowed_not_warned if {
+	f := object.union(base_facts, {"protected": [{"name": ".idea", "root": "/home/u/proj", "bind_index": -1, "path": "/home/u/proj/.idea", "kind": "dir", "symlink": true, "allowed": true}]})
+	not warnings_for(f, base_profile, base_settings).H9
+}

@@ -33,6 +33,7 @@ type Settings struct {
 	Hide    []string       `json:"hide,omitempty"`
 	Env     *EnvPolicy     `json:"env,omitempty"`
 	Seccomp *SeccompPolicy `json:"seccomp,omitempty"`
+	Protect *ProtectPolicy `json:"protect,omitempty"`
 	Network *NetworkPolicy `json:"network,omitempty"`
 }
 
@@ -62,6 +63,11 @@ type EnvPolicy struct {
 
 // SeccompPolicy relaxes named seccomp groups (H2).
 type SeccompPolicy struct {
+	Allow []string `json:"allow,omitempty"`
+}
+
+// ProtectPolicy leaves named H9 entries writable (each with a warning).
+type ProtectPolicy struct {
 	Allow []string `json:"allow,omitempty"`
 }
 
