@@ -232,4 +232,16 @@ ok commit 'git -c user.email=a@b -c user.name=a add new-file && git -c user.emai
 	if r.code != 0 || !strings.Contains(r.stdout, "ok") {
 		t.Errorf("control outside the sandbox failed: %v", r)
 	}
+
+	// protect.allow leaves .envrc writable (warned); the rest stays.
+	inv, warnings := f.compile("protect:\n  allow: [.envrc]\n", call{})
+	if !strings.Contains(warnings, "commands may change .envrc") {
+		t.Errorf("protect.allow compiled without its warning: %q", warnings)
+	}
+	r = f.bwrun(inv, `
+ok envrc_write 'echo allowed >> .envrc'
+ok config_append 'echo x >> .git/config'
+`, call{})
+	f.expect(r, want{"envrc_write": "yes", "config_append": "no"})
+	f.wantHostFile("{proj}/.envrc", "export SAFE=1\nallowed\n")
 }
