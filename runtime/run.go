@@ -681,7 +681,27 @@ const statusGrace = time.Second
 
 func (r *runner) finish(w waitResult) (int, error) {
 	r.drain()
+	for _, p := range CreatedProtected(r.inv) {
+		r.warn(fmt.Sprintf("the command created %s, which runs outside the sandbox later (H9): review it before you use it; the next command needs a recompile", p))
+	}
 	return r.outcome(w)
+}
+
+// CreatedProtected returns the paths the invocation kept read-only where
+// they existed (H9) and recorded absent, that exist now: a command
+// created them (a `git init` makes .git/config and .git/hooks), and what
+// it wrote there will run on the host. One lstat each, after the command.
+func CreatedProtected(inv *Invocation) []string {
+	var out []string
+	for _, p := range inv.Preconditions {
+		if p.Why != "H9" || p.Kind != KindAbsent {
+			continue
+		}
+		if _, err := os.Lstat(p.Path); err == nil {
+			out = append(out, p.Path)
+		}
+	}
+	return out
 }
 
 // drain collects the last status documents and stderr output once bwrap

@@ -244,4 +244,18 @@ ok config_append 'echo x >> .git/config'
 `, call{})
 	f.expect(r, want{"envrc_write": "yes", "config_append": "no"})
 	f.wantHostFile("{proj}/.envrc", "export SAFE=1\nallowed\n")
+
+	// A repository a command creates is not protected yet: bwrun says
+	// so after the command, and the next command is refused until a
+	// recompile protects it.
+	f.mkdirAll(f.expand("{base}/fresh"))
+	inv, _ = f.compile("cwd: {base}/fresh\n", call{})
+	r = f.exec(call{dir: "{base}/fresh", argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "git init -q . && echo made"}})
+	f.wantCode(r, 0)
+	f.wantStderr(r, "created "+f.expand("{base}/fresh/.git/hooks"), "runs outside the sandbox later", "recompile")
+	r = f.exec(call{dir: "{base}/fresh", argv: []string{tool("bwrun"), inv, "--", "/bin/true"}})
+	f.wantCode(r, 125)
+	inv, _ = f.compile("cwd: {base}/fresh\n", call{})
+	r = f.bwrun(inv, "ok hook 'echo evil > .git/hooks/pre-commit'", call{dir: "{base}/fresh"})
+	f.expect(r, want{"hook": "no"})
 }
