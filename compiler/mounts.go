@@ -120,8 +120,12 @@ func (e *emitter) protections() []hostBind {
 		if p.BindIndex >= 0 {
 			what = fmt.Sprintf("binds[%d]", p.BindIndex)
 		}
+		rel := strings.TrimPrefix(p.Path, p.Root+"/")
+		if p.Name == "core.hooksPath" {
+			rel += " (core.hooksPath)"
+		}
 		out = append(out, hostBind{dest: p.Path, src: p.Path, kind: "protect",
-			reason: fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", p.Name, what),
+			reason: fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what),
 			pos:    "host: " + p.Path + " exists"})
 	}
 	return out

@@ -246,6 +246,9 @@ func newScenario(data []byte) *scenario {
 		"link /home/u/proj/.idea -> /srv/data", "dir /home/u/proj/sub/.git/hooks\nfile /home/u/proj/.git/config",
 		"file /home/u/proj/.git/config = [core]\\n\\thooksPath = data/hooks\ndir /home/u/proj/data/hooks",
 		"file /home/u/.gitconfig = [core] hooksPath = ~/proj/sub\ndir /home/u/proj/sub/x"))
+	s.addTree(s.choose("", "file /home/u/proj/sub/.git/config\ndir /home/u/proj/sub/.git/hooks",
+		"file /home/u/proj/.git/modules/m/config\ndir /home/u/proj/.git/modules/m/hooks",
+		"dir /home/u/.git/hooks\nfile /home/u/proj/.git/config"))
 	if a := s.choose("", "", ".vscode", ".git/hooks", "core.hooksPath"); a != "" {
 		s.settings = append(s.settings, "protect:\n  allow: ["+a+"]")
 	}

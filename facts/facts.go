@@ -64,6 +64,9 @@ type Facts struct {
 	// ProtectedLooked are all the candidate paths of H9, present or not
 	// (each a precondition).
 	ProtectedLooked []string `json:"-"`
+	// ProtectedTruncated are the writable directories with more nested
+	// repositories (or entries) than H9 looks through.
+	ProtectedTruncated []string `json:"protected_truncated"`
 	// CredentialPaths are the paths each credential variable named when
 	// compiling (runtime.CredentialPaths), by name: the invocation
 	// records them for runtime.CheckCredentialEnv.
@@ -182,7 +185,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for i, b := range s.Binds {
 		f.Binds = append(f.Binds, g.bind(i, b))
 	}
-	f.Protected, f.ProtectedLooked = g.protectedEntries(f, p.CwdWritable, protectAllow(s))
+	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s))
 	f.Scratch = g.path(path.Join(h.HermesHome, "cache", "scratch"))
 	f.StateDirs = g.stateDirs(h.HermesHome)
 	f.HomeMode = s.HomeMode

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -49,6 +50,10 @@ const Unlimited = ^uint64(0)
 // Host is everything the compiler reads of the machine, gathered once.
 type Host struct {
 	FS FS `json:"-"`
+	// scans caches the repository scans of H9 (nestedGitDirs) by
+	// directory: read once per Host, like the rest of its facts, so
+	// `check` of many files in one directory lists it once.
+	scans sync.Map
 	// UID is the real user id.
 	UID int `json:"uid"`
 	// Home is $HOME.

@@ -59,7 +59,7 @@ type Protected struct {
 //
 // allow holds the names protect.allow leaves writable: they are listed
 // with Allowed set and not recorded as H9 preconditions.
-func (g *gatherer) protectedEntries(f *Facts, cwdWritable bool, allow map[string]bool) (out []Protected, looked []string) {
+func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow map[string]bool) (out []Protected, looked []string) {
 	type root struct {
 		dir   string
 		index int
@@ -105,8 +105,107 @@ func (g *gatherer) protectedEntries(f *Facts, cwdWritable bool, allow map[string
 					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
 			}
 		}
+		gitDirs, more := g.nestedGitDirsCached(h, r.dir)
+		if more {
+			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
+		}
+		for _, gd := range gitDirs {
+			for _, name := range []string{"config", "hooks"} {
+				p := path.Join(gd, name)
+				if seen[p] {
+					continue
+				}
+				seen[p] = true
+				pp := g.path(p)
+				if pp.Kind != runtime.KindFile && pp.Kind != runtime.KindDir {
+					continue
+				}
+				allowName := ".git/" + name // protect.allow names them like the top repository's
+				if !allow[allowName] {
+					looked = append(looked, p)
+				}
+				out = append(out, Protected{Name: allowName, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
+					Symlink: pp.HasLink, Allowed: allow[allowName]})
+			}
+		}
 	}
 	return out, looked
+}
+
+// maxNestedRepos bounds how many repositories below a writable directory
+// H9 protects (each costs two mounts and two pins per command).
+const maxNestedRepos = 64
+
+// maxNestedScan bounds how many entries of a writable directory are
+// looked at for repositories.
+const maxNestedScan = 4096
+
+type nestedScan struct {
+	gitDirs []string
+	more    bool
+}
+
+// nestedGitDirsCached is nestedGitDirs once per Host and directory.
+func (g *gatherer) nestedGitDirsCached(h *Host, dir string) ([]string, bool) {
+	if h != nil {
+		if v, ok := h.scans.Load(dir); ok {
+			sc := v.(nestedScan)
+			return sc.gitDirs, sc.more
+		}
+	}
+	gitDirs, more := g.nestedGitDirs(dir)
+	if h != nil {
+		h.scans.Store(dir, nestedScan{gitDirs, more})
+	}
+	return gitDirs, more
+}
+
+// nestedGitDirs returns the git directories (holding config and hooks)
+// of the repositories one level below dir (dir/x/.git) and of the top
+// repository's submodules (dir/.git/modules/x): their hooks and config
+// run on the host as much as the top one's. The directories are listed
+// at compile time only and not recorded: a repository cloned later is
+// not protected (the top-level entries are recorded and make the
+// invocation stale). more reports that there were more than
+// maxNestedRepos, or too many entries to look through.
+func (g *gatherer) nestedGitDirs(dir string) (gitDirs []string, more bool) {
+	add := func(p string) bool {
+		if len(gitDirs) == maxNestedRepos {
+			more = true
+			return false
+		}
+		gitDirs = append(gitDirs, p)
+		return true
+	}
+	if names, err := g.fs.ReadDir(path.Join(dir, ".git", "modules")); err == nil {
+		for _, n := range names {
+			m := path.Join(dir, ".git", "modules", n)
+			if g.fs.Lstat(path.Join(m, "config")).Kind == runtime.KindFile && !add(m) {
+				return gitDirs, more
+			}
+		}
+	}
+	names, err := g.fs.ReadDir(dir)
+	if err != nil {
+		return gitDirs, more
+	}
+	for i, n := range names {
+		if i == maxNestedScan {
+			more = true
+			break
+		}
+		// One lstat an entry: below a file, .git is absent (ENOTDIR);
+		// below a symlink it may resolve, so symlinked entries are
+		// skipped by checking the entry only when .git is there.
+		sub := path.Join(dir, n)
+		if n == ".git" || g.fs.Lstat(path.Join(sub, ".git")).Kind != runtime.KindDir || g.fs.Lstat(sub).Kind != runtime.KindDir {
+			continue
+		}
+		if !add(path.Join(sub, ".git")) {
+			break
+		}
+	}
+	return gitDirs, more
 }
 
 // protectAllow is the set of names protect.allow names.

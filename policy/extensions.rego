@@ -53,3 +53,9 @@ warn contains object.union(v("H9", sprintf("%s is reached through a symlink insi
 	p.symlink
 	not p.allowed
 }
+
+# H9: a writable directory with more repositories below it than are
+# looked through: the ones past the bound are not protected.
+warn contains object.union(v("H9", sprintf("%s holds more repositories (or entries) than are looked through: the config and hooks of the ones past the first 64 are not kept read-only", [d]), []), {"host": true}) if {
+	some d in input.facts.protected_truncated
+}

@@ -198,6 +198,8 @@ func testProtectedEntries(t *testing.T, f *fixture) {
 	r = f.exec(call{argv: []string{"git", "-C", "{proj}", "config", "core.hooksPath", "tools/hooks"}})
 	f.wantCode(r, 0)
 	f.mkdirAll(f.expand("{proj}/tools/hooks"))
+	r = f.exec(call{argv: []string{"git", "init", "-q", "{proj}/vendored"}})
+	f.wantCode(r, 0)
 	f.write(f.expand("{proj}/.envrc"), "export SAFE=1\n")
 	config := f.hostRead("{proj}/.git/config")
 	script := `
@@ -208,6 +210,9 @@ ok hooks_rename 'mv .git/hooks .git/hooks2'
 ok git_rename 'mv .git .git2'
 ok hookspath_create 'echo evil > tools/hooks/pre-commit'
 ok tools_rename 'mv tools tools2'
+ok nested_hook 'echo evil > vendored/.git/hooks/pre-commit'
+ok nested_rename 'mv vendored vendored2'
+ok nested_write 'echo x > vendored/file'
 ok envrc_write 'echo evil >> .envrc'
 ok envrc_rm 'rm -f .envrc'
 ok project_write 'echo x > new-file'
@@ -217,7 +222,8 @@ ok commit 'git -c user.email=a@b -c user.name=a add new-file && git -c user.emai
 	// (in a copy, so the fixture stays as it is).
 	r = f.sandbox("", script, call{})
 	f.expect(r, want{"config_append": "no", "config_git": "no", "hook_create": "no", "hooks_rename": "no",
-		"git_rename": "no", "hookspath_create": "no", "tools_rename": "no", "envrc_write": "no", "envrc_rm": "no", "project_write": "yes", "commit": "yes"})
+		"git_rename": "no", "hookspath_create": "no", "tools_rename": "no",
+		"nested_hook": "no", "nested_rename": "no", "nested_write": "yes", "envrc_write": "no", "envrc_rm": "no", "project_write": "yes", "commit": "yes"})
 	if got := f.hostRead("{proj}/.git/config"); got != config {
 		t.Errorf("host .git/config changed:\n%s", got)
 	}
