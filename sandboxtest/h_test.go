@@ -1,7 +1,6 @@
 package sandboxtest
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,24 +128,10 @@ val app 'cat {proj}/build/app'
 func testCredentialLocations(t *testing.T, f *fixture) {
 	sock := f.expand("{home}/.agents/ssh.sock")
 	f.mkdirAll(filepath.Dir(sock))
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	greetingListener(t, sock, f.expand("agent-{tag}"))
 	if err := os.Chmod(sock, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte(f.expand("agent-{tag}")))
-			c.Close()
-		}
-	}()
 	f.write(f.expand("{base}/keys/gnupg/private-keys-v1.d/k.key"), f.marker+"\n")
 	env := []string{"SSH_AUTH_SOCK=" + sock, "GNUPGHOME={base}/keys/gnupg"}
 	script := `

@@ -601,6 +601,15 @@ func hostListener(t *testing.T) string {
 func hostAbstractListener(t *testing.T, tag string) string {
 	t.Helper()
 	addr := "@bwpolicy-sbx-" + tag
+	greetingListener(t, addr, "host-abstract\n")
+	return addr
+}
+
+// greetingListener listens on the Unix socket addr (a path, or @name for
+// an abstract one), writes greeting to each client and closes the
+// connection, until the test ends.
+func greetingListener(t *testing.T, addr, greeting string) {
+	t.Helper()
 	l, err := net.Listen("unix", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -612,11 +621,10 @@ func hostAbstractListener(t *testing.T, tag string) string {
 			if err != nil {
 				return
 			}
-			fmt.Fprintln(c, "host-abstract")
+			fmt.Fprint(c, greeting)
 			c.Close()
 		}
 	}()
-	return addr
 }
 
 // hostProcsWithArg returns the pids of host processes that have arg among
