@@ -53,12 +53,24 @@ const takeoverScript = `readlink /proc/self/ns/pid > {proj}/pidns
 sleep 0.3
 {bin}/pid1takeover`
 
-// S11: a command that takes over the sandbox's pid 1 (writes code into
-// /proc/1/mem that clears its parent-death signal and reports a fake
-// exit 0 to bwrap) does not outlive bwrun: once bwrun returns, no
-// process of the sandbox's pid namespace exists and the background
-// writer has stopped. Control: the same attack under bwrun-nocontain
-// (the runtime without the namespace kill) leaves the writer running.
+// S11: a command cannot take over the sandbox's pid 1, and one that does
+// (here: with the mask of pid 1's memory removed from the invocation, as
+// a route the mask does not foresee would) still does not outlive bwrun.
+//
+// The attack (testdata/pid1takeover) writes code into /proc/1/mem that
+// clears pid 1's parent-death signal and reports a fake exit 0 to bwrap,
+// behind a background writer. Three runs:
+//
+//   - the compiled invocation under bwrun-nocontain (the runtime without
+//     the namespace kill): the attack is refused (/proc/1/mem is masked)
+//     and the sandbox dies with bwrap (within 5 s: that runtime does not
+//     wait for it);
+//   - the invocation without the mask under bwrun-nocontain, the control:
+//     the attack works, the writer keeps writing after the runtime
+//     returned;
+//   - the invocation without the mask under bwrun: once bwrun returns, no
+//     process of the sandbox's pid namespace exists and the writer has
+//     stopped.
 func testPid1Takeover(t *testing.T, f *fixture) {
 	if goruntime.GOARCH != "amd64" {
 		t.Skipf("the pid-1 takeover helper is x86_64 code; this is %s", goruntime.GOARCH)
@@ -67,44 +79,91 @@ func testPid1Takeover(t *testing.T, f *fixture) {
 		t.Fatal(err)
 	}
 	inv, _ := f.compile("", call{})
+	unmasked := f.withoutArgs(inv, "--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem")
 	for _, c := range []struct {
-		bwrun   string
-		control bool
-	}{{tool("bwrun-nocontain"), true}, {tool("bwrun"), false}} {
+		name, inv, bwrun string
+		attack           string // "refused", "outlives" (control), "contained"
+	}{
+		{"masked", inv, tool("bwrun-nocontain"), "refused"},
+		{"control", unmasked, tool("bwrun-nocontain"), "outlives"},
+		{"contained", unmasked, tool("bwrun"), "contained"},
+	} {
 		os.Remove(f.expand("{proj}/beat"))
-		r := f.execToFile(call{argv: []string{c.bwrun, inv, "--", "/bin/sh", "-c", f.expand(takeoverScript)}})
-		if !strings.Contains(r.stdout, "takeover: ok") {
-			t.Fatalf("%s: the attack did not take pid 1 over: %v", filepath.Base(c.bwrun), r)
+		r := f.execToFile(call{argv: []string{c.bwrun, c.inv, "--", "/bin/sh", "-c", f.expand(takeoverScript)}})
+		took := strings.Contains(r.stdout, "takeover: ok")
+		if c.attack == "refused" {
+			if took || !strings.Contains(r.stdout, "takeover: FAIL open /proc/1/mem read-write") {
+				t.Errorf("%s: the attack was not refused at /proc/1/mem: %v", c.name, r)
+			}
+		} else if !took {
+			t.Fatalf("%s: the attack did not take pid 1 over: %v", c.name, r)
 		}
 		ns := strings.TrimSpace(f.hostRead("{proj}/pidns"))
 		if !strings.HasPrefix(ns, "pid:[") {
 			t.Fatalf("pid namespace %q", ns)
 		}
 		left := procsInPidNS(ns)
+		if c.attack == "refused" {
+			// bwrun-nocontain returns without waiting for the sandbox to
+			// die: it dies by bwrap's parent-death signal, a moment later.
+			waitFor(5*time.Second, func() bool { return len(procsInPidNS(ns)) == 0 })
+			left = procsInPidNS(ns)
+		}
 		s1 := fileSize(f.expand("{proj}/beat"))
 		time.Sleep(time.Second)
 		s2 := fileSize(f.expand("{proj}/beat"))
 		for _, p := range procsInPidNS(ns) {
 			syscall.Kill(p, syscall.SIGKILL)
 		}
-		if c.control {
-			// Without the kill the attack works: bwrap reported 0 and the
-			// writer keeps going after the runtime returned.
+		if c.attack == "outlives" {
 			if r.code != 0 || len(left) == 0 || s2 <= s1 {
 				t.Errorf("control: the attack did not outlive bwrun-nocontain (exit %d, processes %v, beat %d -> %d bytes): the test proves nothing", r.code, left, s1, s2)
 			}
 			continue
 		}
 		if len(left) > 0 {
-			t.Errorf("processes %v of the sandbox's pid namespace %s outlived bwrun", left, ns)
+			t.Errorf("%s: processes %v of the sandbox's pid namespace %s outlived the runtime", c.name, left, ns)
 		}
-		if s2 != s1 {
-			t.Errorf("the background writer kept writing after bwrun returned (%d -> %d bytes)", s1, s2)
-		}
-		if s1 == 0 {
-			t.Errorf("the background writer never wrote: the test proves nothing")
+		if s2 != s1 || s1 == 0 {
+			t.Errorf("%s: the background writer wrote %d bytes before the runtime returned, %d a second later (want > 0, unchanged)", c.name, s1, s2)
 		}
 	}
+}
+
+// withoutArgs writes a copy of the invocation inv whose bwrap arguments
+// lack the sequence args (which must be there), and returns its path.
+func (f *fixture) withoutArgs(inv string, args ...string) string {
+	f.t.Helper()
+	data, err := os.ReadFile(inv)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		f.t.Fatal(err)
+	}
+	bw := doc["bwrap"].(map[string]any)
+	var have []string
+	for _, a := range bw["args"].([]any) {
+		have = append(have, a.(string))
+	}
+	at := -1
+	for i := 0; i+len(args) <= len(have); i++ {
+		if slices.Equal(have[i:i+len(args)], args) {
+			at = i
+		}
+	}
+	if at < 0 {
+		f.t.Fatalf("%s has no %q", inv, args)
+	}
+	bw["args"] = slices.Delete(have, at, at+len(args))
+	out, err := json.Marshal(doc)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	p := strings.TrimSuffix(inv, ".json") + "-edited.json"
+	f.write(p, string(out))
+	return p
 }
 
 // execToFile runs c with stdout and stderr going to a file rather than a
