@@ -282,6 +282,9 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 		return nil, err
 	}
 	r.fds = fds
+	if fds.info == nil {
+		return nil, errors.New("the invocation has no --info-fd: the runtime could not kill the sandbox's processes when the command ends (S11); recompile with `bwpolicy compile`")
+	}
 	argv, _ = UnsetAfterRC(argv, inv.Env.UnsetAfterRC)
 	return argv, nil
 }

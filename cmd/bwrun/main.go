@@ -90,6 +90,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "bwrun: missing command after \"--\"")
 		}
 		fmt.Fprint(stderr, usage)
+		if flags.StatusFD >= 0 {
+			writeStatus(os.NewFile(uintptr(flags.StatusFD), "status"), bwruntime.Status{Outcome: bwruntime.OutcomeSetupFailed, ExitStatus: bwruntime.ExitSetup, Message: "usage error"}, stderr)
+		}
 		return bwruntime.ExitSetup
 	}
 	// Relay signals from the start (a signal now must not kill bwrun
