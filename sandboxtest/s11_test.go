@@ -212,7 +212,7 @@ func fileSize(p string) int64 {
 }
 
 // bwrunStatus runs bwrun with --status-file (and opts) and returns the
-// result and the report, validated against schema/status.schema.json.
+// result and the report (readStatus).
 func (f *fixture) bwrunStatus(inv string, opts []string, argv []string, c call) (result, bwruntime.Status) {
 	f.t.Helper()
 	f.n++
@@ -220,6 +220,13 @@ func (f *fixture) bwrunStatus(inv string, opts []string, argv []string, c call) 
 	c.argv = append(append(append([]string{tool("bwrun"), "--status-file", sf}, opts...), inv, "--"), argv...)
 	r := f.exec(c)
 	f.noMarker(r)
+	return r, f.readStatus(sf, r)
+}
+
+// readStatus reads the status report at sf, checks it is one line, valid
+// against schema/status.schema.json and agrees with the exit status of r.
+func (f *fixture) readStatus(sf string, r result) bwruntime.Status {
+	f.t.Helper()
 	data, err := os.ReadFile(sf)
 	if err != nil {
 		f.t.Fatalf("no status report: %v; %v", err, r)
@@ -240,9 +247,9 @@ func (f *fixture) bwrunStatus(inv string, opts []string, argv []string, c call) 
 		f.t.Fatal(err)
 	}
 	if st.ExitStatus != r.code {
-		f.t.Errorf("status says exit_status %d, bwrun exited %d", st.ExitStatus, r.code)
+		f.t.Errorf("status says exit_status %d, the runtime exited %d", st.ExitStatus, r.code)
 	}
-	return r, st
+	return st
 }
 
 // §4: the status channel tells the runtime's findings from the command's
@@ -303,6 +310,35 @@ func testStatusChannel(t *testing.T, f *fixture) {
 	}
 }
 
+// A signal the caller sends ends the run as "signaled" (128+N), with the
+// background processes gone.
+func testStatusSignaled(t *testing.T, f *fixture) {
+	inv, _ := f.compile("", call{})
+	arg := f.sleepArg()
+	sf := f.expand("{base}/signal-status.json")
+	cmd, _, _ := f.command(t.Context(), call{argv: []string{tool("bwrun"), "--status-file", sf, inv, "--", "/bin/sh", "-c", "setsid sleep " + arg + " & sleep " + arg}})
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(10*time.Second, func() bool { return len(hostProcsWithArg(arg)) == 2 }) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the sleeps did not start: %v", hostProcsWithArg(arg))
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	r := result{argv: cmd.Args, code: cmd.ProcessState.ExitCode()}
+	if st := f.readStatus(sf, r); st.Outcome != "signaled" || st.ExitStatus != 128+int(syscall.SIGTERM) {
+		t.Errorf("SIGTERM: status %+v", st)
+	}
+	if pids := hostProcsWithArg(arg); len(pids) > 0 {
+		for _, p := range pids {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		t.Errorf("processes %v outlived the signalled run", pids)
+	}
+}
+
 func readAll(f *os.File) (string, error) {
 	var b bytes.Buffer
 	_, err := b.ReadFrom(f)
@@ -328,6 +364,18 @@ func testTimeout(t *testing.T, f *fixture) {
 			syscall.Kill(p, syscall.SIGKILL)
 		}
 		t.Errorf("processes %v outlived the timeout", pids)
+	}
+	// bwpolicy run takes the same options.
+	sf := f.expand("{base}/run-status.json")
+	r = f.exec(call{argv: []string{tool("bwpolicy"), "run", "--status-file", sf, "--timeout", "1", "--", "/bin/sh", "-c", "sleep " + arg + " & sleep " + arg}})
+	if st = f.readStatus(sf, r); st.Outcome != "timeout" || r.code != 124 {
+		t.Errorf("bwpolicy run --timeout: status %+v; %v", st, r)
+	}
+	if pids := hostProcsWithArg(arg); len(pids) > 0 {
+		for _, p := range pids {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		t.Errorf("bwpolicy run: processes %v outlived the timeout", pids)
 	}
 	if _, st = f.bwrunStatus(inv, []string{"--timeout=30"}, []string{"/bin/sh", "-c", "exit 4"}, call{}); st.Outcome != "exited" || st.ExitStatus != 4 {
 		t.Errorf("in time: status %+v", st)

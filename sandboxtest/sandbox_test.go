@@ -44,6 +44,7 @@ var scenarios = []scenario{
 	{"S11_background_dies", testBackgroundDies},
 	{"S11_pid1_takeover", testPid1Takeover},
 	{"status_channel", testStatusChannel},
+	{"status_signaled", testStatusSignaled},
 	{"timeout", testTimeout},
 	{"chdir_option", testChdirOption},
 	{"exit_status", testExitStatus},
