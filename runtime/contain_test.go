@@ -75,3 +75,51 @@ func TestStalePaths(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// OpenStatus refuses a status file inside the writable set, however it
+// is spelled (through a symlinked directory, or with the writable
+// directory recorded through a symlink), an existing file and a symlink;
+// it creates a new file elsewhere.
+func TestOpenStatusFile(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "proj")
+	other := filepath.Join(dir, "other")
+	for _, d := range []string{w, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(w, filepath.Join(dir, "projlink")))
+	must(os.Symlink(filepath.Join(other, "target"), filepath.Join(other, "link")))
+	must(os.WriteFile(filepath.Join(other, "exists"), nil, 0o644))
+	inv := &Invocation{Writable: []string{w}}
+	viaLink := &Invocation{Writable: []string{filepath.Join(dir, "projlink")}}
+	for _, c := range []struct {
+		inv  *Invocation
+		path string
+	}{
+		{inv, filepath.Join(w, "s.json")},
+		{inv, filepath.Join(dir, "projlink", "s.json")},
+		{viaLink, filepath.Join(w, "s.json")},
+		{inv, filepath.Join(other, "link")},
+		{inv, filepath.Join(other, "exists")},
+	} {
+		if f, err := (RunFlags{StatusFD: -1, StatusFile: c.path}).OpenStatus(c.inv); err == nil {
+			f.Close()
+			t.Errorf("%s accepted (writable %v)", c.path, c.inv.Writable)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(other, "target")); err == nil {
+		t.Error("a file was created through the symlink")
+	}
+	f, err := (RunFlags{StatusFD: -1, StatusFile: filepath.Join(other, "s.json")}).OpenStatus(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}

@@ -86,6 +86,13 @@ func (f *RunFlags) Set(name, val string) error {
 		if unix.Fstat(n, &st) != nil {
 			return fmt.Errorf("--status-fd %d: not an open descriptor", n)
 		}
+		// The command writes to 0-2 (and to what they name): never there.
+		for std := 0; std <= 2; std++ {
+			var s unix.Stat_t
+			if std == n || (unix.Fstat(std, &s) == nil && s.Dev == st.Dev && s.Ino == st.Ino) {
+				return fmt.Errorf("--status-fd %d: the command's standard stream %d is the same file, so the command could write the status; give a descriptor of its own", n, std)
+			}
+		}
 		// Never handed to bwrap.
 		unix.CloseOnExec(n)
 		f.StatusFD = n
@@ -130,10 +137,19 @@ func (f RunFlags) OpenStatus(inv *Invocation) (*os.File, error) {
 		return nil, fmt.Errorf("--status-file: %w", err)
 	}
 	if inv != nil {
-		for _, cand := range []string{p, filepath.Join(dir, filepath.Base(p))} {
-			for _, w := range inv.Writable {
-				if Within(cand, w) {
-					return nil, fmt.Errorf("--status-file %s: inside the sandbox's writable directory %s, where the command could forge it", f.StatusFile, w)
+		// Both the path as given and with its directory's symlinks
+		// resolved, against each writable directory as recorded and
+		// resolved.
+		for _, w := range inv.Writable {
+			ws := []string{w}
+			if real, err := filepath.EvalSymlinks(w); err == nil && real != w {
+				ws = append(ws, real)
+			}
+			for _, cand := range []string{p, filepath.Join(dir, filepath.Base(p))} {
+				for _, wp := range ws {
+					if Within(cand, wp) {
+						return nil, fmt.Errorf("--status-file %s: inside the sandbox's writable directory %s, where the command could forge it", f.StatusFile, w)
+					}
 				}
 			}
 		}

@@ -54,6 +54,8 @@ func TestUsage(t *testing.T) {
 		{"--timeout", "1", "--timeout", "2", "inv.json", "--", "true"},
 		{"--status-fd", "99", "inv.json", "--", "true"},
 		{"--status-fd", "-3", "inv.json", "--", "true"},
+		{"--status-fd", "1", "inv.json", "--", "true"},
+		{"--status-fd", "2", "inv.json", "--", "true"},
 		{"--chdir", "rel", "inv.json", "--", "true"},
 		{"--chdir"},
 	} {
