@@ -585,8 +585,11 @@ func TestSandboxContextCancel(t *testing.T) {
 
 func TestSandboxNoStatusFD(t *testing.T) {
 	// Without --json-status-fd the runtime passes bwrap's status through
-	// and still recognises a trailing bwrap failure.
-	inv := &Invocation{Format: Format, Bwrap: Bwrap{Path: needBwrap(t), Args: baseArgs}}
+	// and still recognises a trailing bwrap failure. (--info-fd stays:
+	// without it the runtime refuses, TestRefusesWithoutInfoFD.)
+	inv := &Invocation{Format: Format, Bwrap: Bwrap{Path: needBwrap(t),
+		Args: append(append([]string(nil), baseArgs...), "--info-fd", "3", "--block-fd", "4")},
+		FDs: []FD{{3, FDInfo}, {4, FDBlock}}}
 	if r := run(t, inv, "sh", "-c", "exit 3"); r.code != 3 || r.err != nil {
 		t.Fatalf("got %d %v", r.code, r.err)
 	}
