@@ -161,7 +161,7 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 		}()
 	}
 	defer r.cleanup()
-	if err := CheckBwrap(inv); err != nil {
+	if err := CheckTrust(inv); err != nil {
 		return setupFailure(err)
 	}
 	if err := CheckPreconditions(inv); err != nil {
@@ -416,7 +416,7 @@ func (r *runner) run(ctx context.Context, argv []string) (int, error) {
 // forkBwrap starts bwrap. syscall.ForkExec rather than os.StartProcess:
 // the latter first probes pidfd support by forking a throw-away child.
 func (r *runner) forkBwrap(args []string, attr *syscall.ProcAttr) error {
-	pid, err := syscall.ForkExec(r.inv.Bwrap.Path, args, attr)
+	pid, err := startBwrap(r.inv, args, attr)
 	if err != nil {
 		return fmt.Errorf("starting bwrap %s: %w", r.inv.Bwrap.Path, err)
 	}
