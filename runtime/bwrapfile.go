@@ -85,7 +85,29 @@ func checkBwrapFile(f *os.File, inv *Invocation) error {
 		return fmt.Errorf("the invocation records no identity for bwrap at %s (compiled by an older bwpolicy, or edited); %s", p, recompileHint)
 	}
 	if got := identityOf(&st); got != want {
-		return fmt.Errorf("bwrap at %s is not the file the invocation was compiled for (device, inode, size or modification time differ: %s, recorded %s): it was upgraded or replaced; %s", p, got, want, recompileHint)
+		// Stale, like a changed precondition: a bubblewrap upgrade calls
+		// for a recompile, which probes the new binary.
+		return &StaleError{Mismatches: []Mismatch{{Precondition: Precondition{Path: p, Kind: KindFile, Why: "bwrap"}, Kind: KindFile,
+			Changed: fmt.Sprintf("not the bwrap binary the invocation was compiled for (device, inode, size or modification time differ: now %s, recorded %s): upgraded or replaced", got, want)}}}
+	}
+	return bwrapOutsideWritable(f, inv)
+}
+
+// bwrapOutsideWritable refuses a bwrap that lies in the sandbox's
+// writable set (a read-write bind's source, by its real path): a command
+// could replace it, and the next compile would probe (run) what it put
+// there.
+func bwrapOutsideWritable(f *os.File, inv *Invocation) error {
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil {
+		return fmt.Errorf("bwrap at %s: cannot tell where it lies (is /proc mounted?)", inv.Bwrap.Path)
+	}
+	c := &argCheck{inv: inv, last: map[string]int{}, flags: map[string]bool{}}
+	c.parse()
+	for _, m := range c.mounts {
+		if m.kind == mountRW && m.src != "" && Within(real, m.src) {
+			return fmt.Errorf("bwrap at %s (%s) lies in the sandbox's writable set (%s is bound read-write at %s): a command could replace it; install bubblewrap outside the working directory and the read-write binds, then recompile", inv.Bwrap.Path, real, m.src, m.dest)
+		}
 	}
 	return nil
 }

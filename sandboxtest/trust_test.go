@@ -84,7 +84,7 @@ func testInvocationTrust(t *testing.T, f *fixture) {
 	refused("/usr/bin/env --chdir", save("t-env.json", v), "do not describe a sandbox")
 	v = orig()
 	v.Bwrap.Path = "/usr/bin/env"
-	refused("/usr/bin/env, bwrap's identity", save("t-env-id.json", v), "is not the file the invocation was compiled for")
+	refused("/usr/bin/env, bwrap's identity", save("t-env-id.json", v), "not the bwrap binary the invocation was compiled for")
 
 	// A bwrap of the identity's own, not the one compiled for: refused;
 	// with its identity recorded (a recompile) it runs.
@@ -93,7 +93,7 @@ func testInvocationTrust(t *testing.T, f *fixture) {
 	os.Chmod(own, 0o755)
 	v = orig()
 	v.Bwrap.Path = own
-	refused("a copy of bwrap", save("t-copy.json", v), "is not the file the invocation was compiled for")
+	refused("a copy of bwrap", save("t-copy.json", v), "not the bwrap binary the invocation was compiled for")
 	if id, err := bwruntime.StatIdentity(own); err == nil {
 		v.Bwrap.Identity = id
 	}

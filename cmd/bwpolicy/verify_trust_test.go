@@ -55,7 +55,7 @@ func TestVerifyHandEdited(t *testing.T) {
 		}, 0o600, "namespaces: --unshare-all: missing"},
 		{"env, bwrap's identity", func(inv *bwruntime.Invocation) {
 			inv.Bwrap.Path = "/usr/bin/env"
-		}, 0o600, "bwrap-binary: /usr/bin/env: bwrap at /usr/bin/env is not the file the invocation was compiled for"},
+		}, 0o600, "/usr/bin/env (bwrap): not the bwrap binary the invocation was compiled for"},
 		{"extra bind", func(inv *bwruntime.Invocation) {
 			inv.Bwrap.Args = append(inv.Bwrap.Args, "--bind", "/tmp/x", "/tmp/x")
 		}, 0o600, "writable-set: /tmp/x: --bind /tmp/x /tmp/x"},
