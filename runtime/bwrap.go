@@ -65,7 +65,8 @@ func FindBwrap() (string, error) {
 // CheckBwrap checks the bwrap at inv.Bwrap.Path as the runtime would
 // execute it (see openBwrap): a regular ELF executable, owned by root or
 // the caller, not writable by group or others, with the identity the
-// compiler recorded. It does not run bwrap: whether bwrap supports every
+// compiler recorded, and outside the sandbox's writable set. It does not
+// run bwrap: whether bwrap supports every
 // option in inv.Bwrap.Requires is checked when the invocation is compiled
 // (ProbeBwrap) and by `bwpolicy doctor`; at run time an older bwrap fails
 // with "Unknown option", which Run reports as exit 125 naming the option.
@@ -74,7 +75,8 @@ func CheckBwrap(inv *Invocation) error {
 	if err != nil {
 		return err
 	}
-	return f.Close()
+	defer f.Close()
+	return bwrapOutsideWritable(f, inv)
 }
 
 // BwrapInfo is what ProbeBwrap learned about a bwrap binary.

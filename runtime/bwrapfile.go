@@ -90,7 +90,7 @@ func checkBwrapFile(f *os.File, inv *Invocation) error {
 		return &StaleError{Mismatches: []Mismatch{{Precondition: Precondition{Path: p, Kind: KindFile, Why: "bwrap"}, Kind: KindFile,
 			Changed: fmt.Sprintf("not the bwrap binary the invocation was compiled for (device, inode, size or modification time differ: now %s, recorded %s): upgraded or replaced", got, want)}}}
 	}
-	return bwrapOutsideWritable(f, inv)
+	return nil
 }
 
 // bwrapOutsideWritable refuses a bwrap that lies in the sandbox's
@@ -102,11 +102,10 @@ func bwrapOutsideWritable(f *os.File, inv *Invocation) error {
 	if err != nil {
 		return fmt.Errorf("bwrap at %s: cannot tell where it lies (is /proc mounted?)", inv.Bwrap.Path)
 	}
-	c := &argCheck{inv: inv, last: map[string]int{}, flags: map[string]bool{}}
-	c.parse()
-	for _, m := range c.mounts {
-		if m.kind == mountRW && m.src != "" && Within(real, m.src) {
-			return fmt.Errorf("bwrap at %s (%s) lies in the sandbox's writable set (%s is bound read-write at %s): a command could replace it; install bubblewrap outside the working directory and the read-write binds, then recompile", inv.Bwrap.Path, real, m.src, m.dest)
+	args := inv.Bwrap.Args
+	for i := 0; i < len(args); i += 1 + bwrapArity[args[i]] {
+		if mountOps[args[i]] == mountRW && i+2 < len(args) && Within(real, args[i+1]) {
+			return fmt.Errorf("bwrap at %s (%s) lies in the sandbox's writable set (%s is bound read-write at %s): a command could replace it; install bubblewrap outside the working directory and the read-write binds, then recompile", inv.Bwrap.Path, real, args[i+1], args[i+2])
 		}
 	}
 	return nil

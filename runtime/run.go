@@ -95,7 +95,7 @@ func setupFailure(err error) (int, error) {
 // Run executes argv in the sandbox inv describes and returns the
 // command's exit status. The flow:
 //
-//  1. CheckBwrap, CheckPreconditions (lstat/readlink only) and
+//  1. CheckTrust (the arguments make a sandbox, bwrap is the binary compiled for), CheckPreconditions (lstat/readlink only) and
 //     CheckCredentialEnv (the environment's credential paths); a stale
 //     invocation is refused.
 //  2. The environment is os.Environ() filtered by inv.Env (BuildEnv);

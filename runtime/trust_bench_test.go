@@ -11,9 +11,10 @@ import (
 
 // BenchmarkTrust measures what the invocation-trust checks add to every
 // command, piece by piece: LoadTrusted against Load (the file's owner,
-// mode, links, directories and place), CheckArgs, CheckBwrap (run twice:
-// before anything and again at the fork) against the stat and access
-// check it replaced, and the descriptor duplicated for the exec. The
+// mode, links, directories and place; CheckInvocationFile is that part
+// alone), CheckArgs, CheckBwrap and the second check at the fork
+// (OpenBwrapAtFork) against the stat and access check they replaced
+// (OldCheckBwrap), and the descriptor duplicated for the exec. The
 // invocation is $BWPOLICY_BENCH_INVOCATION (copied to a file of the
 // caller's, next to it, so the walk is as deep as the real one's), else
 // the golden R7_cwd_home with this host's bwrap.
@@ -86,6 +87,17 @@ func BenchmarkTrust(b *testing.B) {
 			if err := CheckBwrap(inv); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+	b.Run("OpenBwrapAtFork", func(b *testing.B) {
+		// startBwrap's second check, on the descriptor it executes.
+		defer cpuPerOp(b)()
+		for i := 0; i < b.N; i++ {
+			f, err := openBwrap(inv)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
 		}
 	})
 	b.Run("OldCheckBwrap", func(b *testing.B) {
