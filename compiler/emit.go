@@ -117,6 +117,7 @@ func (e *emitter) namespaces() {
 		e.p.requires["--disable-userns"] = true
 		e.p.add("H1", "no nested user namespaces: a command cannot gain CAP_SYS_ADMIN over new mount namespaces", src, "--unshare-user", "--disable-userns")
 	} else {
+		e.p.add("H1", "the user namespace unshared for certain (--unshare-all only tries it)", src, "--unshare-user")
 		e.warn("H1", "this bwrap lacks --disable-userns (needs 0.8.0+): commands can create nested user namespaces")
 	}
 	e.p.add("S2", "the sandbox dies with its parent and runs in a new session (no terminal input injection)", src, "--die-with-parent", "--new-session")
@@ -138,7 +139,7 @@ func (e *emitter) invocation() *runtime.Invocation {
 	inv := &runtime.Invocation{
 		Format:   runtime.Format,
 		Profile:  pr.Name,
-		Bwrap:    runtime.Bwrap{Path: f.Bwrap.Path, Requires: sortedKeys(e.p.requires), Args: e.p.args},
+		Bwrap:    runtime.Bwrap{Path: f.Bwrap.Path, Requires: sortedKeys(e.p.requires), Args: e.p.args, Identity: f.Bwrap.Identity},
 		FDs:      e.p.fds,
 		Chdir:    f.Cwd.RunDir,
 		Explain:  e.p.explain,

@@ -33,6 +33,9 @@ type testCase struct {
 	req  *Request
 }
 
+// goldenBwrapID is the synthetic identity of the golden hosts' bwrap.
+var goldenBwrapID = runtime.FileIdentity{Dev: 2049, Ino: 131090, Size: 72552, MTime: 1700000000000000000}
+
 func loadCase(t *testing.T, file string) testCase {
 	t.Helper()
 	ar, err := txtar.ParseFile(file)
@@ -42,7 +45,7 @@ func loadCase(t *testing.T, file string) testCase {
 	tc := testCase{name: strings.TrimSuffix(filepath.Base(file), ".txtar")}
 	host := &facts.Host{UID: 1000, Home: "/home/u", Env: map[string]string{}, Kernel: "6.8.0",
 		HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 63000, LandlockABI: 6, Arch: "x86_64",
-		Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true}}}
+		Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true}, Identity: goldenBwrapID}}
 	tree := facts.Tree{"/proc": {Kind: runtime.KindDir}, "/dev": {Kind: runtime.KindDir},
 		"/tmp": {Kind: runtime.KindDir}, "/etc": {Kind: runtime.KindDir}}
 	req := &Request{Host: host}
@@ -121,7 +124,7 @@ func parseHost(t *testing.T, h *facts.Host, s string) {
 			h.EnvNames = append(h.EnvNames, strings.Fields(v)...)
 		case "bwrap":
 			f := strings.Fields(v)
-			h.Bwrap = runtime.BwrapInfo{Path: f[0], Version: f[1], Options: map[string]bool{}}
+			h.Bwrap = runtime.BwrapInfo{Path: f[0], Version: f[1], Options: map[string]bool{}, Identity: goldenBwrapID}
 			for _, o := range f[2:] {
 				h.Bwrap.Options[o] = true
 			}

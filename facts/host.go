@@ -124,7 +124,7 @@ func FromEnvironment() *Host {
 		if info, err := runtime.ProbeBwrap(p); err == nil {
 			h.Bwrap = info
 		} else {
-			h.Bwrap = runtime.BwrapInfo{Path: p}
+			h.Bwrap = runtime.BwrapInfo{Path: p, Identity: info.Identity}
 		}
 	}
 	var u unix.Utsname

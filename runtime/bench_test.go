@@ -75,19 +75,24 @@ func BenchmarkRunTrue(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	args := []string{"--unshare-all", "--share-net", "--die-with-parent", "--new-session",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
+	args := []string{"--unshare-all", "--unshare-user", "--share-net", "--die-with-parent", "--new-session",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--seccomp", "9"}
+	id, err := StatIdentity(bwrap)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := &Seccomp{Program: []byte{0x06, 0, 0, 0, 0, 0, 0xff, 0x7f}}
 	variants := []struct {
 		name string
 		inv  *Invocation
 	}{
-		{"limits", &Invocation{Format: Format, Profile: "bench",
-			Bwrap:   Bwrap{Path: bwrap, Args: append(append([]string(nil), args...), "--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5")},
-			FDs:     []FD{{3, FDInfo}, {4, FDBlock}, {5, FDStatus}},
-			Rlimits: Rlimits{AsBytes: 256 << 20, CPUSeconds: 30}}},
-		{"nolimits", &Invocation{Format: Format, Profile: "bench",
-			Bwrap: Bwrap{Path: bwrap, Args: append(append([]string(nil), args...), "--json-status-fd", "3")},
-			FDs:   []FD{{3, FDStatus}}}},
+		{"limits", &Invocation{Format: Format, Profile: "network",
+			Bwrap:   Bwrap{Path: bwrap, Identity: id, Args: append(append([]string(nil), args...), "--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5")},
+			FDs:     []FD{{3, FDInfo}, {4, FDBlock}, {5, FDStatus}, {9, FDSeccomp}},
+			Rlimits: Rlimits{AsBytes: 256 << 20, CPUSeconds: 30}, Seccomp: sc}},
+		{"nolimits", &Invocation{Format: Format, Profile: "network",
+			Bwrap: Bwrap{Path: bwrap, Identity: id, Args: append(append([]string(nil), args...), "--json-status-fd", "3")},
+			FDs:   []FD{{3, FDStatus}, {9, FDSeccomp}}, Seccomp: sc}},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {

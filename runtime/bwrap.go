@@ -5,15 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // InstallHint names the packages that provide bwrap (SPEC S10).
@@ -65,28 +62,21 @@ func FindBwrap() (string, error) {
 	return p, nil
 }
 
-// CheckBwrap checks that the bwrap at inv.Bwrap.Path exists and is an
-// executable regular file. It does not run bwrap: whether bwrap supports
-// every option in inv.Bwrap.Requires is checked when the invocation is
-// compiled (ProbeBwrap) and by `bwpolicy doctor`; at run time an older
-// bwrap fails with "Unknown option", which Run reports as exit 125 naming
-// the option.
+// CheckBwrap checks the bwrap at inv.Bwrap.Path as the runtime would
+// execute it (see openBwrap): a regular ELF executable, owned by root or
+// the caller, not writable by group or others, with the identity the
+// compiler recorded, and outside the sandbox's writable set. It does not
+// run bwrap: whether bwrap supports every
+// option in inv.Bwrap.Requires is checked when the invocation is compiled
+// (ProbeBwrap) and by `bwpolicy doctor`; at run time an older bwrap fails
+// with "Unknown option", which Run reports as exit 125 naming the option.
 func CheckBwrap(inv *Invocation) error {
-	p := inv.Bwrap.Path
-	fi, err := os.Stat(p)
+	f, err := openBwrap(inv)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("bwrap not found at %s (the invocation was compiled for it); %s, then recompile with `bwpolicy compile`", p, InstallHint)
-		}
-		return fmt.Errorf("bwrap at %s: %v", p, err)
+		return err
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("bwrap at %s is not a regular file", p)
-	}
-	if err := unix.Access(p, unix.X_OK); err != nil {
-		return fmt.Errorf("bwrap at %s is not executable: %v", p, err)
-	}
-	return nil
+	defer f.Close()
+	return bwrapOutsideWritable(f, inv)
 }
 
 // BwrapInfo is what ProbeBwrap learned about a bwrap binary.
@@ -97,6 +87,10 @@ type BwrapInfo struct {
 	Version string `json:"version"`
 	// Options holds every option listed by `bwrap --help`.
 	Options map[string]bool `json:"options"`
+	// Identity is the file probed (the compiler records it in the
+	// invocation; see Bwrap.Identity). It is host-specific and not part
+	// of the policy input.
+	Identity FileIdentity `json:"-"`
 }
 
 // Has reports whether bwrap listed opt in its --help.
@@ -156,6 +150,11 @@ const probeTimeout = 5 * time.Second
 // slow for the per-command path; the compiler and `bwpolicy doctor` use it.
 func ProbeBwrap(path string) (BwrapInfo, error) {
 	info := BwrapInfo{Path: path}
+	before, err := StatIdentity(path)
+	if err != nil {
+		return info, err
+	}
+	info.Identity = before
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").Output()
@@ -180,6 +179,9 @@ func ProbeBwrap(path string) (BwrapInfo, error) {
 	info.Options = ParseHelp(help)
 	if len(info.Options) == 0 {
 		return info, fmt.Errorf("%s --help lists no options: not bubblewrap?", path)
+	}
+	if after, err := StatIdentity(path); err != nil || after != before {
+		return info, fmt.Errorf("%s changed while it was probed; probe again", path)
 	}
 	return info, nil
 }

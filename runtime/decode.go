@@ -30,6 +30,11 @@ func Load(path string) (*Invocation, error) {
 		return nil, fmt.Errorf("cannot read invocation: %w", err)
 	}
 	defer f.Close()
+	return decodeFile(f, path)
+}
+
+// decodeFile reads and decodes the invocation open as f (named path).
+func decodeFile(f *os.File, path string) (*Invocation, error) {
 	data, err := readLimited(f, maxInvocationSize+1)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read invocation %s: %w", path, err)

@@ -33,6 +33,21 @@ func fastDecode(data []byte) (inv *Invocation, ok bool) {
 					return d.strs(&inv.Bwrap.Requires)
 				case "args":
 					return d.strs(&inv.Bwrap.Args)
+				case "identity":
+					id := &inv.Bwrap.Identity
+					return d.object(func(k string) bool {
+						switch k {
+						case "dev":
+							return d.uint(&id.Dev, 64)
+						case "ino":
+							return d.uint(&id.Ino, 64)
+						case "size":
+							return d.int64(&id.Size)
+						case "mtime_ns":
+							return d.int64(&id.MTime)
+						}
+						return false
+					})
 				}
 				return false
 			})

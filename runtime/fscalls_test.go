@@ -46,7 +46,7 @@ func TestFSCallsHelper(t *testing.T) {
 	sigc := make(chan os.Signal, 1)
 	sigc <- fscallsSignal
 	os.Lstat(fscallsBegin)
-	inv, err := Load(invPath)
+	inv, err := LoadTrusted(invPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +109,8 @@ func fscallsFixture(t testing.TB, n int, newDirs bool) (invPath, root string, gl
 	inv := &Invocation{
 		Format:  Format,
 		Profile: "fscalls",
-		Bwrap: Bwrap{Path: self, Args: []string{"--unshare-all", "--die-with-parent", "--new-session",
-			"--ro-bind", "/", "/", "--ro-bind-data", "3", "/nonexistent-mask",
+		Bwrap: Bwrap{Path: self, Args: []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind-data", "3", "/nonexistent-mask",
 			"--info-fd", "4", "--block-fd", "5", "--json-status-fd", "6", "--seccomp", "7"}},
 		FDs:           []FD{{3, FDEmpty}, {4, FDInfo}, {5, FDBlock}, {6, FDStatus}, {7, FDSeccomp}},
 		Rlimits:       Rlimits{AsBytes: 1 << 30, CPUSeconds: 30},
@@ -119,6 +119,7 @@ func fscallsFixture(t testing.TB, n int, newDirs bool) (invPath, root string, gl
 		Preconditions: pre,
 		Seccomp:       &Seccomp{Arch: machine(), Program: make([]byte, 8)},
 	}
+	setIdentity(t, inv)
 	if err := Validate(inv); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func fscallsFixture(t testing.TB, n int, newDirs bool) (invPath, root string, gl
 		t.Fatal(err)
 	}
 	invPath = filepath.Join(t.TempDir(), "inv.json")
-	if err := os.WriteFile(invPath, data, 0o644); err != nil {
+	if err := os.WriteFile(invPath, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return invPath, root, globDirs

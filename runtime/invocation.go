@@ -43,6 +43,20 @@ type Bwrap struct {
 	Requires []string `json:"requires"`
 	// Args is every argument before "--".
 	Args []string `json:"args"`
+	// Identity is the file the compiler probed at Path. The runtime
+	// executes bwrap only when the file at Path still has this identity
+	// (and through the descriptor it checked, see CheckBwrap).
+	Identity FileIdentity `json:"identity"`
+}
+
+// FileIdentity tells one file from another on this host: a replaced or
+// rewritten file differs in at least one field (a package upgrade
+// changes the inode or the modification time).
+type FileIdentity struct {
+	Dev   uint64 `json:"dev"`
+	Ino   uint64 `json:"ino"`
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime_ns"`
 }
 
 // FD kinds: what the runtime opens at an FD's number.

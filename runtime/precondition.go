@@ -30,6 +30,9 @@ type Mismatch struct {
 	// credential variable names, at run time, a path the invocation does
 	// not account for (CheckCredentialEnv).
 	EnvVar, EnvPath string
+	// Changed, when set, says how the file at Precondition.Path changed in
+	// a way its kind does not show (bwrap's identity).
+	Changed string
 }
 
 // String describes the mismatch: the path, what was recorded and what
@@ -42,6 +45,9 @@ func (m Mismatch) String() string {
 	why := ""
 	if p.Why != "" {
 		why = " (" + p.Why + ")"
+	}
+	if m.Changed != "" {
+		return fmt.Sprintf("%s%s: %s", p.Path, why, m.Changed)
 	}
 	if m.Err != nil {
 		return fmt.Sprintf("%s%s: recorded as %s, cannot check it now: %v", p.Path, why, describeKind(p.Kind, p.Target), m.Err)

@@ -111,7 +111,8 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 // run's Status (ExitStatus is the status to exit with). The steps, one
 // function each:
 //
-//  1. prepare: CheckBwrap, CheckPreconditions (lstat/readlink only) and
+//  1. prepare: CheckTrust (the arguments make a sandbox, bwrap is the
+//     binary compiled for; after --chdir is applied), CheckPreconditions (lstat/readlink only) and
 //     CheckCredentialEnv (the environment's credential paths; a stale
 //     invocation is refused); Options.Chdir; the environment (os.Environ()
 //     filtered by inv.Env, BuildEnv; a shell's -c script is prefixed with
@@ -263,7 +264,7 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 			r.warn(note)
 		}
 	}
-	if err := CheckBwrap(inv); err != nil {
+	if err := CheckTrust(inv); err != nil {
 		return nil, err
 	}
 	if err := CheckPreconditions(inv); err != nil {

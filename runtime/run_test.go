@@ -13,6 +13,7 @@ import (
 	"os/user"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,11 +40,15 @@ func needBwrap(t *testing.T) string {
 }
 
 // baseArgs is a minimal S2/S3 sandbox.
-var baseArgs = []string{"--unshare-all", "--die-with-parent", "--new-session",
-	"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
+var baseArgs = []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+	"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
+
+// allowAll is a seccomp program that allows every system call.
+var allowAll = []byte{0x06, 0, 0, 0, 0, 0, 0xff, 0x7f}
 
 // testInv hand-writes an invocation: baseArgs, extra, then the info,
-// block and status fds at 3, 4 and 5.
+// block and status fds at 3, 4 and 5, and an allow-all seccomp program
+// at fd 20 unless extra has its own --seccomp.
 func testInv(t *testing.T, extra ...string) *Invocation {
 	t.Helper()
 	args := append(append([]string(nil), baseArgs...), extra...)
@@ -54,7 +59,23 @@ func testInv(t *testing.T, extra ...string) *Invocation {
 		Bwrap:   Bwrap{Path: needBwrap(t), Args: args},
 		FDs:     []FD{{3, FDInfo}, {4, FDBlock}, {5, FDStatus}},
 	}
+	if !slices.Contains(extra, "--seccomp") {
+		inv.Bwrap.Args = append(inv.Bwrap.Args, "--seccomp", "20")
+		inv.FDs = append(inv.FDs, FD{20, FDSeccomp})
+		inv.Seccomp = &Seccomp{Program: allowAll}
+	}
+	setIdentity(t, inv)
 	return inv
+}
+
+// setIdentity records the identity of inv's bwrap, as the compiler does.
+func setIdentity(t testing.TB, inv *Invocation) {
+	t.Helper()
+	id, err := StatIdentity(inv.Bwrap.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv.Bwrap.Identity = id
 }
 
 type result struct {
@@ -168,6 +189,7 @@ func TestSandboxStale(t *testing.T) {
 	hidden := filepath.Join(dir, ".aws")
 	marker := filepath.Join(dir, "ran")
 	inv := testInv(t, "--bind", dir, dir)
+	inv.Writable = []string{dir}
 	inv.Preconditions = []Precondition{{Path: hidden, Kind: KindAbsent, Why: "S5"}}
 	if r := run(t, inv, "touch", marker); r.code != 0 {
 		t.Fatalf("fresh: %d %v", r.code, r.err)
@@ -456,6 +478,7 @@ func TestSandboxLandlock(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
 	inv := testInv(t, "--share-net")
+	inv.Profile = "network"
 	inv.Landlock = &Landlock{MinABI: 4, TCPConnect: []uint16{uint16(port)}}
 	if r := run(t, inv, bash, "-c", connect); r.code != 0 || r.stdout != "connected\n" {
 		t.Fatalf("allowed port: %+v", r)
@@ -588,8 +611,9 @@ func TestSandboxNoStatusFD(t *testing.T) {
 	// and still recognises a trailing bwrap failure. (--info-fd stays:
 	// without it the runtime refuses, TestRefusesWithoutInfoFD.)
 	inv := &Invocation{Format: Format, Bwrap: Bwrap{Path: needBwrap(t),
-		Args: append(append([]string(nil), baseArgs...), "--info-fd", "3", "--block-fd", "4")},
-		FDs: []FD{{3, FDInfo}, {4, FDBlock}}}
+		Args: append(append([]string(nil), baseArgs...), "--seccomp", "3", "--info-fd", "4", "--block-fd", "5")},
+		FDs: []FD{{3, FDSeccomp}, {4, FDInfo}, {5, FDBlock}}, Seccomp: &Seccomp{Program: allowAll}}
+	setIdentity(t, inv)
 	if r := run(t, inv, "sh", "-c", "exit 3"); r.code != 3 || r.err != nil {
 		t.Fatalf("got %d %v", r.code, r.err)
 	}

@@ -85,7 +85,7 @@ func (r *runner) start(argv []string) (unlock func(), err error) {
 // forkBwrap starts bwrap. syscall.ForkExec rather than os.StartProcess:
 // the latter first probes pidfd support by forking a throw-away child.
 func (r *runner) forkBwrap(args []string, attr *syscall.ProcAttr) error {
-	pid, err := syscall.ForkExec(r.inv.Bwrap.Path, args, attr)
+	pid, err := startBwrap(r.inv, args, attr)
 	if err != nil {
 		return fmt.Errorf("starting bwrap %s: %w", r.inv.Bwrap.Path, err)
 	}

@@ -64,6 +64,7 @@ var scenarios = []scenario{
 	{"H4_hide_globs_own_writes_not_stale", testHideGlobsOwnWrites},
 	{"H7_credential_locations", testCredentialLocations},
 	{"H9_protected_entries", testProtectedEntries},
+	{"invocation_trust", testInvocationTrust},
 }
 
 func TestSandbox(t *testing.T) {

@@ -390,10 +390,8 @@ func (c *checker) namespaces() {
 			c.fail(InvNamespaces, opt, "missing (S2)")
 		}
 	}
-	if _, ok := c.t.has("--disable-userns"); ok {
-		if _, user := c.t.has("--unshare-user"); !user {
-			c.fail(InvNamespaces, "--disable-userns", "needs --unshare-user (bwrap refuses it otherwise)")
-		}
+	if _, user := c.t.has("--unshare-user"); !user {
+		c.fail(InvNamespaces, "--unshare-user", "missing: --unshare-all only tries the user namespace (H1), and --disable-userns needs it")
 	}
 }
 

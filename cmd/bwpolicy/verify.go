@@ -16,7 +16,7 @@ func init() {
 	register("verify", "prove a compiled invocation's invariants (or draw it with --view)", verifyMain)
 }
 
-const verifyUsage = `usage: bwpolicy verify [--view] INVOCATION
+const verifyUsage = `usage: bwpolicy verify [--view] [--host=false] INVOCATION
 
 Replays the bwrap arguments of a compiled invocation into the mount table
 they produce — with the verifier's own model of bwrap, sharing nothing
@@ -35,6 +35,14 @@ invocation recorded:
   fds                 every fd is declared with the kind its option reads
   chdir, replay       commands start where the invocation says; every argument is understood
 
+and checks on this host what bwrun checks before it runs anything (unless
+--host=false):
+
+  bwrap-binary        bwrap.path is a regular ELF executable owned by root or you, not
+                      writable by group or others, and the file the compile probed
+  invocation-file     the file is yours or root's, not writable by group or others, in
+                      directories nobody else can write, outside the sandbox's writable set
+
 With --view, it also draws the sandbox's file system as a tree.
 
 exit status: 0 every invariant holds; 1 violations (one a line:
@@ -46,6 +54,7 @@ options:
 func verifyMain(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", stderr)
 	view := fs.Bool("view", false, "draw the sandbox's file system as a tree of mount points")
+	host := fs.Bool("host", true, "also check bwrap-binary and invocation-file on this host (--host=false for an invocation compiled for another machine)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, verifyUsage)
 		fs.PrintDefaults()
@@ -68,6 +77,11 @@ func verifyMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bwpolicy verify: note: %s\n", note)
 	}
 	vs := verify.Check(inv)
+	hostInvs := []string{}
+	if *host {
+		vs = append(vs, verify.CheckHost(inv, file)...)
+		hostInvs = verify.HostInvariants
+	}
 	if *view {
 		if t, err := verify.Replay(inv.Bwrap.Args); err != nil {
 			fmt.Fprintf(stderr, "bwpolicy verify: cannot draw the file system: %v\n", err)
@@ -77,7 +91,7 @@ func verifyMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(vs) == 0 {
-		fmt.Fprintf(stdout, "%s: verified: %d invariants hold (%s)\n", file, len(verify.Invariants), strings.Join(verify.Invariants, ", "))
+		fmt.Fprintf(stdout, "%s: verified: %d invariants hold (%s)\n", file, len(verify.Invariants)+len(hostInvs), strings.Join(append(append([]string(nil), verify.Invariants...), hostInvs...), ", "))
 		return exitOK
 	}
 	fmt.Fprint(stdout, verify.Summary(vs))

@@ -105,7 +105,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		signal.Notify(sigc, bwruntime.ForwardedSignals...)
 		close(notified)
 	}()
-	inv, err := bwruntime.Load(args[0])
+	inv, err := bwruntime.LoadTrusted(args[0])
 	status, serr := flags.OpenStatus(inv)
 	if serr != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", serr)

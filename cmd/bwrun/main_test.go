@@ -99,6 +99,9 @@ func needBwrap(t *testing.T) string {
 	return p
 }
 
+// allowAll is a seccomp program that allows every system call.
+var allowAll = []byte{0x06, 0, 0, 0, 0, 0, 0xff, 0x7f}
+
 // setup builds bwrun and writes an invocation into a directory every
 // user can read, outside /tmp.
 func setup(t *testing.T, rl bwruntime.Rlimits) (bin, inv string) {
@@ -121,12 +124,19 @@ func setup(t *testing.T, rl bwruntime.Rlimits) (bin, inv string) {
 	v := bwruntime.Invocation{
 		Format:  bwruntime.Format,
 		Profile: "test",
-		Bwrap: bwruntime.Bwrap{Path: bw, Args: []string{"--unshare-all", "--die-with-parent", "--new-session",
-			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-			"--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5"}},
-		FDs:     []bwruntime.FD{{Num: 3, Kind: bwruntime.FDInfo}, {Num: 4, Kind: bwruntime.FDBlock}, {Num: 5, Kind: bwruntime.FDStatus}},
+		Bwrap: bwruntime.Bwrap{Path: bw, Args: []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+			"--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5", "--seccomp", "6"}},
+		FDs: []bwruntime.FD{{Num: 3, Kind: bwruntime.FDInfo}, {Num: 4, Kind: bwruntime.FDBlock}, {Num: 5, Kind: bwruntime.FDStatus},
+			{Num: 6, Kind: bwruntime.FDSeccomp}},
 		Rlimits: rl,
+		Seccomp: &bwruntime.Seccomp{Program: allowAll},
 	}
+	id, err := bwruntime.StatIdentity(bw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Bwrap.Identity = id
 	data, _ := json.MarshalIndent(v, "", "  ")
 	inv = filepath.Join(dir, "inv.json")
 	if err := os.WriteFile(inv, data, 0o644); err != nil {

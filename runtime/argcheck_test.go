@@ -1,0 +1,140 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// goldenInvocations decodes the compiler's golden invocations (those the
+// runtime accepts: not the one compiled without bwrap).
+func goldenInvocations(t testing.TB) map[string]*Invocation {
+	t.Helper()
+	files, err := filepath.Glob("../golden/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden invocations: %v", err)
+	}
+	out := map[string]*Invocation{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv, err := Decode(data)
+		if err != nil {
+			continue // compiled without bwrap: Validate refuses it already
+		}
+		out[filepath.Base(f)] = inv
+	}
+	return out
+}
+
+// TestCheckArgsGolden: every invocation the compiler wrote for the
+// golden cases passes the runtime's argument check.
+func TestCheckArgsGolden(t *testing.T) {
+	for name, inv := range goldenInvocations(t) {
+		if err := CheckArgs(inv); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// dropArgs removes the option opt (and n values) at its first place.
+func dropArgs(args []string, opt string, n int) []string {
+	i := slices.Index(args, opt)
+	if i < 0 {
+		return args
+	}
+	return slices.Delete(slices.Clone(args), i, i+1+n)
+}
+
+// argEdits are hand edits of an invocation (the workspace profile) that
+// the runtime must refuse, with a word of the message that says why.
+var argEdits = []struct {
+	name string
+	edit func(inv *Invocation)
+	want string
+}{
+	{"no --unshare-all", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--unshare-all", 0) }, "the ipc namespace is shared with the host"},
+	{"no --unshare-user", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--unshare-user", 0) }, "no --unshare-user"},
+	{"--share-net under workspace", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--share-net") }, "the host network is shared"},
+	{"no --die-with-parent", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--die-with-parent", 0) }, "no --die-with-parent"},
+	{"no --new-session", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--new-session", 0) }, "no --new-session"},
+	{"writable root", func(inv *Invocation) {
+		i := slices.Index(inv.Bwrap.Args, "--ro-bind")
+		inv.Bwrap.Args = slices.Clone(inv.Bwrap.Args)
+		inv.Bwrap.Args[i] = "--bind"
+	}, "the root is not the host root read-only"},
+	{"tmpfs over the root", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--tmpfs", "/") }, "the root is not the host root read-only"},
+	{"no root", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--ro-bind", 2) }, "the root is not the host root read-only"},
+	{"host /proc", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/proc", "/proc") }, "/proc is not a fresh proc"},
+	{"no /dev", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--dev", 1) }, "/dev is not a fresh dev"},
+	{"host /tmp", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/tmp", "/tmp") }, "/tmp is not a fresh tmpfs"},
+	{"extra bind", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--bind", "/tmp/x", "/tmp/x") }, "--bind /tmp/x /tmp/x makes host /tmp/x writable"},
+	{"extra dev-bind", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--dev-bind", "/home/u", "/mnt") }, "--dev-bind /home/u /mnt makes host /home/u writable"},
+	{"fake pin", func(inv *Invocation) {
+		inv.Bwrap.Args = append(inv.Bwrap.Args, "--bind", "/home/u/.ssh", "/home/u/proj/ssh")
+	}, "makes host /home/u/.ssh writable"},
+	{"overlay", func(inv *Invocation) {
+		inv.Bwrap.Args = append(inv.Bwrap.Args, "--overlay-src", "/usr", "--overlay", "/home/u/up", "/home/u/work", "/usr")
+	}, "--overlay writes to a host directory"},
+	{"mask covered", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/home/u", "/home/u") }, "hidden path /home/u/.ssh is not masked"},
+	{"mask dropped", func(inv *Invocation) {
+		i := slices.Index(inv.Bwrap.Args, "/home/u/.ssh")
+		inv.Bwrap.Args = slices.Delete(slices.Clone(inv.Bwrap.Args), i-1, i+1)
+	}, "hidden path /home/u/.ssh is not masked"},
+	{"mask by another spelling", func(inv *Invocation) {
+		i := slices.Index(inv.Bwrap.Args, "/home/u/.ssh")
+		inv.Bwrap.Args = slices.Clone(inv.Bwrap.Args)
+		inv.Bwrap.Args[i] = "/home/u/./.ssh"
+	}, "is not an absolute, clean path"},
+	{"no seccomp", func(inv *Invocation) {
+		i := slices.Index(inv.Bwrap.Args, "--seccomp")
+		inv.Bwrap.Args = slices.Delete(slices.Clone(inv.Bwrap.Args), i, i+2)
+	}, "no --seccomp"},
+	{"capabilities", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--cap-add", "ALL") }, "--cap-add"},
+	{"relative source", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "etc", "/etc") }, "source \"etc\" is not an absolute, clean path"},
+}
+
+func TestCheckArgsRefusesHandEdits(t *testing.T) {
+	good := goldenInvocations(t)["profile_workspace.json"]
+	if good == nil {
+		t.Fatal("golden profile_workspace.json missing")
+	}
+	for _, c := range argEdits {
+		t.Run(c.name, func(t *testing.T) {
+			inv := *good
+			inv.Bwrap.Args = slices.Clone(good.Bwrap.Args)
+			c.edit(&inv)
+			err := CheckArgs(&inv)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "recompile") {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestCheckArgsNetworkProfile: only profile network may share the host
+// network, and it may also keep it unshared.
+func TestCheckArgsNetworkProfile(t *testing.T) {
+	inv := *goldenInvocations(t)["profile_network.json"]
+	if err := CheckArgs(&inv); err != nil {
+		t.Fatal(err)
+	}
+	inv.Profile = "workspace"
+	if err := CheckArgs(&inv); err == nil {
+		t.Fatal("--share-net accepted under profile workspace")
+	}
+}
+
+// BenchmarkCheckArgs: the argument check of a typical invocation.
+func BenchmarkCheckArgs(b *testing.B) {
+	inv := goldenInvocations(b)["R7_cwd_home.json"]
+	for i := 0; i < b.N; i++ {
+		if err := CheckArgs(inv); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// This file holds the run-time check of the bwrap binary and its
+// execution through the descriptor that was checked.
+
+// identityOf returns the identity of a stat result.
+func identityOf(st *unix.Stat_t) FileIdentity {
+	return FileIdentity{Dev: st.Dev, Ino: st.Ino, Size: st.Size, MTime: st.Mtim.Nano()}
+}
+
+// StatIdentity returns the identity of the file at path (symlinks
+// followed), as the compiler records it for bwrap.
+func StatIdentity(path string) (FileIdentity, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return FileIdentity{}, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return identityOf(&st), nil
+}
+
+// recompileHint ends the messages about an invocation that no longer
+// matches this host or was edited by hand.
+const recompileHint = "recompile with `bwpolicy compile` (never edit an invocation by hand)"
+
+// openBwrap opens inv.Bwrap.Path and checks the open file (fstat, not the
+// path again): a regular file starting with the ELF magic, executable,
+// owned by root or the caller, not writable by group or others, and with
+// the identity (device, inode, size, modification time) the compiler
+// recorded. A wrapper script, another program put at the path, or a
+// bwrap replaced since the compile is refused. The caller executes the
+// returned file through its descriptor (startBwrap), so the file checked
+// is the file run.
+func openBwrap(inv *Invocation) (*os.File, error) {
+	p := inv.Bwrap.Path
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("bwrap not found at %s (the invocation was compiled for it); %s, then recompile with `bwpolicy compile`", p, InstallHint)
+		}
+		return nil, fmt.Errorf("bwrap at %s: %v", p, err)
+	}
+	f := os.NewFile(uintptr(fd), p)
+	if err := checkBwrapFile(f, inv); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func checkBwrapFile(f *os.File, inv *Invocation) error {
+	p := inv.Bwrap.Path
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return fmt.Errorf("bwrap at %s: %v", p, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fmt.Errorf("bwrap at %s is not a regular file; %s", p, recompileHint)
+	}
+	if st.Mode&0o111 == 0 {
+		return fmt.Errorf("bwrap at %s is not executable; reinstall bubblewrap (%s)", p, InstallHint)
+	}
+	if uid := uint32(os.Geteuid()); st.Uid != 0 && st.Uid != uid {
+		return fmt.Errorf("bwrap at %s is owned by uid %d, neither root nor the caller (uid %d): whoever owns it decides what runs; install bubblewrap from the system's packages and recompile", p, st.Uid, uid)
+	}
+	if st.Mode&0o022 != 0 {
+		return fmt.Errorf("bwrap at %s is writable by group or others (mode %#o): anyone in them could replace the sandbox; `chmod go-w %s`, then recompile", p, st.Mode&0o7777, p)
+	}
+	var magic [4]byte
+	if n, _ := unix.Pread(int(f.Fd()), magic[:], 0); n != 4 || string(magic[:]) != "\x7fELF" {
+		return fmt.Errorf("bwrap at %s is not an ELF executable (a script or a wrapper cannot be trusted to set up the sandbox); point $%s at the bubblewrap binary itself and recompile", p, EnvBwrap)
+	}
+	want := inv.Bwrap.Identity
+	if want == (FileIdentity{}) {
+		return fmt.Errorf("the invocation records no identity for bwrap at %s (compiled by an older bwpolicy, or edited); %s", p, recompileHint)
+	}
+	if got := identityOf(&st); got != want {
+		// Stale, like a changed precondition: a bubblewrap upgrade calls
+		// for a recompile, which probes the new binary.
+		return &StaleError{Mismatches: []Mismatch{{Precondition: Precondition{Path: p, Kind: KindFile, Why: "bwrap"}, Kind: KindFile,
+			Changed: fmt.Sprintf("not the bwrap binary the invocation was compiled for (device, inode, size or modification time differ: now %s, recorded %s): upgraded or replaced", got, want)}}}
+	}
+	return nil
+}
+
+// bwrapOutsideWritable refuses a bwrap that lies in the sandbox's
+// writable set (a read-write bind's source, by its real path): a command
+// could replace it, and the next compile would probe (run) what it put
+// there.
+func bwrapOutsideWritable(f *os.File, inv *Invocation) error {
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil {
+		return fmt.Errorf("bwrap at %s: cannot tell where it lies (is /proc mounted?)", inv.Bwrap.Path)
+	}
+	args := inv.Bwrap.Args
+	for i := 0; i < len(args); i += 1 + bwrapArity[args[i]] {
+		if mountOps[args[i]] == mountRW && i+2 < len(args) && Within(real, args[i+1]) {
+			return fmt.Errorf("bwrap at %s (%s) lies in the sandbox's writable set (%s is bound read-write at %s): a command could replace it; install bubblewrap outside the working directory and the read-write binds, then recompile", inv.Bwrap.Path, real, args[i+1], args[i+2])
+		}
+	}
+	return nil
+}
+
+// String renders the identity as "dev:ino size mtime".
+func (id FileIdentity) String() string {
+	return fmt.Sprintf("%d:%d %d bytes mtime %d", id.Dev, id.Ino, id.Size, id.MTime)
+}
+
+// startBwrap checks bwrap again (openBwrap) and starts it with
+// syscall.ForkExec through /proc/self/fd/N, the descriptor it checked
+// (fexecve semantics): replacing the file at bwrap.path after the check
+// cannot change what runs. The descriptor is duplicated above every
+// number ForkExec's child uses while it arranges attr.Files, so it is
+// still open, and unchanged, when the child executes it; it is
+// close-on-exec, so bwrap does not inherit it.
+func startBwrap(inv *Invocation, args []string, attr *syscall.ProcAttr) (int, error) {
+	f, err := openBwrap(inv)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	// ForkExec's child dup2s attr.Files onto 0..len-1 and first moves
+	// any that would be clobbered to numbers from max(len, highest)+1 on
+	// (one more for its own error pipe): stay above all of them.
+	low := len(attr.Files)
+	for _, fd := range attr.Files {
+		if fd != ^uintptr(0) && int(fd) > low {
+			low = int(fd)
+		}
+	}
+	low += len(attr.Files) + 3
+	n, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, low)
+	if err != nil {
+		return 0, fmt.Errorf("bwrap at %s: duplicating its descriptor: %w", inv.Bwrap.Path, err)
+	}
+	defer unix.Close(n)
+	return syscall.ForkExec("/proc/self/fd/"+strconv.Itoa(n), args, attr)
+}
