@@ -153,6 +153,9 @@ func (e *emitter) invocation() *runtime.Invocation {
 	}
 	inv.Rlimits.NProc = e.nproc()
 	inv.Env = e.env()
+	if sb := f.Sandbox; sb != nil && sb.Scratch.Kind == runtime.KindDir {
+		inv.Scratch = sb.Scratch.Real
+	}
 	inv.Writable = sortedUnique(e.writable)
 	inv.Hidden = sortedUnique(e.hidden)
 	inv.Preconditions = preconditions(f)

@@ -78,6 +78,9 @@ func decodeSettings(st *state) {
 	if st.req.Cwd != "" {
 		s.Cwd = st.req.Cwd
 	}
+	if st.req.SandboxID != "" {
+		s.SandboxID = st.req.SandboxID
+	}
 	if s.Profile == "" {
 		s.Profile = settings.DefaultProfile
 	}
@@ -109,6 +112,15 @@ func gatherFacts(st *state) {
 	if h == nil {
 		h = facts.FromEnvironment()
 		st.req.Host = h
+	}
+	if id := st.res.Settings.SandboxID; id != "" {
+		if _, real := h.FS.(facts.OS); real {
+			if err := facts.MakeSandboxDirs(h.HermesHome, id); err != nil {
+				st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "S6", Path: "sandbox_id",
+					Pos: st.res.Document.Pos([]any{"sandbox_id"}), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
+				return
+			}
+		}
 	}
 	st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
 }

@@ -164,6 +164,7 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 	if err := CheckBwrap(inv); err != nil {
 		return setupFailure(err)
 	}
+	RestoreScratch(inv)
 	if err := CheckPreconditions(inv); err != nil {
 		return setupFailure(err)
 	}
