@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
@@ -113,6 +114,7 @@ func gatherFacts(st *state) {
 		h = facts.FromEnvironment()
 		st.req.Host = h
 	}
+	expandBindHome(st.res.Settings, h.Home)
 	if id := st.res.Settings.SandboxID; id != "" {
 		if _, real := h.FS.(facts.OS); real {
 			if err := facts.MakeSandboxDirs(h.HermesHome, id); err != nil {
@@ -123,6 +125,19 @@ func gatherFacts(st *state) {
 		}
 	}
 	st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+}
+
+// expandBindHome expands a leading "~/" of bind sources and destinations
+// to the home directory, as Hermes does for terminal.cwd.
+func expandBindHome(s *settings.Settings, home string) {
+	for i, b := range s.Binds {
+		if strings.HasPrefix(b.Src, "~/") {
+			s.Binds[i].Src = filepath.Join(home, b.Src[2:])
+		}
+		if strings.HasPrefix(b.Dest, "~/") {
+			s.Binds[i].Dest = filepath.Join(home, b.Dest[2:])
+		}
+	}
 }
 
 // policyInput is the document the rules see (published as

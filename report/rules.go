@@ -113,6 +113,9 @@ var builtinRules = []Rule{
 		Short: "Inside a writable directory, what runs later outside the sandbox stays read-only: .git/config and .git/hooks, shell start-up files, .envrc, .vscode/.idea, agent task files, autostart entries and user services, ~/.local/bin.",
 		Help:  "Change them outside the sandbox. One reached through a symlink inside the writable directory cannot be protected: replace the link by the file or directory."},
 
+	{ID: "config", Name: "ConfigSource", Level: w,
+		Short: "Where a Hermes config's sandbox settings came from: plugins.entries.bwpolicy.settings, else plugins.entries.bubblewrap.settings, else the PR-era terminal.bubblewrap_* keys and TERMINAL_BUBBLEWRAP_* variables.",
+		Help:  "A lower source used, or two set at once (the higher wins), is a warning naming the key to write instead; --format json carries the replacement text."},
 	{ID: "yaml", Name: "YAMLSyntax", Level: e,
 		Short: "The settings file is not valid YAML (or is empty, or has several documents).", Help: "Fix the syntax at the position shown; write {} for a file that keeps every default."},
 	{ID: "schema", Name: "SettingsSchema", Level: e,
