@@ -28,7 +28,10 @@ type Invocation struct {
 	Hidden   []string `json:"hidden"`
 	// Scratch is the environment's private scratch directory (compile
 	// --sandbox-id), re-created by the runtime when pruned.
-	Scratch       string         `json:"scratch,omitempty"`
+	Scratch string `json:"scratch,omitempty"`
+	// DegradedMode is the settings' degraded_mode ("warn", "fail"; empty
+	// when unset: warn), for the backend that runs the invocation.
+	DegradedMode  string         `json:"degraded_mode,omitempty"`
 	Preconditions []Precondition `json:"preconditions"`
 	Seccomp       *Seccomp       `json:"seccomp,omitempty"`
 	Landlock      *Landlock      `json:"landlock,omitempty"`
