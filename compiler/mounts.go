@@ -21,6 +21,13 @@ func (e *emitter) baseFilesystem() {
 	src := e.profilePos("root")
 	e.p.add("S3", "the host root, read-only, at the host paths", src, "--ro-bind", "/", "/")
 	e.p.add("S3", "a fresh minimal /dev and a private /proc (no host processes visible)", src, "--dev", "/dev", "--proc", "/proc")
+	// bwrap's init (pid 1) runs as the caller's user and is dumpable:
+	// without Yama a command could write its code through /proc/1/mem
+	// (ptrace and process_vm_writev are refused by seccomp, H2) and take
+	// it over. /proc/1 is the init from bwrap's set-up on (the set-up
+	// process becomes it), so both names of its memory can be masked.
+	e.p.add("S11", "the memory of the sandbox's pid 1 (bwrap's init) is unreachable: a command cannot take it over through /proc/1/mem", src,
+		"--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem")
 	e.p.add("S3", "a fresh /tmp per command", src, "--tmpfs", "/tmp")
 	e.writable = append(e.writable, "/tmp")
 }

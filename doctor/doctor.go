@@ -1,7 +1,8 @@
 // Package doctor checks whether this host can run bwpolicy's sandboxes:
 // bwrap present and which of its version-gated options it has, a real
 // sandboxed command, unprivileged user namespaces (and Ubuntu's AppArmor
-// restriction), RLIMIT_NPROC per user namespace, and the Landlock ABI.
+// restriction), RLIMIT_NPROC per user namespace, the Landlock ABI, and
+// Yama's ptrace_scope (whether a command can take over the sandbox's pid 1).
 // `bwpolicy doctor` prints its Report.
 package doctor
 
@@ -165,6 +166,7 @@ func Run(ctx context.Context, h Host) Report {
 	add(userNamespacesCheck(h, probeOK))
 	add(nprocCheck(h))
 	add(landlockCheck(h))
+	add(yamaCheck(h))
 
 	r.OK = true
 	for _, c := range r.Checks {

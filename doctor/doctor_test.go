@@ -247,7 +247,7 @@ func TestJSONStable(t *testing.T) {
 			t.Errorf("check without ok: %v", c)
 		}
 	}
-	want := "bwrap bwrap-options sandbox-probe user-namespaces rlimit-nproc landlock"
+	want := "bwrap bwrap-options sandbox-probe user-namespaces rlimit-nproc landlock yama-ptrace"
 	if strings.Join(names, " ") != want {
 		t.Fatalf("check order %v, want %s", names, want)
 	}
@@ -271,6 +271,46 @@ func TestRealHost(t *testing.T) {
 	for _, name := range []string{CheckBwrap, CheckBwrapOptions, CheckSandboxProbe} {
 		if c := check(t, r, name); !c.OK {
 			t.Errorf("%s failed on this host: %+v", name, c)
+		}
+	}
+}
+
+// The Yama check reports ptrace_scope (absent, 0..3) and what it means for
+// the pid-1 takeover, in both formats; it is informational (never fails).
+func TestYamaCheck(t *testing.T) {
+	for _, c := range []struct {
+		value string // "" = absent
+		want  string
+	}{
+		{"", "no Yama"},
+		{"0\n", "ptrace_scope=0"},
+		{"1\n", "cannot take it over"},
+		{"2\n", "CAP_SYS_PTRACE"},
+		{"3\n", "no ptrace at all"},
+	} {
+		h, files := fakeHost()
+		if c.value != "" {
+			files[SysYamaPtraceScope] = c.value
+		}
+		r := Run(context.Background(), h)
+		y := check(t, r, CheckYama)
+		if !y.OK || !strings.Contains(y.Detail, c.want) {
+			t.Errorf("ptrace_scope %q: %+v, want ok and %q", c.value, y, c.want)
+		}
+		open := c.value == "" || c.value == "0\n"
+		if strings.Contains(y.Detail, "SIGKILLed") != open {
+			t.Errorf("ptrace_scope %q: says the takeover is possible: %v, want %v: %s", c.value, !open, open, y.Detail)
+		}
+		var text, js bytes.Buffer
+		if err := r.WriteText(&text); err != nil || !strings.Contains(text.String(), "yama-ptrace") || !strings.Contains(text.String(), c.want) {
+			t.Errorf("text: %v\n%s", err, text.String())
+		}
+		if err := r.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		var back Report
+		if err := json.Unmarshal(js.Bytes(), &back); err != nil || check(t, back, CheckYama).Detail != y.Detail {
+			t.Errorf("json: %v\n%s", err, js.String())
 		}
 	}
 }

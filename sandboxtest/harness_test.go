@@ -630,18 +630,20 @@ func greetingListener(t *testing.T, addr, greeting string) {
 // hostProcsWithArg returns the pids of host processes that have arg among
 // their arguments.
 func hostProcsWithArg(arg string) []int {
+	return hostProcs(func(dir string) bool {
+		b, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		return err == nil && slices.Contains(strings.Split(string(b), "\x00"), arg)
+	})
+}
+
+// hostProcs returns the pids of the host processes for whose /proc/PID
+// directory match is true.
+func hostProcs(match func(dir string) bool) []int {
 	ents, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		if slices.Contains(strings.Split(string(b), "\x00"), arg) {
+		if err == nil && match(filepath.Join("/proc", e.Name())) {
 			pids = append(pids, pid)
 		}
 	}

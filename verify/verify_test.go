@@ -207,10 +207,10 @@ func TestBrokenInvocations(t *testing.T) {
 		}, InvChdir, "/"},
 		{"unknown option", "profile_network", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--dev-bind", "/dev", "/dev")
-		}, InvReplay, "args[68]"},
+		}, InvReplay, "args[74]"},
 		{"remount-ro of a path that is not a mount point", "profile_network", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--remount-ro", "/home/u")
-		}, InvReplay, "args[68]"},
+		}, InvReplay, "args[74]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inv := edit(loadGolden(t, tc.golden), func(a []string) []string { return tc.edit(t, a) })
@@ -340,7 +340,7 @@ func TestViewShowsCoveredMounts(t *testing.T) {
 	if err := ViewInvocation(&b, inv); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "--tmpfs /home/u/.ssh (args[38], S5)  ← covered by --bind /home/u /home/u") {
+	if !strings.Contains(b.String(), "--tmpfs /home/u/.ssh (args[44], S5)  ← covered by --bind /home/u /home/u") {
 		t.Errorf("covered mask not shown:\n%s", b.String())
 	}
 }

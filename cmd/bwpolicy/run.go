@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +28,18 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", stderr)
 	var cf compileFlags
 	cf.register(fs)
+	rf := bwruntime.RunFlags{StatusFD: -1}
+	for _, name := range []string{"status-fd", "status-file", "timeout", "chdir"} {
+		fs.Func(name, "(see Run options)", func(v string) error { return rf.Set("--"+name, v) })
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s\n\nCompiles the settings in memory and runs CMD in the sandbox, as bwrun does.\nExit: CMD's status; 124 if --timeout expired; 125 if the sandbox could not be\nset up, the compilation was refused, or on a usage error.\n\nRun options:\n%s\nAll options:\n", runUsage, bwruntime.RunFlagsUsage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return exitRuntime
 	}
 	argv := fs.Args()
@@ -34,7 +47,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		argv = argv[1:]
 	}
 	if len(argv) == 0 {
-		fmt.Fprintln(stderr, "bwpolicy run: missing command; usage: bwpolicy run [--config FILE] [--profile NAME] [--cwd DIR] -- CMD [ARG...]")
+		fmt.Fprintln(stderr, "bwpolicy run: missing command; usage: "+runUsage)
 		return exitRuntime
 	}
 	req, ds, _ := cf.request()
@@ -57,15 +70,28 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitRuntime
 	}
-	code, err := bwruntime.Run(context.Background(), inv, argv, bwruntime.Stdio{
+	status, err := rf.OpenStatus(inv)
+	if err != nil {
+		fmt.Fprintf(stderr, "bwpolicy run: %v\n", err)
+		return exitRuntime
+	}
+	st, err := bwruntime.RunWith(context.Background(), inv, argv, bwruntime.Stdio{
 		Stdin: os.Stdin, Stdout: fileOr(stdout, os.Stdout), Stderr: fileOr(stderr, os.Stderr),
 		Warn: func(msg string) { fmt.Fprintf(stderr, "bwpolicy run: warning: %s\n", msg) },
-	})
+	}, rf.Options)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwpolicy run: %v\n", err)
 	}
-	return code
+	if status != nil {
+		if _, err := status.Write(st.JSON()); err != nil {
+			fmt.Fprintf(stderr, "bwpolicy run: writing the status: %v\n", err)
+		}
+		status.Close()
+	}
+	return st.ExitStatus
 }
+
+const runUsage = "bwpolicy run [--status-fd N] [--status-file F] [--timeout S] [--chdir DIR] [--config FILE] [--profile NAME] [--cwd DIR] -- CMD [ARG...]"
 
 // fileOr returns w when it is an *os.File, else def.
 func fileOr(w io.Writer, def *os.File) *os.File {

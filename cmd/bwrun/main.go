@@ -1,18 +1,22 @@
 // Command bwrun is bwpolicy's per-command runtime: it runs one command in
 // the sandbox a compiled invocation describes.
 //
-//	bwrun INVOCATION.json -- CMD [ARG...]
+//	bwrun [--status-fd N] [--status-file F] [--timeout S] [--chdir DIR] INVOCATION.json -- CMD [ARG...]
 //	bwrun --version
 //
 // It reads and checks the invocation (format version, preconditions: a
 // stale invocation is refused), starts bwrap with the invocation's
 // arguments, applies the resource limits to the sandbox before the
 // command runs, relays SIGINT/SIGTERM/SIGHUP/SIGQUIT, and exits with the
-// command's status.
+// command's status. With --status-fd or --status-file it also writes one
+// JSON object saying how the run ended (runtime.Status), on a channel the
+// command cannot reach: callers decide to recompile on its "stale"
+// outcome, never on exit status 125 alone.
 //
 // Exit status: the command's own status (128+N when signal N killed it);
 // 127 when the command does not exist in the sandbox; 126 when it cannot
-// be executed; 125 when bwrun or bwrap could not set the sandbox up,
+// be executed; 124 when --timeout expired; 125 when bwrun or bwrap could
+// not set the sandbox up,
 // including usage errors, so that a caller sees either the command's
 // status or 125 (bwrun reserves 125 for its own failures, as env(1) and
 // chroot(1) do). Messages start with "bwrun: ".
@@ -36,14 +40,18 @@ import (
 // otherwise it comes from the module's build information.
 var version = ""
 
-const usage = `usage: bwrun INVOCATION.json -- CMD [ARG...]
+const usage = `usage: bwrun [OPTION...] INVOCATION.json -- CMD [ARG...]
        bwrun --version
 
 Runs CMD in the bubblewrap sandbox described by INVOCATION.json (the output
 of "bwpolicy compile"). Exits with CMD's status; 127 if CMD does not exist in
-the sandbox, 126 if it cannot be executed, 125 if the sandbox could not be set
-up (or on a usage error).
-`
+the sandbox, 126 if it cannot be executed, 124 if --timeout expired, 125 if the
+sandbox could not be set up, the invocation is stale, or on a usage error
+(a command can exit 125 too: only the status channel tells them apart).
+Nothing the command started runs after bwrun returns.
+
+Options (before INVOCATION.json):
+` + bwruntime.RunFlagsUsage
 
 func main() {
 	// Nothing the caller left open may reach the sandbox.
@@ -61,6 +69,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return 0
 		}
+	}
+	flags, args, err := bwruntime.ParseRunFlags(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "bwrun: %v\n", err)
+		fmt.Fprint(stderr, usage)
+		return bwruntime.ExitSetup
 	}
 	if len(args) < 3 || args[1] != "--" || args[0] == "" || args[2] == "" {
 		switch {
@@ -89,21 +103,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 		close(notified)
 	}()
 	inv, err := bwruntime.Load(args[0])
+	status, serr := flags.OpenStatus(inv)
+	if serr != nil {
+		fmt.Fprintf(stderr, "bwrun: %v\n", serr)
+		return bwruntime.ExitSetup
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", err)
+		writeStatus(status, bwruntime.Status{Outcome: bwruntime.OutcomeSetupFailed, ExitStatus: bwruntime.ExitSetup, Message: err.Error()}, stderr)
 		return bwruntime.ExitSetup
 	}
 	<-notified
-	code, err := bwruntime.Run(context.Background(), inv, args[2:], bwruntime.Stdio{
+	st, err := bwruntime.RunWith(context.Background(), inv, args[2:], bwruntime.Stdio{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
 		Stderr:  os.Stderr,
 		Signals: sigc,
-	})
+	}, flags.Options)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", err)
 	}
-	return code
+	writeStatus(status, st, stderr)
+	return st.ExitStatus
+}
+
+// writeStatus writes st to the status channel (if any) and closes it.
+func writeStatus(f *os.File, st bwruntime.Status, stderr io.Writer) {
+	if f == nil {
+		return
+	}
+	if _, err := f.Write(st.JSON()); err != nil {
+		fmt.Fprintf(stderr, "bwrun: writing the status: %v\n", err)
+	}
+	f.Close()
 }
 
 func buildVersion() string {

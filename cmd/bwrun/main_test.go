@@ -48,10 +48,18 @@ func TestUsage(t *testing.T) {
 		{"inv.json", "true"},
 		{"inv.json", "-x", "true"},
 		{"", "--", "true"},
+		{"--timeout", "0", "inv.json", "--", "true"},
+		{"--timeout", "x", "inv.json", "--", "true"},
+		{"--timeout=-1", "inv.json", "--", "true"},
+		{"--timeout", "1", "--timeout", "2", "inv.json", "--", "true"},
+		{"--status-fd", "99", "inv.json", "--", "true"},
+		{"--status-fd", "-3", "inv.json", "--", "true"},
+		{"--chdir", "rel", "inv.json", "--", "true"},
+		{"--chdir"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(args, &out, &errb)
-		if code != bwruntime.ExitSetup || !strings.Contains(errb.String(), "usage: bwrun INVOCATION.json -- CMD") || !strings.HasPrefix(errb.String(), "bwrun: ") {
+		if code != bwruntime.ExitSetup || !strings.Contains(errb.String(), "usage: bwrun [OPTION...] INVOCATION.json -- CMD") || !strings.HasPrefix(errb.String(), "bwrun: ") {
 			t.Errorf("%q: code %d, stderr %q", args, code, errb.String())
 		}
 	}

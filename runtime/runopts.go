@@ -1,0 +1,146 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// RunFlags are the per-run options bwrun and `bwpolicy run` take before
+// the invocation (or the command): --status-fd N, --status-file F,
+// --timeout SECONDS, --chdir DIR.
+type RunFlags struct {
+	// StatusFD is the descriptor the Status goes to (-1: none).
+	StatusFD int
+	// StatusFile is the file the Status goes to ("" : none); created
+	// exclusively, never through a symlink, outside the sandbox's
+	// writable set (OpenStatus).
+	StatusFile string
+	// Options are Run's options (Timeout, Chdir).
+	Options Options
+}
+
+// RunFlagsUsage documents the options for a --help text.
+const RunFlagsUsage = `  --status-fd N      write one JSON object (schema/status.schema.json) saying
+                     how the run ended to descriptor N, which the command
+                     cannot reach: "outcome" is exited, signaled,
+                     setup-failed, stale (recompile, then run again) or timeout
+  --status-file F    the same, to a new file F (created exclusively, never
+                     through a symlink; refused inside the sandbox's
+                     writable directories)
+  --timeout SECONDS  kill the whole sandbox after SECONDS of wall-clock time
+                     (exit status 124, outcome "timeout")
+  --chdir DIR        start the command in DIR instead of the compiled working
+                     directory; a directory the sandbox hides falls back to
+                     the compiled one (with a note); one outside the writable
+                     directories is read-only
+`
+
+// ParseRunFlags takes the leading per-run options off args and returns
+// the rest. Each option takes its value as the next argument or after
+// "=". Parsing stops at the first argument that is not one of them.
+func ParseRunFlags(args []string) (RunFlags, []string, error) {
+	f := RunFlags{StatusFD: -1}
+	seen := map[string]bool{}
+	for len(args) > 0 {
+		name, val, hasVal := strings.Cut(args[0], "=")
+		switch name {
+		case "--status-fd", "--status-file", "--timeout", "--chdir":
+		default:
+			return f, args, nil
+		}
+		if seen[name] {
+			return f, nil, fmt.Errorf("%s given twice", name)
+		}
+		seen[name] = true
+		if hasVal {
+			args = args[1:]
+		} else if len(args) < 2 {
+			return f, nil, fmt.Errorf("%s needs a value", name)
+		} else {
+			val, args = args[1], args[2:]
+		}
+		if err := f.Set(name, val); err != nil {
+			return f, nil, err
+		}
+	}
+	return f, args, nil
+}
+
+// Set sets the option name ("--timeout", ...) to val.
+func (f *RunFlags) Set(name, val string) error {
+	switch name {
+	case "--status-fd":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 {
+			return fmt.Errorf("--status-fd %q: not a descriptor number", val)
+		}
+		var st unix.Stat_t
+		if unix.Fstat(n, &st) != nil {
+			return fmt.Errorf("--status-fd %d: not an open descriptor", n)
+		}
+		// Never handed to bwrap.
+		unix.CloseOnExec(n)
+		f.StatusFD = n
+	case "--status-file":
+		if val == "" {
+			return errors.New("--status-file: empty path")
+		}
+		f.StatusFile = val
+	case "--timeout":
+		s, err := strconv.ParseFloat(val, 64)
+		if err != nil || !(s > 0) || s > math.MaxInt32 {
+			return fmt.Errorf("--timeout %q: not a number of seconds above 0", val)
+		}
+		f.Options.Timeout = time.Duration(s * float64(time.Second))
+	case "--chdir":
+		if !filepath.IsAbs(val) {
+			return fmt.Errorf("--chdir %q: not an absolute path", val)
+		}
+		f.Options.Chdir = val
+	}
+	return nil
+}
+
+// OpenStatus opens where the Status goes: the --status-fd descriptor, or
+// the --status-file, created with O_CREAT|O_EXCL|O_NOFOLLOW (an existing
+// file or symlink is refused) and refused when it lies in inv's writable
+// set, where a command could have prepared or could read it. It returns
+// nil when neither was asked for.
+func (f RunFlags) OpenStatus(inv *Invocation) (*os.File, error) {
+	if f.StatusFD >= 0 {
+		return os.NewFile(uintptr(f.StatusFD), "status"), nil
+	}
+	if f.StatusFile == "" {
+		return nil, nil
+	}
+	p, err := filepath.Abs(f.StatusFile)
+	if err != nil {
+		return nil, fmt.Errorf("--status-file: %w", err)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return nil, fmt.Errorf("--status-file: %w", err)
+	}
+	if inv != nil {
+		for _, cand := range []string{p, filepath.Join(dir, filepath.Base(p))} {
+			for _, w := range inv.Writable {
+				if Within(cand, w) {
+					return nil, fmt.Errorf("--status-file %s: inside the sandbox's writable directory %s, where the command could forge it", f.StatusFile, w)
+				}
+			}
+		}
+	}
+	fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--status-file %s: %w", f.StatusFile, err)
+	}
+	return os.NewFile(uintptr(fd), p), nil
+}
