@@ -73,7 +73,7 @@ var builtinRules = []Rule{
 		Short: "Credentials in the home directory and the Hermes home are hidden.",
 		Help:  ".ssh .aws .gnupg .gpg .config/gcloud .azure .docker .kube .npmrc .pypirc .netrc .env and HERMES_HOME show as empty."},
 	{ID: "S6", Name: "HermesExceptions", Level: e, Security: true,
-		Short: "The backend's state and scratch directories inside the Hermes home stay reachable.", Help: "HERMES_HOME/sandboxes/bwrap-* and HERMES_HOME/cache/scratch."},
+		Short: "The backend's state and scratch directories inside the Hermes home stay reachable.", Help: "With --sandbox-id ID: HERMES_HOME/sandboxes/bwrap-ID read-write, HERMES_HOME/cache/scratch/hermes-bwrap-ID the private TMPDIR, other environments' hidden, attachments and cache/documents read-only. Without: HERMES_HOME/sandboxes/bwrap-* read-only and HERMES_HOME/cache/scratch as TMPDIR."},
 	{ID: "S7", Name: "Pins", Level: e, Security: true,
 		Short: "Parents of hidden paths inside writable directories are pinned.",
 		Help:  "Each is bind-mounted onto itself so a command cannot rename it away from under the mask."},
