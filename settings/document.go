@@ -137,9 +137,17 @@ func (d *Document) yamlPath(path []any) []any {
 	if d.legacy && len(path) > 0 {
 		if key, ok := path[0].(string); ok {
 			for _, k := range legacyKeys {
-				if k.path[0] == key {
-					return append([]any{"terminal", "bubblewrap_" + k.suffix}, path[len(k.path):]...)
+				if k.path[0] != key {
+					continue
 				}
+				// The PR-era key stands for its whole settings path
+				// (home_allow for home.allow): what lies below it is
+				// inside its value.
+				n := 0
+				for n < len(k.path) && n < len(path) && path[n] == any(k.path[n]) {
+					n++
+				}
+				return append([]any{"terminal", "bubblewrap_" + k.suffix}, path[n:]...)
 			}
 		}
 	}

@@ -67,3 +67,19 @@ func TestHomeModeAliasesStandalone(t *testing.T) {
 		}
 	}
 }
+
+// A diagnostic about a PR-era key whose settings path is longer than one
+// key (home_allow → home.allow) is positioned at that key; it used to
+// panic (slice bounds) when the schema reported the path's first key.
+func TestLegacyNestedKeyPositions(t *testing.T) {
+	withEnv(t, nil)
+	doc, ds := Parse("config.yaml", []byte("terminal:\n  bubblewrap_home_allow: [\"~/.config/foo\"]\n"))
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	for _, p := range [][]any{{"home"}, {"home", "allow"}, {"home", "allow", 0}, {"home", "x", "y"}} {
+		if got := doc.Pos(p).String(); got != "config.yaml:2:26" && got != "config.yaml:2:27" {
+			t.Errorf("%v: %s", p, got)
+		}
+	}
+}
