@@ -218,3 +218,12 @@ def test_config_schema_generated_from_the_repository_schema(plugin):
             assert all("%s.%s" % (k, sub) in s for sub in p["properties"])
         else:
             assert k in s, k
+
+
+def test_plugin_manifest():
+    keys = {}
+    for line in open(os.path.join(PLUGIN_DIR, "plugin.yaml")):
+        if line.strip() and not line.startswith("#"):
+            k, _, v = line.partition(":")
+            keys[k.strip()] = v.strip()
+    assert keys["name"] == "bwpolicy" and keys["kind"] == "backend" and keys["version"] and keys["description"]
