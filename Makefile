@@ -7,8 +7,11 @@ SYSTEM_BWRAP = /usr/bin/bwrap
 BWRAP_0_12   = $(CURDIR)/.cache/bwrap-0.12.0/bwrap
 # The packages whose tests run real sandboxes: run again on bwrap 0.12.0.
 SANDBOX_PKGS = ./sandboxtest/... ./runtime/... ./seccomp/...
+# The Hermes plugin's tests (Debian's python3-pytest); pytest exits 5 when
+# it collects nothing, which fails the target too.
+PYTEST       = /usr/bin/python3 -m pytest -q -p no:cacheprovider
 
-.PHONY: setup test build demo
+.PHONY: setup test test-hermes build demo
 
 setup:
 	.ci/setup.sh
@@ -20,11 +23,19 @@ test:
 	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) $(GO) test -count=1 ./...
 	@test -x "$(BWRAP_0_12)" || { echo "error: $(BWRAP_0_12) not found; run 'make setup'" >&2; exit 1; }
 	BWPOLICY_BWRAP=$(BWRAP_0_12) $(GO) test -count=1 $(SANDBOX_PKGS)
+	$(MAKE) test-hermes
 	$(GO) test -run XXX -fuzz FuzzCompile -fuzztime 20s ./compiler
 	$(GO) test -run XXX -fuzz FuzzVerify -fuzztime 30s ./compiler
 
 build:
 	$(GO) build -o bin/ ./cmd/...
+
+# The Hermes plugin (integrations/hermes): unit tests against fakes, then
+# end-to-end tests in real sandboxes (run as the unprivileged bwtest when
+# started as root).
+test-hermes:
+	@/usr/bin/python3 -c 'import pytest' 2>/dev/null || { echo "error: python3-pytest missing; run 'make setup'" >&2; exit 1; }
+	$(PYTEST) integrations/hermes/tests
 
 # The main job on the embedded defaults: the explained sandbox plan.
 demo:

@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
     strace zsh mksh curl
     bubblewrap hyperfine meson ninja-build libcap-dev pkg-config xz-utils
-    util-linux iproute2 python3 git make gcc ca-certificates procps
+    util-linux iproute2 python3 python3-pytest git make gcc ca-certificates procps
 )
 
 REPO_ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)

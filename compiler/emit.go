@@ -154,6 +154,10 @@ func (e *emitter) invocation() *runtime.Invocation {
 	}
 	inv.Rlimits.NProc = e.nproc()
 	inv.Env = e.env()
+	inv.DegradedMode = e.st.res.Settings.DegradedMode
+	if sb := f.Sandbox; sb != nil && sb.Scratch.Kind == runtime.KindDir {
+		inv.Scratch = sb.Scratch.Real
+	}
 	inv.Writable = sortedUnique(e.writable)
 	inv.Hidden = sortedUnique(e.hidden)
 	inv.Preconditions = preconditions(f)

@@ -5,10 +5,12 @@ package compiler
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/seccomp"
 )
@@ -117,7 +119,20 @@ func (e *emitter) env() runtime.Env {
 	env.UnsetAfterRC = append([]string(nil), env.Unset...)
 	env.CredentialPaths = f.CredentialPaths // H7: checked again at run time
 	env.UnsetPatterns, env.Allow = envPolicy(e.st.res.Settings)
-	if f.Scratch.Kind == runtime.KindDir {
+	if sb := f.Sandbox; sb != nil {
+		// The private scratch replaces a temporary directory that was
+		// unset or named the shared scratch; one set elsewhere stays.
+		for _, v := range facts.TempVars {
+			if cur, ok := e.st.req.Host.Env[v]; ok && cur != "" && path.Clean(cur) != f.Scratch.Path && path.Clean(cur) != f.Scratch.Real {
+				continue
+			}
+			if sb.Scratch.Kind == runtime.KindDir {
+				env.Set[v] = sb.Scratch.Real
+			} else {
+				env.Set[v] = "/tmp"
+			}
+		}
+	} else if f.Scratch.Kind == runtime.KindDir {
 		env.Set["TMPDIR"] = f.Scratch.Real
 	} else {
 		env.Set["TMPDIR"] = "/tmp"

@@ -365,7 +365,9 @@ func (e *emitter) exceptions() {
 	f := e.f
 	pr := e.st.res.Profile
 	cwdWritable := pr.CwdWritable && f.Cwd.Exists
-	if f.Scratch.Kind == runtime.KindDir && e.insideMask(f.Scratch.Real) {
+	if f.Sandbox != nil {
+		e.sandboxDirs()
+	} else if f.Scratch.Kind == runtime.KindDir && e.insideMask(f.Scratch.Real) {
 		if cwdWritable {
 			e.p.add("S6", "the Hermes scratch directory (TMPDIR) stays reachable, writable like the working directory", "host: HERMES_HOME/cache/scratch", "--bind", f.Scratch.Real, f.Scratch.Real)
 			e.writable = append(e.writable, f.Scratch.Real)
@@ -374,7 +376,7 @@ func (e *emitter) exceptions() {
 		}
 	}
 	for _, d := range f.StateDirs {
-		if e.insideMask(d.Real) {
+		if f.Sandbox == nil && e.insideMask(d.Real) {
 			e.p.add("S6", "the backend's state directory stays reachable, read-only", "host: HERMES_HOME/sandboxes/bwrap-*", "--ro-bind", d.Real, d.Real)
 		}
 	}

@@ -26,6 +26,9 @@ type Request struct {
 	// Profile and Cwd override the settings (--profile, --cwd).
 	Profile string
 	Cwd     string
+	// SandboxID overrides the settings' sandbox_id (--sandbox-id): this
+	// environment's private state and scratch directories.
+	SandboxID string
 	// Profiles is the profile set (built-in plus --profiles dirs); nil
 	// means the built-in ones.
 	Profiles *profile.Set

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
@@ -78,6 +79,9 @@ func decodeSettings(st *state) {
 	if st.req.Cwd != "" {
 		s.Cwd = st.req.Cwd
 	}
+	if st.req.SandboxID != "" {
+		s.SandboxID = st.req.SandboxID
+	}
 	if s.Profile == "" {
 		s.Profile = settings.DefaultProfile
 	}
@@ -110,7 +114,30 @@ func gatherFacts(st *state) {
 		h = facts.FromEnvironment()
 		st.req.Host = h
 	}
+	expandBindHome(st.res.Settings, h.Home)
+	if id := st.res.Settings.SandboxID; id != "" {
+		if _, real := h.FS.(facts.OS); real {
+			if err := facts.MakeSandboxDirs(h.HermesHome, id); err != nil {
+				st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "S6", Path: "sandbox_id",
+					Pos: st.res.Document.Pos([]any{"sandbox_id"}), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
+				return
+			}
+		}
+	}
 	st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+}
+
+// expandBindHome expands a leading "~/" of bind sources and destinations
+// to the home directory, as Hermes does for terminal.cwd.
+func expandBindHome(s *settings.Settings, home string) {
+	for i, b := range s.Binds {
+		if strings.HasPrefix(b.Src, "~/") {
+			s.Binds[i].Src = filepath.Join(home, b.Src[2:])
+		}
+		if strings.HasPrefix(b.Dest, "~/") {
+			s.Binds[i].Dest = filepath.Join(home, b.Dest[2:])
+		}
+	}
 }
 
 // policyInput is the document the rules see (published as

@@ -57,6 +57,9 @@ type Diagnostic struct {
 	Summary string
 	// Detail optionally says why it matters or how to fix it.
 	Detail string
+	// Fix optionally is the text to write instead (a migration's
+	// replacement), for tools that apply it.
+	Fix string
 	// Pos is where the offending value is.
 	Pos Pos
 	// Path is the key path inside the settings, such as "binds[1].src".

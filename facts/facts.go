@@ -31,6 +31,11 @@ type Facts struct {
 	Scratch Path `json:"scratch"`
 	// StateDirs are the existing HERMES_HOME/sandboxes/bwrap-* (S6).
 	StateDirs []Path `json:"state_dirs"`
+	// Sandbox is this environment's own state and scratch (compile
+	// --sandbox-id); nil without an ID.
+	Sandbox *SandboxEnv `json:"sandbox,omitempty"`
+	// Staged are Hermes' staged-data roots (StagedRoots), read-only.
+	Staged []Path `json:"staged"`
 	// HomeMode is the effective home_mode; ProfileHome is
 	// HERMES_HOME/home, described whatever the mode.
 	HomeMode    string `json:"home_mode"`
@@ -188,6 +193,10 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s))
 	f.Scratch = g.path(path.Join(h.HermesHome, "cache", "scratch"))
 	f.StateDirs = g.stateDirs(h.HermesHome)
+	f.Sandbox = g.sandboxEnv(h, s.SandboxID)
+	if f.Sandbox != nil {
+		f.Staged = g.stagedRoots(h)
+	}
 	f.HomeMode = s.HomeMode
 	if f.HomeMode == "" {
 		f.HomeMode = "auto"

@@ -62,7 +62,7 @@ type Host struct {
 	HermesHome string `json:"hermes_home"`
 	// ProcessCwd is the directory the process was started in.
 	ProcessCwd string `json:"process_cwd"`
-	// Env holds the values of CAVars and CredentialVars that are set.
+	// Env holds the values of CAVars, TempVars and CredentialVars that are set.
 	Env map[string]string `json:"env"`
 	// EnvNames lists the names (never the values) of the environment
 	// variables, sorted, so explain can say which the env policy removes.
@@ -105,6 +105,11 @@ func FromEnvironment() *Host {
 		h.ProcessCwd = h.Home
 	}
 	for _, v := range CAVars {
+		if val := os.Getenv(v); val != "" {
+			h.Env[v] = val
+		}
+	}
+	for _, v := range TempVars {
 		if val := os.Getenv(v); val != "" {
 			h.Env[v] = val
 		}

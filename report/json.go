@@ -20,6 +20,9 @@ type Diagnostic struct {
 	Path     string `json:"path"`
 	// Detail optionally says why it matters or how to fix it.
 	Detail string `json:"detail,omitempty"`
+	// Replacement is the text to write instead, when the diagnostic is
+	// a migration (rule "config").
+	Replacement string `json:"replacement,omitempty"`
 	// Failure is true for a diagnostic that made the run fail as a tool
 	// (exit 2: a broken organisation rule, an internal error) rather
 	// than a finding about the inputs.
@@ -34,7 +37,7 @@ func JSONDiagnostics(r *Report) []Diagnostic {
 		out = append(out, Diagnostic{
 			File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col,
 			Severity: d.Severity.String(), Rule: d.Rule, Message: d.Summary, Path: d.Path,
-			Detail: d.Detail, Failure: failure,
+			Detail: d.Detail, Replacement: d.Fix, Failure: failure,
 		})
 	}
 	for _, d := range r.Findings {

@@ -73,7 +73,7 @@ var builtinRules = []Rule{
 		Short: "Credentials in the home directory and the Hermes home are hidden.",
 		Help:  ".ssh .aws .gnupg .gpg .config/gcloud .azure .docker .kube .npmrc .pypirc .netrc .env and HERMES_HOME show as empty."},
 	{ID: "S6", Name: "HermesExceptions", Level: e, Security: true,
-		Short: "The backend's state and scratch directories inside the Hermes home stay reachable.", Help: "HERMES_HOME/sandboxes/bwrap-* and HERMES_HOME/cache/scratch."},
+		Short: "The backend's state and scratch directories inside the Hermes home stay reachable.", Help: "With --sandbox-id ID: HERMES_HOME/sandboxes/bwrap-ID read-write, HERMES_HOME/cache/scratch/hermes-bwrap-ID the private TMPDIR, other environments' hidden, attachments and cache/documents read-only. Without: HERMES_HOME/sandboxes/bwrap-* read-only and HERMES_HOME/cache/scratch as TMPDIR."},
 	{ID: "S7", Name: "Pins", Level: e, Security: true,
 		Short: "Parents of hidden paths inside writable directories are pinned.",
 		Help:  "Each is bind-mounted onto itself so a command cannot rename it away from under the mask."},
@@ -113,6 +113,9 @@ var builtinRules = []Rule{
 		Short: "Inside a writable directory, what runs later outside the sandbox stays read-only: .git/config and .git/hooks, shell start-up files, .envrc, .vscode/.idea, agent task files, autostart entries and user services, ~/.local/bin.",
 		Help:  "Change them outside the sandbox. One reached through a symlink inside the writable directory cannot be protected: replace the link by the file or directory."},
 
+	{ID: "config", Name: "ConfigSource", Level: w,
+		Short: "Where a Hermes config's sandbox settings came from: plugins.entries.bwpolicy.settings, else plugins.entries.bubblewrap.settings, else the PR-era terminal.bubblewrap_* keys and TERMINAL_BUBBLEWRAP_* variables.",
+		Help:  "A lower source used, or two set at once (the higher wins), is a warning naming the key to write instead; --format json carries the replacement text."},
 	{ID: "yaml", Name: "YAMLSyntax", Level: e,
 		Short: "The settings file is not valid YAML (or is empty, or has several documents).", Help: "Fix the syntax at the position shown; write {} for a file that keeps every default."},
 	{ID: "schema", Name: "SettingsSchema", Level: e,

@@ -126,6 +126,10 @@ func fastDecode(data []byte) (inv *Invocation, ok bool) {
 			return d.strs(&inv.Writable)
 		case "hidden":
 			return d.strs(&inv.Hidden)
+		case "scratch":
+			return d.str(&inv.Scratch)
+		case "degraded_mode":
+			return d.str(&inv.DegradedMode)
 		case "preconditions":
 			if d.null() {
 				return true

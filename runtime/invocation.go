@@ -20,12 +20,18 @@ type Invocation struct {
 	Bwrap   Bwrap  `json:"bwrap"`
 	// FDs lists the file descriptors the runtime must provide to bwrap,
 	// at exactly the numbers that Bwrap.Args mention.
-	FDs           []FD           `json:"fds,omitempty"`
-	Rlimits       Rlimits        `json:"rlimits"`
-	Env           Env            `json:"env"`
-	Chdir         string         `json:"chdir"`
-	Writable      []string       `json:"writable"`
-	Hidden        []string       `json:"hidden"`
+	FDs      []FD     `json:"fds,omitempty"`
+	Rlimits  Rlimits  `json:"rlimits"`
+	Env      Env      `json:"env"`
+	Chdir    string   `json:"chdir"`
+	Writable []string `json:"writable"`
+	Hidden   []string `json:"hidden"`
+	// Scratch is the environment's private scratch directory (compile
+	// --sandbox-id), re-created by the runtime when pruned.
+	Scratch string `json:"scratch,omitempty"`
+	// DegradedMode is the settings' degraded_mode ("warn", "fail"; empty
+	// when unset: warn), for the backend that runs the invocation.
+	DegradedMode  string         `json:"degraded_mode,omitempty"`
 	Preconditions []Precondition `json:"preconditions"`
 	Seccomp       *Seccomp       `json:"seccomp,omitempty"`
 	Landlock      *Landlock      `json:"landlock,omitempty"`

@@ -267,6 +267,7 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 	if err := CheckTrust(inv); err != nil {
 		return nil, err
 	}
+	RestoreScratch(inv)
 	if err := CheckPreconditions(inv); err != nil {
 		return nil, err
 	}

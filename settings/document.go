@@ -29,9 +29,6 @@ const (
 	FormDefaults Form = "defaults"
 )
 
-// hermesSettingsPath is where a Hermes config keeps the bubblewrap settings.
-var hermesSettingsPath = []string{"plugins", "entries", "bubblewrap", "settings"}
-
 // terminalKeys are the terminal.* keys of a Hermes config that bwpolicy
 // reads, keyed by their settings name.
 var terminalKeys = map[string]string{
@@ -54,6 +51,10 @@ type Document struct {
 	Source []byte
 
 	ast *ast.File
+	// settingsPath is where a Hermes config's settings were read from
+	// (one of settingsSources); legacy marks the PR-era keys.
+	settingsPath []string
+	legacy       bool
 }
 
 // Pos returns the position of the value at the settings key path (keys
@@ -133,8 +134,29 @@ func (d *Document) yamlPath(path []any) []any {
 			}
 		}
 	}
-	out := make([]any, 0, len(hermesSettingsPath)+len(path))
-	for _, k := range hermesSettingsPath {
+	if d.legacy && len(path) > 0 {
+		if key, ok := path[0].(string); ok {
+			for _, k := range legacyKeys {
+				if k.path[0] != key {
+					continue
+				}
+				// The PR-era key stands for its whole settings path
+				// (home_allow for home.allow): what lies below it is
+				// inside its value.
+				n := 0
+				for n < len(k.path) && n < len(path) && path[n] == any(k.path[n]) {
+					n++
+				}
+				return append([]any{"terminal", "bubblewrap_" + k.suffix}, path[n:]...)
+			}
+		}
+	}
+	base := d.settingsPath
+	if base == nil {
+		base = settingsSources[0]
+	}
+	out := make([]any, 0, len(base)+len(path))
+	for _, k := range base {
 		out = append(out, k)
 	}
 	return append(out, path...)
@@ -244,44 +266,39 @@ func Parse(file string, src []byte) (*Document, diag.List) {
 	return doc, diags
 }
 
-// extract returns the settings object in the standalone shape.
+// extract returns the settings object in the standalone shape. In a
+// Hermes config the settings come from the highest source that is set
+// (settingsSources, then the PR-era keys: pluginSettings,
+// legacySettings); the terminal.* keys are read beside them.
 func extract(doc *Document, top map[string]any) (Form, map[string]any, diag.List) {
 	_, hasPlugins := top["plugins"]
 	_, hasTerminal := top["terminal"]
 	if !hasPlugins && !hasTerminal {
+		normalizeHomeMode(top)
 		return FormStandalone, top, nil
 	}
 	doc.Form = FormHermes
 	out := map[string]any{}
-	var cur any = top
-	for i, k := range hermesSettingsPath {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return FormHermes, nil, diag.List{{Severity: diag.Error, Rule: "schema",
-				Pos:     doc.lookupPos(hermesSettingsPath[:i]),
-				Path:    strings.Join(hermesSettingsPath[:i], "."),
-				Summary: "must be a mapping"}}
-		}
-		cur, ok = m[k]
-		if !ok || cur == nil {
-			cur = nil
-			break
-		}
+	m, from, ds := doc.pluginSettings(top)
+	if ds.HasErrors() {
+		return FormHermes, nil, ds
 	}
-	if cur != nil {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return FormHermes, nil, diag.List{{Severity: diag.Error, Rule: "schema",
-				Pos: doc.Pos(nil), Path: strings.Join(hermesSettingsPath, "."), Summary: "must be a mapping"}}
+	legacy, used, lds := doc.legacySettings(top, from)
+	ds.Append(lds)
+	switch {
+	case from != nil:
+		doc.settingsPath = from
+	case used:
+		doc.legacy = true
+		m = legacy
+	}
+	for k, v := range m {
+		if _, isTerminal := terminalKeys[k]; isTerminal && !doc.legacy {
+			// Inside the plugin settings these keys are unknown:
+			// keep them so the schema reports them.
+			k = "plugin:" + k
 		}
-		for k, v := range m {
-			if _, isTerminal := terminalKeys[k]; isTerminal {
-				// Inside the plugin settings these keys are unknown:
-				// keep them so the schema reports them.
-				k = "plugin:" + k
-			}
-			out[k] = v
-		}
+		out[k] = v
 	}
 	if term, ok := top["terminal"].(map[string]any); ok {
 		for tk, key := range terminalKeys {
@@ -290,7 +307,8 @@ func extract(doc *Document, top map[string]any) (Form, map[string]any, diag.List
 			}
 		}
 	}
-	return FormHermes, out, nil
+	normalizeHomeMode(out)
+	return FormHermes, out, ds
 }
 
 func (d *Document) lookupPos(keys []string) diag.Pos {

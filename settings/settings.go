@@ -28,6 +28,9 @@ type Settings struct {
 	HomeMode     string `json:"home_mode,omitempty"`
 	DegradedMode string `json:"degraded_mode,omitempty"`
 	SandboxDir   string `json:"sandbox_dir,omitempty"`
+	// SandboxID names this environment's private state and scratch
+	// directories (bwpolicy compile --sandbox-id).
+	SandboxID string `json:"sandbox_id,omitempty"`
 
 	// Extensions beyond the seed (SPEC §11).
 	Hide    []string       `json:"hide,omitempty"`

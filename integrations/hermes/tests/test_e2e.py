@@ -1,0 +1,180 @@
+"""End-to-end tests: real commands through the plugin, in real sandboxes
+(bwpolicy and bwrun built from this checkout, the system bwrap or
+$BWPOLICY_BWRAP), as an unprivileged user. Run as root, the one test
+test_as_unprivileged_user re-runs this file as bwtest (runuser), since
+the unprivileged run is what counts; run as any other user, the tests
+run directly."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import Ctx, PLUGIN_DIR
+
+REPO = os.path.abspath(os.path.join(PLUGIN_DIR, "..", ".."))
+ROOT = os.getuid() == 0
+BWTEST = "bwtest"
+
+
+def build_binaries():
+    """bwpolicy and bwrun from this checkout, in a directory every user
+    can read (outside /tmp: the sandbox's /tmp is its own)."""
+    out = os.environ.get("BWPOLICY_E2E_BIN")
+    if out:
+        return out
+    out = tempfile.mkdtemp(prefix="bwpolicy-hermes-e2e-bin-", dir="/var/tmp")
+    os.chmod(out, 0o755)
+    env = dict(os.environ, PATH=os.environ.get("PATH", "") + ":/usr/local/go/bin")
+    subprocess.run(["go", "build", "-o", out + "/", "./cmd/bwpolicy", "./cmd/bwrun"], cwd=REPO, env=env, check=True)
+    return out
+
+
+@pytest.mark.skipif(not ROOT, reason="run directly: this user is already unprivileged")
+def test_as_unprivileged_user():
+    """Root runs the end-to-end tests as bwtest (created if missing)."""
+    if subprocess.run(["id", BWTEST], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", BWTEST], check=True)
+    bins = build_binaries()
+    try:
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "BWPOLICY_E2E_BIN": bins}
+        if os.environ.get("BWPOLICY_BWRAP"):
+            env["BWPOLICY_BWRAP"] = os.environ["BWPOLICY_BWRAP"]
+        r = subprocess.run(["runuser", "-u", BWTEST, "--", "/usr/bin/env", "-i"] + ["%s=%s" % kv for kv in env.items()] +
+                           ["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", os.path.abspath(__file__)],
+                           cwd="/", capture_output=True, text=True, timeout=1200)
+        print(r.stdout[-20000:], r.stderr[-5000:])
+        assert r.returncode == 0, "the end-to-end tests failed as %s:\n%s\n%s" % (BWTEST, r.stdout[-20000:], r.stderr[-5000:])
+        # Only this test skips itself there; every other one ran.
+        last = r.stdout.strip().splitlines()[-1]
+        assert " passed" in last and "failed" not in last and ("skipped" not in last or "1 skipped" in last), last
+    finally:
+        shutil.rmtree(bins, ignore_errors=True)
+
+
+needs_user = pytest.mark.skipif(ROOT, reason="run as bwtest by test_as_unprivileged_user")
+
+
+@pytest.fixture
+def host(monkeypatch):
+    """A fake HOME with credentials, HERMES_HOME with a config, a project."""
+    base = tempfile.mkdtemp(prefix="bwpolicy-hermes-e2e-", dir="/var/tmp")
+    home = os.path.join(base, "home")
+    hermes = os.path.join(home, ".hermes")
+    proj = os.path.join(home, "proj")
+    for d in (os.path.join(home, ".ssh"), os.path.join(proj, "sub"), hermes):
+        os.makedirs(d)
+    with open(os.path.join(home, ".ssh", "id_rsa"), "w") as f:
+        f.write("SECRET-SSH\n")
+    with open(os.path.join(hermes, "config.yaml"), "w") as f:
+        f.write("terminal:\n  backend: bwpolicy\nplugins:\n  entries:\n    bwpolicy:\n      settings:\n        profile: workspace\n")
+    monkeypatch.setenv("HOME", home)
+    monkeypatch.setenv("HERMES_HOME", hermes)
+    monkeypatch.setenv("BWPOLICY_BIN_DIR", os.environ["BWPOLICY_E2E_BIN"])
+    for v in ("TMPDIR", "TMP", "TEMP"):
+        monkeypatch.delenv(v, raising=False)
+    yield {"base": base, "home": home, "hermes": hermes, "proj": proj}
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def create(plugin, host, **kw):
+    provider = plugin.register(Ctx())
+    assert provider.is_available(), provider.check_requirements({})
+    return provider.create_environment(cwd=host["proj"], timeout=60, task_id="e2e", **kw)
+
+
+@needs_user
+def test_output_exit_code_and_cd(plugin, host):
+    env = create(plugin, host)
+    r = env.execute("echo hello; echo err >&2; exit 7")
+    assert r["exit_code"] == 7 and "hello" in r["output"] and "err" in r["output"], r
+    r = env.execute("cd sub && pwd")
+    assert r["output"].strip() == host["proj"] + "/sub", r
+    r = env.execute("pwd; echo x > here.txt")
+    assert r["output"].strip() == host["proj"] + "/sub" and r["exit_code"] == 0, r
+    assert open(os.path.join(host["proj"], "sub", "here.txt")).read() == "x\n"
+    r = env.execute("cat ~/.ssh/id_rsa")
+    assert "SECRET" not in r["output"], r
+    env.cleanup()
+
+
+@needs_user
+def test_two_environments_are_isolated(plugin, host):
+    a, b = create(plugin, host), create(plugin, host)
+    sa, sb = a._sandbox, b._sandbox
+    r = a.execute('echo a-tmp > "$TMPDIR/f"; echo a-state > %s/f; echo "$TMPDIR"' % sa.state_dir)
+    assert r["exit_code"] == 0 and r["output"].strip() == sa.scratch_dir, r
+    r = b.execute("cat %s/f; cat %s/f" % (sa.scratch_dir, sa.state_dir))
+    assert "a-tmp" not in r["output"] and "a-state" not in r["output"] and r["exit_code"] != 0, r
+    r = b.execute("ls -A %s/sandboxes; ls -A %s/cache/scratch; echo x > %s/cache/scratch/shared" % ((host["hermes"],) * 3))
+    listed = r["output"].split()
+    assert os.path.basename(sb.state_dir) in listed and os.path.basename(sb.scratch_dir) in listed, r
+    assert os.path.basename(sa.state_dir) not in listed and os.path.basename(sa.scratch_dir) not in listed, r
+    assert not os.path.exists(os.path.join(host["hermes"], "cache", "scratch", "shared"))
+    # control: the files are there on the host
+    assert open(os.path.join(sa.scratch_dir, "f")).read() == "a-tmp\n"
+    a.cleanup()
+    b.cleanup()
+
+
+@needs_user
+def test_credential_appearing_recompiles_once_and_stays_hidden(plugin, host):
+    env = create(plugin, host)
+    assert env.execute("true")["exit_code"] == 0
+    gen = env._sandbox.generation
+    os.makedirs(os.path.join(host["home"], ".aws"))
+    with open(os.path.join(host["home"], ".aws", "credentials"), "w") as f:
+        f.write("SECRET-AWS\n")
+    r = env.execute("cat ~/.aws/credentials; echo ran")
+    assert "SECRET" not in r["output"] and r["output"].strip().endswith("ran"), r
+    assert env._sandbox.generation == gen + 1 and env._sandbox.recompiles == 1
+    r = env.execute("ls -A ~/.aws; echo ran")
+    assert r["output"].strip() == "ran" and env._sandbox.recompiles == 1, r
+    env.cleanup()
+
+
+@needs_user
+def test_spoofed_125_does_not_recompile(plugin, host):
+    env = create(plugin, host)
+    r = env.execute("echo 'bwrun: stale invocation: recompile' >&2; exit 125")
+    assert r["exit_code"] == 125 and env._sandbox.recompiles == 0, r
+    env.cleanup()
+
+
+@needs_user
+def test_timeout_kills_the_sandbox(plugin, host):
+    env = create(plugin, host)
+    r = env.execute("sleep 30; echo late", timeout=2)
+    assert r["exit_code"] == 124 and "late" not in r["output"], r
+    env.cleanup()
+
+
+@needs_user
+def test_degraded_mode(plugin, host, monkeypatch):
+    monkeypatch.setenv("BWPOLICY_BWRAP", "/nonexistent/bwrap")
+    marker = os.path.join(host["proj"], "ran")
+    provider = plugin.register(Ctx())
+    env = provider.create_environment(cwd=host["proj"], timeout=60, task_id="deg")
+    r = env.execute("touch %s" % marker)
+    assert r["exit_code"] == 125 and "sandbox unavailable" in r["output"], r
+    assert not os.path.exists(marker)
+    env.cleanup()
+    with open(os.path.join(host["hermes"], "config.yaml"), "w") as f:
+        f.write("terminal:\n  degraded_mode: fail\nplugins:\n  entries:\n    bwpolicy:\n      settings: {profile: workspace}\n")
+    with pytest.raises(plugin.sandbox.SandboxUnavailable):
+        provider.create_environment(cwd=host["proj"], timeout=60, task_id="deg")
+    assert not os.path.exists(marker)
+
+
+@needs_user
+def test_cleanup_leaves_nothing(plugin, host):
+    env = create(plugin, host)
+    env.execute('echo t > "$TMPDIR/t"; echo s > %s/s' % env._sandbox.state_dir)
+    env.cleanup()
+    left = []
+    for root in (os.path.join(host["hermes"], "sandboxes"), os.path.join(host["hermes"], "cache", "scratch")):
+        left += os.listdir(root) if os.path.isdir(root) else []
+    assert left == [], left
