@@ -40,8 +40,9 @@ func TestRefusesSharedPidNamespace(t *testing.T) {
 // and could not kill its namespace: refused.
 func TestRefusesWithoutInfoFD(t *testing.T) {
 	inv := testInv(t)
-	inv.Bwrap.Args = append(append([]string(nil), baseArgs...), "--json-status-fd", "3")
-	inv.FDs = []FD{{3, FDStatus}}
+	inv.Bwrap.Args = append(append([]string(nil), baseArgs...), "--seccomp", "3", "--json-status-fd", "4")
+	inv.FDs = []FD{{3, FDSeccomp}, {4, FDStatus}}
+	inv.Seccomp = &Seccomp{Program: allowAll}
 	r := run(t, inv, "true")
 	if r.code != ExitSetup || r.err == nil || !strings.Contains(r.err.Error(), "no --info-fd") {
 		t.Fatalf("no info fd: %d %v", r.code, r.err)
