@@ -48,10 +48,14 @@ type Facts struct {
 	// Cloud names the cloud this machine is a VM of ("" when none).
 	Cloud string `json:"cloud"`
 	// EnvNames are the names of the compiling environment's variables.
-	EnvNames  []string `json:"env_names"`
-	HardAS    uint64   `json:"hard_as"`
-	HardCPU   uint64   `json:"hard_cpu"`
-	HardNProc uint64   `json:"hard_nproc"`
+	EnvNames []string `json:"env_names"`
+	// EnvValueKinds names, by variable, the kind of credential the
+	// compiling environment's value looked like (runtime.SecretValue);
+	// never the value.
+	EnvValueKinds map[string]string `json:"-"`
+	HardAS        uint64            `json:"hard_as"`
+	HardCPU       uint64            `json:"hard_cpu"`
+	HardNProc     uint64            `json:"hard_nproc"`
 
 	// HideErrors are the hide entries that could not be expanded.
 	HideErrors []HideError `json:"hide_errors"`
@@ -172,7 +176,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
 		DefaultHermesHome: path.Join(h.Home, ".hermes"),
 		Bwrap:             h.Bwrap, Kernel: h.Kernel, NProcUserns: nprocPerUserns(h.Kernel),
-		LandlockABI: h.LandlockABI, Arch: h.Arch, Cloud: h.Cloud, EnvNames: h.EnvNames, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
+		LandlockABI: h.LandlockABI, Arch: h.Arch, Cloud: h.Cloud, EnvNames: h.EnvNames, EnvValueKinds: h.EnvValueKinds, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
 		Observed: g.observed, Walked: g.walked,
 	}
 	f.Hidden = g.hiddenPaths(h, p)
