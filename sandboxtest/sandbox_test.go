@@ -59,6 +59,8 @@ var scenarios = []scenario{
 	{"H4_hide_globs_own_writes_not_stale", testHideGlobsOwnWrites},
 	{"H7_credential_locations", testCredentialLocations},
 	{"H9_protected_entries", testProtectedEntries},
+	{"H5_env_secrets", testEnvSecrets},
+	{"H7_credential_files", testCredentialFiles},
 }
 
 func TestSandbox(t *testing.T) {
