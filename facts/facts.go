@@ -59,6 +59,9 @@ type Facts struct {
 
 	// HideErrors are the hide entries that could not be expanded.
 	HideErrors []HideError `json:"hide_errors"`
+	// MountNotes say what the search for second mounts of hidden paths
+	// could not do (H7): a warning each.
+	MountNotes []string `json:"-"`
 	// EnvSkips are the paths credential variables name that are not
 	// hidden (H7), and why.
 	EnvSkips []EnvSkip `json:"env_skips"`
@@ -130,6 +133,10 @@ type Hidden struct {
 	Var string `json:"var,omitempty"`
 	// HideIndex is the index of the hide entry that matched (H4 only).
 	HideIndex int `json:"hide_index"`
+	// MirrorOf is, for a second location of a hidden path that another
+	// mount of the same filesystem shows (H7, /proc/self/mountinfo),
+	// that hidden path; "" otherwise.
+	MirrorOf string `json:"-"`
 }
 
 // Bind describes one bind of the settings.
@@ -210,6 +217,9 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
+	mirrors, notes := g.mirrors(f)
+	f.Hidden = append(f.Hidden, mirrors...)
+	f.MountNotes = notes
 	relate(f)
 	return f
 }

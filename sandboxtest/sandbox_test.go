@@ -61,6 +61,7 @@ var scenarios = []scenario{
 	{"H9_protected_entries", testProtectedEntries},
 	{"H5_env_secrets", testEnvSecrets},
 	{"H7_credential_files", testCredentialFiles},
+	{"H7_second_mount", testSecondMount},
 }
 
 func TestSandbox(t *testing.T) {

@@ -1,8 +1,14 @@
 package sandboxtest
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // leakedEnv are the variables an outside review found reaching the
@@ -132,4 +138,73 @@ func testCredentialFiles(t *testing.T, f *fixture) {
 
 func itoa(i int) string {
 	return string(rune('a'+i/26)) + string(rune('a'+i%26))
+}
+
+// H7: a second mount of the home directory (`mount --bind HOME
+// BASE/mirror`, made as root in a private mount namespace before the
+// unprivileged identity compiles and runs) shows no credential through
+// the mirror: compiling read the mount table and hid each hidden path at
+// its second location too, while the rest of the mirror stays readable.
+// The control: an invocation compiled without the mirror mounted (the
+// mount table then has no second location) run with it mounted reads
+// the key through the mirror.
+func testSecondMount(t *testing.T, f *fixture) {
+	if os.Getuid() != 0 {
+		t.Skip("bind-mounting a second location of the home directory needs root (the suite runs this as root, then drops to bwtest)")
+	}
+	f.mkdirAll(f.expand("{base}/mirror"))
+	f.write(f.expand("{home}/.bash_history"), "export TOKEN="+f.marker+"\n")
+	f.chown(f.home)
+	stale, _ := f.compile("", call{}) // no mirror mounted yet
+	probe := prelude + `val ssh 'cat {base}/mirror/.ssh/id_rsa'
+val gh 'cat {base}/mirror/.config/gh/hosts.yml'
+val netrc 'cat {base}/mirror/.netrc'
+val hist 'cat {base}/mirror/.bash_history'
+val todo 'cat {base}/mirror/notes/todo'
+`
+	inner := `set -e
+"{bin}/bwpolicy" compile -o "{base}/inv-mirror.json" 2>"{base}/compile-mirror.err"
+echo "== fixed"
+"{bin}/bwrun" "{base}/inv-mirror.json" -- /bin/sh -c "$PROBE"
+echo "== stale"
+"{bin}/bwrun" "$STALE" -- /bin/sh -c "$PROBE"
+`
+	script := "set -e\nmount --bind {home} {base}/mirror\n"
+	if f.id.cred != nil {
+		script += fmt.Sprintf(`exec "{bin}/sbxtool" asuser %d %d -- /bin/sh -c "$INNER"`, f.id.uid, f.id.gid)
+	} else {
+		script += `exec /bin/sh -c "$INNER"`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", f.expand(script))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS} // Go makes / private first: nothing propagates to the host
+	cmd.Dir = f.proj
+	cmd.Env = append(f.baseEnv(), "INNER="+f.expand(inner), "PROBE="+f.expand(probe), "STALE="+stale)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mirror run: %v\n%s", err, out)
+	}
+	fixed, staleOut, ok := strings.Cut(string(out), "== stale")
+	if !ok {
+		t.Fatalf("no stale run:\n%s", out)
+	}
+	if strings.Contains(fixed, f.marker) {
+		t.Errorf("a credential is readable through the second mount:\n%s", fixed)
+	}
+	got := probes(fixed)
+	if got["todo"] != "todo" {
+		t.Errorf("the rest of the mirror is not readable: %q\n%s", got["todo"], fixed)
+	}
+	for _, k := range []string{"ssh", "gh", "netrc", "hist"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("probe %s missing:\n%s", k, fixed)
+		}
+	}
+	if n := strings.Count(staleOut, f.marker); n < 4 {
+		t.Errorf("control: the invocation compiled without the mirror read %d markers through it, want 4:\n%s", n, staleOut)
+	}
+	if f.hostExists("{base}/mirror/.ssh") {
+		t.Error("the mirror mount leaked out of the private mount namespace")
+	}
 }
