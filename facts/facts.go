@@ -62,6 +62,9 @@ type Facts struct {
 	// MountNotes say what the search for second mounts of hidden paths
 	// could not do (H7): a warning each.
 	MountNotes []string `json:"-"`
+	// Tracked are the hidden paths a git repository tracks (their
+	// content stays readable from its objects): a warning each.
+	Tracked []Tracked `json:"-"`
 	// EnvSkips are the paths credential variables name that are not
 	// hidden (H7), and why.
 	EnvSkips []EnvSkip `json:"env_skips"`
@@ -220,6 +223,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	mirrors, notes := g.mirrors(f)
 	f.Hidden = append(f.Hidden, mirrors...)
 	f.MountNotes = notes
+	f.Tracked = g.trackedHidden(s, f, h.Home)
 	relate(f)
 	return f
 }

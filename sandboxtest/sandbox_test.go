@@ -62,6 +62,7 @@ var scenarios = []scenario{
 	{"H5_env_secrets", testEnvSecrets},
 	{"H7_credential_files", testCredentialFiles},
 	{"H7_second_mount", testSecondMount},
+	{"H4_hide_tracked_by_git", testHideTracked},
 }
 
 func TestSandbox(t *testing.T) {

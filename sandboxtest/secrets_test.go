@@ -208,3 +208,34 @@ echo "== stale"
 		t.Error("the mirror mount leaked out of the private mount namespace")
 	}
 }
+
+// H4: a hide entry git tracks is masked in the work tree, but the
+// repository still holds it: compile warns, on the hide entry's
+// position, naming the file (the index is read without running git). The
+// sandbox shows why: `git show HEAD:.env` prints the secret although
+// .env itself is empty; an untracked hidden file gets no warning.
+func testHideTracked(t *testing.T, f *fixture) {
+	f.write(f.expand("{proj}/.env"), "TOKEN="+f.marker+"\n")
+	f.write(f.expand("{proj}/config/master.key"), f.marker+"\n")
+	f.write(f.expand("{proj}/local.secret"), f.marker+"\n")
+	f.chown(f.proj)
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", "git init -q && git add .env config/master.key && git -c user.email=a@b -c user.name=a commit -q -m x"}})
+	f.wantCode(r, 0)
+	settings := "hide:\n  - .env\n  - config/master.key\n  - \"*.secret\"\n"
+	inv, warnings := f.compile(settings, call{})
+	file := f.expand("{base}/settings-" + itoaDec(f.n) + ".yaml")
+	for _, w := range []string{file + ":2:5: warning: hide[0]: hide entry \".env\": git tracks .env in " + f.proj,
+		file + ":3:5: warning: hide[1]: hide entry \"config/master.key\": git tracks config/master.key", "git show HEAD:.env", "[H4]"} {
+		if !strings.Contains(warnings, w) {
+			t.Errorf("compile warnings lack %q:\n%s", w, warnings)
+		}
+	}
+	if strings.Contains(warnings, "local.secret") {
+		t.Errorf("an untracked hidden file is reported:\n%s", warnings)
+	}
+	c := call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", prelude + "val env 'cat .env'\nval head 'git show HEAD:.env'\n"}}
+	r = f.exec(c)
+	f.expect(r, want{"env": "", "head": "~" + f.marker})
+}
+
+func itoaDec(i int) string { return fmt.Sprint(i) }
