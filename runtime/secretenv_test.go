@@ -26,7 +26,7 @@ func TestSecretNameStrips(t *testing.T) {
 		"DISCORD_WEBHOOK", "TEAMS_WEBHOOK_URL", "CELERY_BROKER_URL", "AMQP_URL", "POSTGRES_URI", "PG_DSN",
 		"SQLALCHEMY_DATABASE_URI", "MONGO_URL", "REDIS_TLS_URL", "OP_SESSION_my", "BW_SESSION", "TF_VAR_token",
 		"TF_VAR_database_url", "tf_var_api_key", "PULUMI_CONFIG_PASSPHRASE", "VAULT_TOKEN", "CI_JOB_TOKEN",
-		"AWS_CREDENTIALS", "HF_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "PROXY_AUTHORIZATION",
+		"AWS_CREDENTIALS", "HF_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "PROXY_AUTHORIZATION", "LDAP_BIND_PW",
 	} {
 		if !SecretName(n) {
 			t.Errorf("SecretName(%q) = false, want stripped", n)
@@ -81,6 +81,8 @@ func TestSecretValue(t *testing.T) {
 		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlMTIz", "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.",
 		"hf_" + strings.Repeat("h", 34), "hvs." + strings.Repeat("v", 90), "AGE-SECRET-KEY-1" + strings.Repeat("Q", 58),
 		"https://hooks.slack.com/x?token=abc12345", "token ghp_" + strings.Repeat("q", 36),
+		"app:hunter2@tcp(db:3306)/app", "Authorization=Bearer abcdefghijklmnop0123456789", "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+		"x-api-key=abcdef0123",
 	} {
 		if what, ok := SecretValue(v); !ok {
 			t.Errorf("SecretValue(%q) = false, want a credential", v)
@@ -100,7 +102,7 @@ var harmlessValues = []string{
 	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "desk-top-task-runner-with-many-words",
 	"--max-old-space-size=4096", "-R -F -X", "/run/user/1000", "unix:path=/run/user/1000/bus", "AKIAshort",
 	"skills-and-such-long-value", "mask-" + strings.Repeat("x", 40), "password_store=basic", "--password-file=/x",
-	"eyJust kidding.not a jwt", "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b", "/home/u/.config/gh/hosts.yml",
+	"eyJust kidding.not a jwt", "app@tcp(db:3306)/app", "Basic auth is off", "bearer of news", "Basic authentication", "bearer responsibilities apply", "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b", "/home/u/.config/gh/hosts.yml",
 }
 
 // TestHarmlessValuesSurvive: paths, URLs without a password, prompts,
@@ -138,4 +140,20 @@ func TestFilterEnv(t *testing.T) {
 	if len(warned) != 1 || !strings.Contains(warned[0], "HTTPS_PROXY (a URL with a password)") || strings.Contains(warned[0], "pw@") {
 		t.Errorf("warnings %q", warned)
 	}
+}
+
+// FuzzSecretEnv: the name and value rules never panic, and a value
+// matched stays matched inside a longer list.
+func FuzzSecretEnv(f *testing.F) {
+	f.Add("HTTPS_PROXY", "http://u:pw@proxy")
+	f.Add("x", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.")
+	f.Add("npm_config_//r/:_authToken", "app:pw@tcp(")
+	f.Fuzz(func(t *testing.T, name, value string) {
+		SecretName(name)
+		if _, ok := SecretValue(value); ok {
+			if _, ok := SecretValue("a, " + value); !ok && !strings.HasPrefix(value, "=") {
+				t.Fatalf("%q matched alone but not after \"a, \"", value)
+			}
+		}
+	})
 }

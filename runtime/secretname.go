@@ -16,7 +16,7 @@ var SecretNameRules = []string{
 	"a word after the first that starts with PASS (*_PASS*: DB_PASS, SMTP_PASSWORD_FILE)",
 	"a last word KEY (*_KEY: OPENAI_KEY, STRIPE_KEY, APP_KEY) or APIKEY",
 	"a word KEY followed by DATA, PEM, JSON, BASE64, B64 or CONTENT(S) (GCP_SA_KEY_JSON), or by ID when the name also has API, SECRET, PRIVATE, ACCESS, AUTH, SIGNING or ENCRYPTION (AWS_ACCESS_KEY_ID)",
-	"a last word PAT, PWD, PASS, DSN, AUTH or AUTHORIZATION after another word (GITHUB_PAT, MYSQL_PWD, SENTRY_DSN, NPM_CONFIG__AUTH)",
+	"a last word PAT, PWD, PW, PASS, DSN, AUTH or AUTHORIZATION after another word (GITHUB_PAT, MYSQL_PWD, LDAP_BIND_PW, SENTRY_DSN, NPM_CONFIG__AUTH)",
 	"*_WEBHOOK and *_WEBHOOK_URL (SLACK_WEBHOOK_URL)",
 	"*_URL, *_URI, *_DSN and *_CONNECTION_STRING of a database or broker (a word DATABASE, DB, REDIS, MONGO, MONGODB, POSTGRES, POSTGRESQL, PG, MYSQL, MARIADB, SQL, AMQP, RABBITMQ, BROKER, CELERY, SQLALCHEMY)",
 	"OP_SESSION_* (1Password CLI sessions)",
@@ -145,7 +145,7 @@ var secretWordSuffixes = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS
 
 func secretLastWord(x string) bool {
 	switch x {
-	case "KEY", "PAT", "PWD", "PASS", "DSN", "AUTH", "AUTHORIZATION", "WEBHOOK":
+	case "KEY", "PAT", "PWD", "PW", "PASS", "DSN", "AUTH", "AUTHORIZATION", "WEBHOOK":
 		return true
 	}
 	return false

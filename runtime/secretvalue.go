@@ -13,62 +13,70 @@ type tokenFormat struct {
 	prefix string
 	min    int
 	exact  bool   // exactly min characters, then the end of the word
-	alpha  string // "b64u": [A-Za-z0-9_-], "an": [A-Za-z0-9], "AN": [A-Z0-9], "b64u.": also '.'
+	alpha  string // "b64u": [A-Za-z0-9_-], "an": [A-Za-z0-9], "AN": [A-Z0-9], "b64u.": also '.', "b64": [A-Za-z0-9+/=]
 	what   string
+	// mixed: the characters after the prefix must mix at least two of
+	// lower case, upper case, digits and symbols ("Bearer responsibilities"
+	// is prose), and for "b64" come in groups of four.
+	mixed bool
 }
 
 // TokenFormats are the credential formats SecretValue recognises, by
 // prefix (case matters); README's H5 lists them.
 var TokenFormats = []tokenFormat{
-	{"ghp_", 30, false, "an", "a GitHub token"},
-	{"gho_", 30, false, "an", "a GitHub token"},
-	{"ghu_", 30, false, "an", "a GitHub token"},
-	{"ghs_", 30, false, "an", "a GitHub token"},
-	{"ghr_", 30, false, "an", "a GitHub token"},
-	{"github_pat_", 22, false, "b64u", "a GitHub token"},
-	{"glpat-", 20, false, "b64u", "a GitLab token"},
-	{"gloas-", 20, false, "b64u", "a GitLab token"},
-	{"gldt-", 20, false, "b64u", "a GitLab token"},
-	{"glrt-", 20, false, "b64u", "a GitLab token"},
-	{"glptt-", 20, false, "b64u", "a GitLab token"},
-	{"glcbt-", 20, false, "b64u", "a GitLab token"},
-	{"xoxa-", 10, false, "b64u", "a Slack token"},
-	{"xoxb-", 10, false, "b64u", "a Slack token"},
-	{"xoxp-", 10, false, "b64u", "a Slack token"},
-	{"xoxo-", 10, false, "b64u", "a Slack token"},
-	{"xoxs-", 10, false, "b64u", "a Slack token"},
-	{"xoxr-", 10, false, "b64u", "a Slack token"},
-	{"xoxe-", 10, false, "b64u", "a Slack token"},
-	{"xapp-", 10, false, "b64u", "a Slack token"},
-	{"sk-", 20, false, "b64u", "an API key (sk-: OpenAI, Anthropic, …)"},
-	{"sk_live_", 16, false, "an", "a Stripe key"},
-	{"sk_test_", 16, false, "an", "a Stripe key"},
-	{"rk_live_", 16, false, "an", "a Stripe key"},
-	{"rk_test_", 16, false, "an", "a Stripe key"},
-	{"whsec_", 16, false, "an", "a Stripe webhook secret"},
-	{"AKIA", 16, true, "AN", "an AWS access key ID"},
-	{"ASIA", 16, true, "AN", "an AWS access key ID"},
-	{"AIza", 35, true, "b64u", "a Google API key"},
-	{"ya29.", 20, false, "b64u.", "a Google OAuth token"},
-	{"GOCSPX-", 20, false, "b64u", "a Google OAuth client secret"},
-	{"npm_", 36, false, "an", "an npm token"},
-	{"pypi-Ag", 50, false, "b64u", "a PyPI token"},
-	{"hf_", 30, false, "an", "a Hugging Face token"},
-	{"dckr_pat_", 20, false, "b64u", "a Docker Hub token"},
-	{"dop_v1_", 64, false, "an", "a DigitalOcean token"},
-	{"doo_v1_", 64, false, "an", "a DigitalOcean token"},
-	{"shpat_", 32, false, "an", "a Shopify token"},
-	{"shpss_", 32, false, "an", "a Shopify token"},
-	{"hvs.", 24, false, "b64u", "a HashiCorp Vault token"},
-	{"hvb.", 24, false, "b64u", "a HashiCorp Vault token"},
-	{"pul-", 40, false, "an", "a Pulumi token"},
-	{"glsa_", 32, false, "b64u", "a Grafana token"},
-	{"SG.", 60, false, "b64u.", "a SendGrid key"},
-	{"AGE-SECRET-KEY-1", 50, false, "AN", "an age secret key"},
-	{"dapi", 32, true, "an", "a Databricks token"},
-	{"tskey-", 20, false, "b64u", "a Tailscale key"},
-	{"lin_api_", 32, false, "an", "a Linear key"},
-	{"sntrys_", 40, false, "b64u", "a Sentry token"},
+	{"ghp_", 30, false, "an", "a GitHub token", false},
+	{"gho_", 30, false, "an", "a GitHub token", false},
+	{"ghu_", 30, false, "an", "a GitHub token", false},
+	{"ghs_", 30, false, "an", "a GitHub token", false},
+	{"ghr_", 30, false, "an", "a GitHub token", false},
+	{"github_pat_", 22, false, "b64u", "a GitHub token", false},
+	{"glpat-", 20, false, "b64u", "a GitLab token", false},
+	{"gloas-", 20, false, "b64u", "a GitLab token", false},
+	{"gldt-", 20, false, "b64u", "a GitLab token", false},
+	{"glrt-", 20, false, "b64u", "a GitLab token", false},
+	{"glptt-", 20, false, "b64u", "a GitLab token", false},
+	{"glcbt-", 20, false, "b64u", "a GitLab token", false},
+	{"xoxa-", 10, false, "b64u", "a Slack token", false},
+	{"xoxb-", 10, false, "b64u", "a Slack token", false},
+	{"xoxp-", 10, false, "b64u", "a Slack token", false},
+	{"xoxo-", 10, false, "b64u", "a Slack token", false},
+	{"xoxs-", 10, false, "b64u", "a Slack token", false},
+	{"xoxr-", 10, false, "b64u", "a Slack token", false},
+	{"xoxe-", 10, false, "b64u", "a Slack token", false},
+	{"xapp-", 10, false, "b64u", "a Slack token", false},
+	{"sk-", 20, false, "b64u", "an API key (sk-: OpenAI, Anthropic, …)", false},
+	{"sk_live_", 16, false, "an", "a Stripe key", false},
+	{"sk_test_", 16, false, "an", "a Stripe key", false},
+	{"rk_live_", 16, false, "an", "a Stripe key", false},
+	{"rk_test_", 16, false, "an", "a Stripe key", false},
+	{"whsec_", 16, false, "an", "a Stripe webhook secret", false},
+	{"AKIA", 16, true, "AN", "an AWS access key ID", false},
+	{"ASIA", 16, true, "AN", "an AWS access key ID", false},
+	{"AIza", 35, true, "b64u", "a Google API key", false},
+	{"ya29.", 20, false, "b64u.", "a Google OAuth token", false},
+	{"GOCSPX-", 20, false, "b64u", "a Google OAuth client secret", false},
+	{"npm_", 36, false, "an", "an npm token", false},
+	{"pypi-Ag", 50, false, "b64u", "a PyPI token", false},
+	{"hf_", 30, false, "an", "a Hugging Face token", false},
+	{"dckr_pat_", 20, false, "b64u", "a Docker Hub token", false},
+	{"dop_v1_", 64, false, "an", "a DigitalOcean token", false},
+	{"doo_v1_", 64, false, "an", "a DigitalOcean token", false},
+	{"shpat_", 32, false, "an", "a Shopify token", false},
+	{"shpss_", 32, false, "an", "a Shopify token", false},
+	{"hvs.", 24, false, "b64u", "a HashiCorp Vault token", false},
+	{"hvb.", 24, false, "b64u", "a HashiCorp Vault token", false},
+	{"pul-", 40, false, "an", "a Pulumi token", false},
+	{"glsa_", 32, false, "b64u", "a Grafana token", false},
+	{"SG.", 60, false, "b64u.", "a SendGrid key", false},
+	{"AGE-SECRET-KEY-1", 50, false, "AN", "an age secret key", false},
+	{"dapi", 32, true, "an", "a Databricks token", false},
+	{"tskey-", 20, false, "b64u", "a Tailscale key", false},
+	{"lin_api_", 32, false, "an", "a Linear key", false},
+	{"sntrys_", 40, false, "b64u", "a Sentry token", false},
+	{"Bearer ", 16, false, "b64u.", "a bearer token", true},
+	{"bearer ", 16, false, "b64u.", "a bearer token", true},
+	{"Basic ", 8, false, "b64", "HTTP basic credentials", true},
+	{"basic ", 8, false, "b64", "HTTP basic credentials", true},
 }
 
 // tokensByFirst indexes TokenFormats by their first byte.
@@ -88,6 +96,7 @@ var secretKeys = map[string]bool{
 	"token": true, "access_token": true, "auth_token": true, "refresh_token": true, "id_token": true,
 	"api_key": true, "apikey": true, "api-key": true, "accountkey": true, "sharedaccesskey": true,
 	"sig": true, "x-amz-signature": true, "x-amz-security-token": true, "x-goog-signature": true,
+	"authorization": true, "x-api-key": true, "private_key": true, "privatekey": true,
 }
 
 // SecretValue tells whether an environment variable's value looks like a
@@ -100,7 +109,7 @@ func SecretValue(v string) (what string, ok bool) {
 	if len(v) < 8 {
 		return "", false
 	}
-	if urlWithPassword(v) {
+	if urlWithPassword(v) || goDSNWithPassword(v) {
 		return "a URL with a password", true
 	}
 	if i := strings.Index(v, "-----BEGIN "); i >= 0 {
@@ -160,6 +169,23 @@ func urlWithPassword(v string) bool {
 	}
 }
 
+// goDSNWithPassword finds Go's MySQL form "user:password@tcp(host)/db"
+// (also "@unix(" and "@udp("): a ':' before the '@' in the same word,
+// with a password after it.
+func goDSNWithPassword(v string) bool {
+	for _, proto := range []string{"@tcp(", "@unix(", "@udp("} {
+		at := strings.Index(v, proto)
+		if at <= 0 {
+			continue
+		}
+		start := strings.LastIndexAny(v[:at], " \t,;\"'") + 1
+		if colon := strings.IndexByte(v[start:at], ':'); colon >= 0 && start+colon+1 < at {
+			return true
+		}
+	}
+	return false
+}
+
 // isJWT: "eyJ" + base64url, '.', base64url (the payload), '.', and an
 // optional base64url signature: three base64url parts.
 func isJWT(s string) bool {
@@ -178,11 +204,34 @@ func matchToken(s string, f tokenFormat) bool {
 	if len(s) < len(f.prefix)+f.min || s[:len(f.prefix)] != f.prefix {
 		return false
 	}
-	n := runOf(s[len(f.prefix):], f.alpha)
-	if f.exact {
+	rest := s[len(f.prefix):]
+	n := runOf(rest, f.alpha)
+	switch {
+	case f.exact:
 		return n == f.min
+	case f.mixed:
+		return n >= f.min && mixedClasses(rest[:n]) && (f.alpha != "b64" || n%4 == 0)
 	}
 	return n >= f.min
+}
+
+// mixedClasses: s has characters of at least two classes among lower
+// case, upper case, digits and others.
+func mixedClasses(s string) bool {
+	var lower, upper, digit, other int
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z':
+			lower = 1
+		case c >= 'A' && c <= 'Z':
+			upper = 1
+		case c >= '0' && c <= '9':
+			digit = 1
+		default:
+			other = 1
+		}
+	}
+	return lower+upper+digit+other >= 2
 }
 
 // runOf counts the leading bytes of s in the alphabet.
@@ -199,6 +248,8 @@ func runOf(s, alpha string) int {
 			ok = isAlnum(c) || c == '_' || c == '-'
 		case "b64u.":
 			ok = isAlnum(c) || c == '_' || c == '-' || c == '.'
+		case "b64":
+			ok = isAlnum(c) || c == '+' || c == '/' || c == '='
 		}
 		if !ok {
 			return i
