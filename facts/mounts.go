@@ -2,7 +2,9 @@ package facts
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"strconv"
 	"strings"
@@ -125,8 +127,11 @@ func SecondLocations(mounts []Mount, p string) []string {
 // maxMirrors.
 func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 	data, err := g.fs.ReadFile(MountinfoPath, maxMountinfo+1)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // no /proc (a synthetic tree without one)
+	}
 	if err != nil {
-		return nil, nil // no mount table (a synthetic tree without one)
+		return nil, []string{fmt.Sprintf("%v: second mounts of hidden paths are not looked for", err)}
 	}
 	if len(data) > maxMountinfo {
 		return nil, []string{fmt.Sprintf("the mount table (%s) is larger than %d bytes: second mounts of hidden paths are not looked for", MountinfoPath, maxMountinfo)}

@@ -81,4 +81,11 @@ func TestGatherMirrors(t *testing.T) {
 			t.Errorf("mirror without a mount table: %+v", x)
 		}
 	}
+	// A table past the bound, or one that does not parse, is said.
+	for _, content := range []string{strings.Repeat("x", maxMountinfo+1), "garbage\n"} {
+		tree["/proc/self/mountinfo"] = Stat{Kind: "file", Content: content}
+		if notes := Gather(h, &settings.Settings{}, p).MountNotes; len(notes) != 1 || !strings.Contains(notes[0], "not looked for") {
+			t.Errorf("notes for a bad table: %q", notes)
+		}
+	}
 }
