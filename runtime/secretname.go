@@ -13,7 +13,7 @@ package runtime
 var SecretNameRules = []string{
 	"a name in SecretNames (PGPASSWORD, MYSQL_PWD, SSHPASS, API_KEY, SECRET_KEY, TOKEN, DATABASE_URL, REDIS_URL, MONGODB_URI, BW_SESSION, the H7 credential variables, …)",
 	"a word TOKEN(S), SECRET(S), CREDENTIAL(S), CREDS, COOKIE(S), PASSWORD(S), PASSWD or PASSPHRASE, alone or ending a longer word (AUTHTOKEN, CLIENTSECRET, PGPASSWORD)",
-	"a word after the first that starts with PASS (*_PASS*: DB_PASS, SMTP_PASSWORD_FILE)",
+	"a word after the first that starts with PASS (*_PASS*: DB_PASS, SMTP_PASSWORD_FILE), except PASSENV, PASSTHROUGH, PASSTHRU, PASSIVE, PASSENGER, PASSED, PASSES, PASSING",
 	"a last word KEY (*_KEY: OPENAI_KEY, STRIPE_KEY, APP_KEY) or APIKEY",
 	"a word KEY followed by DATA, PEM, JSON, BASE64, B64 or CONTENT(S) (GCP_SA_KEY_JSON), or by ID when the name also has API, SECRET, PRIVATE, ACCESS, AUTH, SIGNING or ENCRYPTION (AWS_ACCESS_KEY_ID)",
 	"a last word PAT, PWD, PW, PASS, DSN, AUTH or AUTHORIZATION after another word (GITHUB_PAT, MYSQL_PWD, LDAP_BIND_PW, SENTRY_DSN, NPM_CONFIG__AUTH)",
@@ -151,6 +151,16 @@ func secretLastWord(x string) bool {
 	return false
 }
 
+// notPassword: the words starting with PASS that name no password
+// (TOX_TESTENV_PASSENV, FTP_PASSIVE, PULSE_PASSTHROUGH).
+func notPassword(x string) bool {
+	switch x {
+	case "PASSENV", "PASSTHROUGH", "PASSTHRU", "PASSIVE", "PASSENGER", "PASSED", "PASSES", "PASSING":
+		return true
+	}
+	return false
+}
+
 func keyQualifier(x string) bool {
 	switch x {
 	case "API", "SECRET", "PRIVATE", "ACCESS", "AUTH", "SIGNING", "ENCRYPTION":
@@ -193,7 +203,7 @@ func secretWords(w []string) bool {
 				return true
 			}
 		}
-		if i > 0 && len(x) >= 4 && x[:4] == "PASS" {
+		if i > 0 && len(x) >= 4 && x[:4] == "PASS" && !notPassword(x) {
 			return true // *_PASS*
 		}
 		qualified = qualified || keyQualifier(x)
