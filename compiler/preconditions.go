@@ -51,9 +51,10 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 	out := make([]runtime.Precondition, 0, len(paths))
 	for _, p := range paths {
 		st := f.Observed[p]
-		if absentAbove(f.Observed, p) {
+		if why[p] != "H9" && absentAbove(f.Observed, p) {
 			// Redundant: p cannot appear before its missing parent does,
-			// and that parent is a precondition of its own.
+			// and that parent is a precondition of its own. H9 entries
+			// stay: the runtime names the one a command created.
 			continue
 		}
 		w := why[p]
