@@ -160,6 +160,8 @@ func testSecondMount(t *testing.T, f *fixture) {
 val gh 'cat {base}/mirror/.config/gh/hosts.yml'
 val netrc 'cat {base}/mirror/.netrc'
 val hist 'cat {base}/mirror/.bash_history'
+val gnupg 'cat {base}/mirror/.gnupg/private-keys-v1.d/key.key'
+val hermes 'cat {base}/mirror/.hermes/.env'
 val todo 'cat {base}/mirror/notes/todo'
 `
 	inner := `set -e
@@ -196,13 +198,13 @@ echo "== stale"
 	if got["todo"] != "todo" {
 		t.Errorf("the rest of the mirror is not readable: %q\n%s", got["todo"], fixed)
 	}
-	for _, k := range []string{"ssh", "gh", "netrc", "hist"} {
+	for _, k := range []string{"ssh", "gh", "netrc", "hist", "gnupg", "hermes"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("probe %s missing:\n%s", k, fixed)
 		}
 	}
-	if n := strings.Count(staleOut, f.marker); n < 4 {
-		t.Errorf("control: the invocation compiled without the mirror read %d markers through it, want 4:\n%s", n, staleOut)
+	if n := strings.Count(staleOut, f.marker); n < 6 {
+		t.Errorf("control: the invocation compiled without the mirror read %d markers through it, want 6:\n%s", n, staleOut)
 	}
 	if f.hostExists("{base}/mirror/.ssh") {
 		t.Error("the mirror mount leaked out of the private mount namespace")
