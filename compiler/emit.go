@@ -42,6 +42,7 @@ func emitInvocation(st *state) {
 	e.baseFilesystem()
 	e.hostBinds()
 	e.masks()
+	e.secretWarnings()
 	e.exceptions()
 	e.remounts()
 	e.process()

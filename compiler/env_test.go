@@ -17,7 +17,7 @@ func TestCredentialVarsAreStripped(t *testing.T) {
 	env := runtime.Env{Unset: s4, UnsetPatterns: patterns, Allow: allow}
 	for _, cv := range runtime.CredentialVars {
 		if !envRemoves(env, cv.Name) {
-			t.Errorf("%s names a credential location (H7) but is not stripped (add it to SecretPatterns)", cv.Name)
+			t.Errorf("%s names a credential location (H7) but is not stripped (runtime.SecretName)", cv.Name)
 		}
 	}
 	for _, kept := range []string{"PATH", "HOME", "SSL_CERT_FILE", "AWS_REGION", "LANG"} {

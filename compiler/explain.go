@@ -45,11 +45,13 @@ func WriteExplain(w io.Writer, res *Result) {
 	if len(inv.Env.UnsetAfterRC) > 0 {
 		fmt.Fprintf(w, "  removed again after a shell's rc files (S4; `sh|bash|zsh… -c`): %s\n", strings.Join(inv.Env.UnsetAfterRC, " "))
 	}
+	fmt.Fprintln(w, "  removed when the name looks like a secret (H5, any case): *_TOKEN, *_SECRET, *_PASSWORD, *_PASS*, *_KEY, *_PAT, *_PWD, *_DSN, *_WEBHOOK_URL, database URLs, TF_VAR_* of these, … (runtime.SecretNameRules)")
+	fmt.Fprintln(w, "  removed when the value looks like a credential (H5), whatever the name: a URL with a password, password=…, a private key, a JWT, a known token format (runtime.TokenFormats)")
 	if len(inv.Env.UnsetPatterns) > 0 {
-		fmt.Fprintf(w, "  removed when the name matches (H5): %s\n", strings.Join(inv.Env.UnsetPatterns, " "))
-		fmt.Fprintf(w, "  kept although matching (env.allow): %s\n", orNone(strings.Join(inv.Env.Allow, " "), "none"))
-		fmt.Fprintf(w, "  removed from this environment: %s\n", orNone(strings.Join(strippedNames(inv.Env, res.Facts.EnvNames), " "), "nothing"))
+		fmt.Fprintf(w, "  removed when the name matches (env.strip): %s\n", strings.Join(inv.Env.UnsetPatterns, " "))
 	}
+	fmt.Fprintf(w, "  kept although matching (env.allow): %s\n", orNone(strings.Join(inv.Env.Allow, " "), "none"))
+	fmt.Fprintf(w, "  removed from this environment: %s\n", orNone(strings.Join(strippedNames(inv.Env, res.Facts.EnvNames, res.Facts.EnvValueKinds), " "), "nothing"))
 	for _, k := range sortedMapKeys(inv.Env.Set) {
 		fmt.Fprintf(w, "  set:     %s=%s\n", k, inv.Env.Set[k])
 	}

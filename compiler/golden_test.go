@@ -120,6 +120,7 @@ func parseHost(t *testing.T, h *facts.Host, s string) {
 			name, val, _ := strings.Cut(v, "=")
 			h.Env[name] = val
 			h.EnvNames = append(h.EnvNames, name)
+			h.NoteEnvValue(name, val)
 		case "envnames":
 			h.EnvNames = append(h.EnvNames, strings.Fields(v)...)
 		case "bwrap":

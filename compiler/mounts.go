@@ -311,6 +311,9 @@ func (e *emitter) masks() {
 		default:
 			src = e.settingsPos("hide", h.HideIndex) + " matched " + h.Entry
 		}
+		if h.MirrorOf != "" {
+			rule, src = "H7", "host: a second mount shows "+h.MirrorOf+" here ("+facts.MountinfoPath+")"
+		}
 		if h.Symlink {
 			src += fmt.Sprintf(" (%s is a symlink to %s)", h.Entry, h.Path)
 		}

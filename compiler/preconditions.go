@@ -51,6 +51,12 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 	out := make([]runtime.Precondition, 0, len(paths))
 	for _, p := range paths {
 		st := f.Observed[p]
+		if why[p] != "H9" && absentAbove(f.Observed, p) {
+			// Redundant: p cannot appear before its missing parent does,
+			// and that parent is a precondition of its own. H9 entries
+			// stay: the runtime names the one a command created.
+			continue
+		}
 		w := why[p]
 		if w == "" {
 			w = "path component"
@@ -66,4 +72,14 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 		out = append(out, pc)
 	}
 	return out
+}
+
+// absentAbove tells whether a parent of p was observed absent.
+func absentAbove(observed map[string]facts.Stat, p string) bool {
+	for d := path.Dir(p); d != p && d != "/"; p, d = d, path.Dir(d) {
+		if st, ok := observed[d]; ok && st.Kind == runtime.KindAbsent {
+			return true
+		}
+	}
+	return false
 }

@@ -44,6 +44,47 @@ var CredentialStores = []string{
 	".cache/huggingface/token", ".huggingface/token",
 	// Other AI agents' own logins.
 	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
+	".claude.json",           // Claude Code's settings, with its API key
+	".config/github-copilot", // Copilot's OAuth token (hosts.json, apps.json)
+	// Shell and REPL histories: passwords typed on command lines,
+	// `export TOKEN=…`, connection strings.
+	".bash_history", ".zsh_history", ".zhistory", ".histfile", ".sh_history",
+	".local/share/fish/fish_history", ".python_history", ".psql_history",
+	".mysql_history", ".sqlite_history", ".rediscli_history", ".node_repl_history",
+	".lesshst", ".irb_history", ".dbshell", ".mongodb/mongosh",
+	// Cloud, infrastructure and data tools.
+	".pulumi/credentials.json",
+	".terraformrc", ".terraform.d", // the whole directory: credentials.tfrc.json and plugin caches
+	".config/sops/age/keys.txt",
+	".databrickscfg",
+	".boto", ".s3cmd", // Google Cloud Storage (boto) and s3cmd keys
+	".kaggle/kaggle.json",
+	".mc/config.json", // MinIO client keys
+	".config/glab-cli",
+	".config/keybase",
+	".fly",           // fly.io token (config.yml)
+	".config/stripe", // Stripe CLI keys
+	// Build tools and package registries.
+	".m2/settings.xml", ".gradle/gradle.properties", ".yarnrc", ".config/configstore",
+	".curlrc",                                        // `user = name:password`, headers
+	".git-credential-cache", ".cache/git/credential", // git credential-cache daemon's socket
+	// Mail and remote desktops.
+	".config/msmtp", ".msmtprc", ".fetchmailrc", ".authinfo", ".authinfo.gpg",
+	".config/filezilla", ".config/remmina", ".local/share/remmina",
+	// Password managers and keyrings.
+	".config/1Password", ".config/Bitwarden", ".config/keepassxc",
+	".local/share/kwalletd", ".local/share/plasma-vault", ".local/share/pki",
+	".pki", ".cert", ".vaults",
+	// Browser profiles: saved passwords, cookies, session tokens; the
+	// snap and flatpak installations keep theirs elsewhere.
+	".mozilla/firefox", ".thunderbird",
+	".config/google-chrome", ".config/google-chrome-beta", ".config/google-chrome-unstable",
+	".config/chromium", ".config/BraveSoftware", ".config/microsoft-edge",
+	".config/microsoft-edge-beta", ".config/microsoft-edge-dev", ".config/vivaldi", ".config/opera",
+	"snap/firefox/common/.mozilla", "snap/chromium/common/chromium", "snap/brave/current/.config/BraveSoftware",
+	".var/app/org.mozilla.firefox/.mozilla", ".var/app/com.google.Chrome/config/google-chrome",
+	".var/app/org.chromium.Chromium/config/chromium", ".var/app/com.brave.Browser/config/BraveSoftware",
+	".var/app/com.microsoft.Edge/config/microsoft-edge", ".var/app/com.vivaldi.Vivaldi/config/vivaldi",
 }
 
 // credentialStore tells whether a hidden_home name is one of

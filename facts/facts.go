@@ -53,13 +53,23 @@ type Facts struct {
 	// Cloud names the cloud this machine is a VM of ("" when none).
 	Cloud string `json:"cloud"`
 	// EnvNames are the names of the compiling environment's variables.
-	EnvNames  []string `json:"env_names"`
-	HardAS    uint64   `json:"hard_as"`
-	HardCPU   uint64   `json:"hard_cpu"`
-	HardNProc uint64   `json:"hard_nproc"`
+	EnvNames []string `json:"env_names"`
+	// EnvValueKinds names, by variable, the kind of credential the
+	// compiling environment's value looked like (runtime.SecretValue);
+	// never the value.
+	EnvValueKinds map[string]string `json:"-"`
+	HardAS        uint64            `json:"hard_as"`
+	HardCPU       uint64            `json:"hard_cpu"`
+	HardNProc     uint64            `json:"hard_nproc"`
 
 	// HideErrors are the hide entries that could not be expanded.
 	HideErrors []HideError `json:"hide_errors"`
+	// MountNotes say what the search for second mounts of hidden paths
+	// could not do (H7): a warning each.
+	MountNotes []string `json:"-"`
+	// Tracked are the hidden paths a git repository tracks (their
+	// content stays readable from its objects): a warning each.
+	Tracked []Tracked `json:"-"`
 	// EnvSkips are the paths credential variables name that are not
 	// hidden (H7), and why.
 	EnvSkips []EnvSkip `json:"env_skips"`
@@ -131,6 +141,10 @@ type Hidden struct {
 	Var string `json:"var,omitempty"`
 	// HideIndex is the index of the hide entry that matched (H4 only).
 	HideIndex int `json:"hide_index"`
+	// MirrorOf is, for a second location of a hidden path that another
+	// mount of the same filesystem shows (H7, /proc/self/mountinfo),
+	// that hidden path; "" otherwise.
+	MirrorOf string `json:"-"`
 }
 
 // Bind describes one bind of the settings.
@@ -177,7 +191,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
 		DefaultHermesHome: path.Join(h.Home, ".hermes"),
 		Bwrap:             h.Bwrap, Kernel: h.Kernel, NProcUserns: nprocPerUserns(h.Kernel),
-		LandlockABI: h.LandlockABI, Arch: h.Arch, Cloud: h.Cloud, EnvNames: h.EnvNames, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
+		LandlockABI: h.LandlockABI, Arch: h.Arch, Cloud: h.Cloud, EnvNames: h.EnvNames, EnvValueKinds: h.EnvValueKinds, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
 		Observed: g.observed, Walked: g.walked,
 	}
 	f.Hidden = g.hiddenPaths(h, p)
@@ -215,6 +229,10 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
+	mirrors, notes := g.mirrors(f)
+	f.Hidden = append(f.Hidden, mirrors...)
+	f.MountNotes = notes
+	f.Tracked = g.trackedHidden(s, f, h.Home)
 	relate(f)
 	return f
 }

@@ -67,6 +67,10 @@ type Host struct {
 	// EnvNames lists the names (never the values) of the environment
 	// variables, sorted, so explain can say which the env policy removes.
 	EnvNames []string `json:"env_names"`
+	// EnvValueKinds names, by variable, the kind of credential its value
+	// looks like (runtime.SecretValue), so explain can say what the
+	// runtime strips by value; never the value.
+	EnvValueKinds map[string]string `json:"env_value_kinds,omitempty"`
 	// Bwrap is the bwrap found (Path empty when none).
 	Bwrap runtime.BwrapInfo `json:"bwrap"`
 	// Kernel is the kernel release (uname -r).
@@ -120,8 +124,9 @@ func FromEnvironment() *Host {
 		}
 	}
 	for _, kv := range os.Environ() {
-		if name, _, ok := strings.Cut(kv, "="); ok && name != "" {
+		if name, val, ok := strings.Cut(kv, "="); ok && name != "" {
 			h.EnvNames = append(h.EnvNames, name)
+			h.NoteEnvValue(name, val)
 		}
 	}
 	sort.Strings(h.EnvNames)
@@ -143,6 +148,17 @@ func FromEnvironment() *Host {
 	h.Cloud = CloudVendor(readDMI)
 	h.Arch, _ = seccomp.NativeArch()
 	return h
+}
+
+// NoteEnvValue records in EnvValueKinds the kind of credential value
+// looks like, if any (the value itself is not kept).
+func (h *Host) NoteEnvValue(name, value string) {
+	if what, ok := runtime.SecretValue(value); ok {
+		if h.EnvValueKinds == nil {
+			h.EnvValueKinds = map[string]string{}
+		}
+		h.EnvValueKinds[name] = what
+	}
 }
 
 func hardLimit(res int) uint64 {

@@ -97,7 +97,7 @@ var builtinRules = []Rule{
 	{ID: "H4", Name: "UserHidePaths", Level: e, Security: true,
 		Short: "User-declared hide entries (globs included).", Help: "Paths listed under hide: are masked like the built-in hidden paths."},
 	{ID: "H5", Name: "EnvironmentPolicy", Level: w, Security: true,
-		Short: "Environment variables whose names look secret are stripped unless allowed.", Help: "env.allow keeps a variable; env.strip adds patterns."},
+		Short: "Environment variables whose names or values look secret are stripped unless allowed.", Help: "env.allow keeps a variable (name or value match); env.strip adds name patterns (any case)."},
 	{ID: "H6", Name: "Verify", Level: e, Security: true,
 		Short: "The compiled arguments are replayed into a mount table and the invariants proved.", Help: "See bwpolicy verify."},
 

@@ -18,8 +18,8 @@ type CredentialVar struct {
 }
 
 // CredentialVars are the variables whose paths are hidden at compile
-// time (H7), wherever they point. compiler.SecretPatterns lists the same
-// names, so the variables themselves do not reach the command either,
+// time (H7), wherever they point. SecretName strips the same
+// names (H5), so the variables themselves do not reach the command either,
 // and CheckCredentialEnv refuses an invocation when one names, at run
 // time, a path the invocation does not hide.
 var CredentialVars = []CredentialVar{

@@ -7,12 +7,30 @@ import (
 )
 
 // BuildEnv applies the environment policy e to environ (NAME=value
-// entries, as from os.Environ): it drops every variable named in e.Unset,
-// drops every variable whose name matches one of e.UnsetPatterns
-// (path.Match syntax) unless it is named in e.Allow, then sets e.Set
-// (replacing earlier values; added in name order). The relative order of
-// the surviving variables is kept.
+// entries, as from os.Environ); see FilterEnv.
 func BuildEnv(environ []string, e Env) []string {
+	out, _ := FilterEnv(environ, e)
+	return out
+}
+
+// Stripped is a variable FilterEnv removed because of its value (H5):
+// its name and the kind of credential the value looked like, never the
+// value.
+type Stripped struct {
+	Name string
+	What string
+}
+
+// FilterEnv applies the environment policy e to environ: it drops every
+// variable named in e.Unset; then, unless the name is in e.Allow
+// (compared without regard to case), every variable whose name looks
+// like a secret (SecretName), matches one of e.UnsetPatterns (path.Match
+// syntax, without regard to case) or whose value looks like a credential
+// (SecretValue); then sets e.Set (replacing earlier values; added in
+// name order). The relative order of the surviving variables is kept.
+// byValue lists the variables removed for their value alone, in the
+// order of environ.
+func FilterEnv(environ []string, e Env) (out []string, byValue []Stripped) {
 	unset := make(map[string]bool, len(e.Unset)+len(e.Set))
 	for _, n := range e.Unset {
 		unset[n] = true
@@ -22,16 +40,26 @@ func BuildEnv(environ []string, e Env) []string {
 	}
 	allow := make(map[string]bool, len(e.Allow))
 	for _, n := range e.Allow {
-		allow[n] = true
+		allow[asciiUpper(n)] = true
 	}
-	out := make([]string, 0, len(environ)+len(e.Set))
+	patterns := make([]string, len(e.UnsetPatterns))
+	for i, p := range e.UnsetPatterns {
+		patterns[i] = asciiUpper(p)
+	}
+	out = make([]string, 0, len(environ)+len(e.Set))
 	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
 		if unset[name] {
 			continue
 		}
-		if !allow[name] && matchesAny(e.UnsetPatterns, name) {
-			continue
+		if upper := asciiUpper(name); !allow[upper] {
+			if SecretName(name) || matchesAny(patterns, upper) {
+				continue
+			}
+			if what, ok := SecretValue(value); ok {
+				byValue = append(byValue, Stripped{name, what})
+				continue
+			}
 		}
 		out = append(out, kv)
 	}
@@ -42,6 +70,22 @@ func BuildEnv(environ []string, e Env) []string {
 	sort.Strings(names)
 	for _, n := range names {
 		out = append(out, n+"="+e.Set[n])
+	}
+	return out, byValue
+}
+
+// filterEnvWarn is FilterEnv for Run: it says once, through warn, which
+// variables were removed for their value (a proxy URL with a password,
+// say, which a user behind that proxy needs to know about).
+func filterEnvWarn(environ []string, e Env, warn func(string)) []string {
+	out, byValue := FilterEnv(environ, e)
+	if len(byValue) > 0 {
+		parts := make([]string, len(byValue))
+		for i, s := range byValue {
+			parts[i] = s.Name + " (" + s.What + ")"
+		}
+		warn("removed from the command's environment because the value looks like a credential (H5): " +
+			strings.Join(parts, ", ") + "; keep one with env.allow")
 	}
 	return out
 }

@@ -103,10 +103,14 @@ type Rlimits struct {
 type Env struct {
 	// Unset names variables removed from the environment.
 	Unset []string `json:"unset"`
-	// UnsetPatterns are shell-style patterns (path.Match syntax) of names
-	// removed from the environment unless listed in Allow.
+	// UnsetPatterns are shell-style patterns (path.Match syntax, compared
+	// without regard to case) of names removed from the environment
+	// unless listed in Allow: the settings' env.strip. The built-in
+	// secret names and values (SecretName, SecretValue) are removed
+	// whatever the invocation says (FilterEnv).
 	UnsetPatterns []string `json:"unset_patterns,omitempty"`
-	// Allow names variables kept even when a pattern matches them.
+	// Allow names variables kept (compared without regard to case) even
+	// when a pattern, SecretName or SecretValue matches them.
 	Allow []string `json:"allow,omitempty"`
 	// Set holds variables set for the command (TMPDIR, HOME, ...).
 	Set map[string]string `json:"set"`

@@ -66,6 +66,10 @@ var scenarios = []scenario{
 	{"H7_credential_locations", testCredentialLocations},
 	{"H9_protected_entries", testProtectedEntries},
 	{"invocation_trust", testInvocationTrust},
+	{"H5_env_secrets", testEnvSecrets},
+	{"H7_credential_files", testCredentialFiles},
+	{"H7_second_mount", testSecondMount},
+	{"H4_hide_tracked_by_git", testHideTracked},
 }
 
 func TestSandbox(t *testing.T) {

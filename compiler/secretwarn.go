@@ -1,0 +1,33 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+)
+
+// secretWarnings says what H7 could not do for the hidden paths: the
+// second mounts it could not look through (facts.MountNotes), and the
+// hidden files git tracks, whose content stays readable from the
+// repository (facts.Tracked), positioned on their hide entry.
+func (e *emitter) secretWarnings() {
+	for _, n := range e.f.MountNotes {
+		e.warn("H7", n)
+	}
+	for _, t := range e.f.Tracked {
+		files := strings.Join(t.Files, ", ")
+		if more := t.Count - len(t.Files); more > 0 {
+			files += fmt.Sprintf(" and %d more", more)
+		}
+		msg := fmt.Sprintf("git tracks %s in %s: hiding the work tree's copy does not hide the repository's (`git show HEAD:%s` prints it); remove it from the repository and its history, and rotate what it holds",
+			files, t.Repo, t.Files[0])
+		if t.Why == "H4" {
+			i := t.HideIndex
+			e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H4", Path: fmt.Sprintf("hide[%d]", i),
+				Pos: e.st.res.Document.Pos([]any{"hide", i}), Summary: fmt.Sprintf("hide entry %q: %s", t.Hidden, msg)})
+			continue
+		}
+		e.warn(strings.TrimSuffix(t.Why, "-hermes"), t.Hidden+" is hidden, but "+msg)
+	}
+}
