@@ -54,6 +54,10 @@ type Stdio struct {
 	// registration alone. A signal already pending stops Run before bwrap
 	// starts. Nil: Run registers (and afterwards removes) its own.
 	Signals <-chan os.Signal
+	// GitScan, if set, receives the report of the post-command git scan
+	// (ScanGit): what it set aside, its warnings, and why the invocation
+	// is stale now. Its warnings also go to Warn.
+	GitScan *GitScanReport
 }
 
 // SetupError is the error Run returns when the command did not run to
@@ -142,7 +146,7 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 	if len(argv) == 0 || argv[0] == "" {
 		return setupFailure(errors.New("no command given"))
 	}
-	r := &runner{inv: inv, pidfd: -1, bwrapPidfd: -1, notified: make(chan struct{})}
+	r := &runner{inv: inv, pidfd: -1, bwrapPidfd: -1, notified: make(chan struct{}), gitScan: stdio.GitScan}
 	if stdio.Signals != nil {
 		r.sigc = stdio.Signals
 		close(r.notified)
@@ -212,6 +216,8 @@ type runner struct {
 	sig      syscall.Signal // last relayed signal
 	nsig     int
 	ctxErr   error
+
+	gitScan *GitScanReport // Stdio.GitScan
 }
 
 func (r *runner) openStdio(s Stdio) error {
@@ -683,6 +689,13 @@ func (r *runner) finish(w waitResult) (int, error) {
 	r.drain()
 	for _, p := range CreatedProtected(r.inv) {
 		r.warn(fmt.Sprintf("the command created %s, which runs outside the sandbox later (H9): review it before you use it; the next command needs a recompile", p))
+	}
+	rep := ScanGit(r.inv, os.Getenv("HOME"), time.Now())
+	for _, w := range rep.Warnings {
+		r.warn(w)
+	}
+	if r.gitScan != nil {
+		*r.gitScan = rep
 	}
 	return r.outcome(w)
 }
