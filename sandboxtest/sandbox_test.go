@@ -59,6 +59,7 @@ var scenarios = []scenario{
 	{"H4_hide_globs_own_writes_not_stale", testHideGlobsOwnWrites},
 	{"H7_credential_locations", testCredentialLocations},
 	{"H9_protected_entries", testProtectedEntries},
+	{"H9_git_indirection", testGitIndirection},
 }
 
 func TestSandbox(t *testing.T) {

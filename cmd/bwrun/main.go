@@ -93,15 +93,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bwrun: %v\n", err)
 		return bwruntime.ExitSetup
 	}
+	if err := bwruntime.CheckStaleMark(args[0]); err != nil {
+		fmt.Fprintf(stderr, "bwrun: %v\n", err)
+		return bwruntime.ExitSetup
+	}
 	<-notified
+	var scan bwruntime.GitScanReport
 	code, err := bwruntime.Run(context.Background(), inv, args[2:], bwruntime.Stdio{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
 		Stderr:  os.Stderr,
 		Signals: sigc,
+		GitScan: &scan,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", err)
+	}
+	if scan.Stale() {
+		// The next command must be compiled again, so that what the
+		// command left is protected (H9).
+		if err := bwruntime.MarkStale(args[0], scan); err != nil {
+			fmt.Fprintf(stderr, "bwrun: warning: cannot mark the invocation stale (%v): recompile before the next command\n", err)
+		}
 	}
 	return code
 }

@@ -1,0 +1,134 @@
+package sandboxtest
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// gitAttack is one way a command can make a later host git run its code
+// through an indirection git follows (H9): setup builds the project
+// {p} on the host before compiling (as the user), plant runs in the
+// sandbox, and hostDir (relative to {p}) is where the host git runs
+// afterwards. {m} is the marker path the planted code touches.
+type gitAttack struct {
+	name, setup, plant, hostDir string
+}
+
+// gitInit makes {p} a repository with one commit.
+const gitInit = `git init -q {p} && cd {p} && echo x > README && git add README && git commit -qm init && `
+
+// fsm is a configuration line that makes host git run the marker.
+const fsm = `printf '[core]\n\tfsmonitor = "touch {m}"\n'`
+
+// fsmWorktree is fsm for a bare repository a .git file makes a worktree's.
+const fsmWorktree = `printf '[core]\n\tbare = false\n\tfsmonitor = "touch {m}"\n'`
+
+var gitAttacks = []gitAttack{
+	{name: "commondir", setup: gitInit + "true",
+		plant: `mkdir -p .cache/git/hooks && ` + fsm + ` > .cache/git/config && printf '#!/bin/sh\ntouch {m}\n' > .cache/git/hooks/post-commit && chmod +x .cache/git/hooks/post-commit && ln -s {p}/.git/objects .cache/git/objects && ln -s {p}/.git/refs .cache/git/refs && echo {p}/.cache/git > .git/commondir`},
+	{name: "gitfile", setup: "mkdir -p {p} && echo x > {p}/README",
+		plant: `git init -q --bare .cache/r && ` + fsmWorktree + ` >> .cache/r/config && echo "gitdir: {p}/.cache/r" > .git`},
+	{name: "config_worktree", setup: gitInit + "git config extensions.worktreeConfig true",
+		plant: fsm + ` > .git/config.worktree`},
+	{name: "worktrees", setup: gitInit + "git config extensions.worktreeConfig true && git worktree add -q {p}-wt",
+		plant: fsm + ` > .git/worktrees/$(basename {p})-wt/config.worktree`, hostDir: "-wt"},
+	{name: "submodule_gitfile", setup: gitInit + "git init -q {p}-lib && git -C {p}-lib commit -q --allow-empty -m l && git -c protocol.file.allow=always submodule -q add {p}-lib lib && git commit -qm sub",
+		plant: `git init -q --bare .cache/s && ` + fsmWorktree + ` >> .cache/s/config && echo "gitdir: {p}/.cache/s" > lib/.git`},
+	{name: "include_target", setup: gitInit + "git config include.path ../.gitlocal",
+		plant: fsm + ` > .gitlocal`},
+	{name: "hooks_path", setup: gitInit + "git config core.hooksPath tools/hooks",
+		plant: `mkdir -p tools/hooks && printf '#!/bin/sh\ntouch {m}\n' > tools/hooks/post-commit && chmod +x tools/hooks/post-commit`},
+	{name: "nested_repo", setup: gitInit + "true",
+		plant: `git init -q vendor/a/b && ` + fsm + ` >> vendor/a/b/.git/config`, hostDir: "/vendor/a/b"},
+	{name: "decoys", setup: gitInit + "for i in $(seq 70); do git init -q d$i; done && git init -q zz",
+		plant: fsm + ` >> zz/.git/config`, hostDir: "/zz"},
+}
+
+// H9: for each indirection, a command plants code for a later host git;
+// after bwrun returns, real host git (status, diff, commit) in the
+// project runs none of it, bwrun named what it set aside, and the next
+// command is refused until a recompile. The control runs the same
+// sandbox arguments with bwrap directly (no post-command scan): there
+// the same host git runs the planted code.
+func testGitIndirection(t *testing.T, f *fixture) {
+	for _, a := range gitAttacks {
+		t.Run(a.name, func(t *testing.T) {
+			g := *f
+			g.t = t
+			for _, protected := range []bool{true, false} {
+				p := f.expand("{base}/" + a.name)
+				if !protected {
+					p += "-control"
+				}
+				m := p + ".ran"
+				x := strings.NewReplacer("{p}", p, "{m}", m)
+				r := g.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + x.Replace(a.setup)}, dir: "{base}"})
+				if r.code != 0 {
+					t.Fatalf("setup: %v", r)
+				}
+				inv, _ := g.compile("cwd: "+p+"\n", call{dir: p})
+				if protected {
+					r = g.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", gitEnvSetup + x.Replace(a.plant)}, dir: p})
+					g.wantCode(r, 0)
+					g.wantStderr(r, "set aside as")
+				} else {
+					r = g.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, inv)...), "--", "/bin/sh", "-c", gitEnvSetup+x.Replace(a.plant)), dir: p})
+					g.wantCode(r, 0)
+				}
+				hostDir := p + a.hostDir
+				r = g.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; git diff >/dev/null 2>&1; git commit -q --allow-empty -m host >/dev/null 2>&1; true"}, dir: hostDir})
+				_, err := os.Stat(m)
+				ran := err == nil
+				switch {
+				case protected && ran:
+					t.Errorf("host git ran the planted code after bwrun returned")
+				case !protected && !ran:
+					t.Errorf("control: host git did not run the planted code without the scan")
+				}
+				if protected {
+					r = g.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/true"}, dir: p})
+					g.wantCode(r, 125)
+					g.wantStderr(r, "H9", "recompile")
+				}
+			}
+		})
+	}
+}
+
+// gitEnvSetup gives git an identity and lets submodules use local paths.
+const gitEnvSetup = `export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b GIT_CONFIG_NOSYSTEM=1; `
+
+// rawArgs returns an invocation's bwrap arguments without the options
+// that need bwrun's descriptors (info, block, status, seccomp, empty
+// files): the same mounts, run by bwrap alone.
+func rawArgs(t *testing.T, inv string) []string {
+	t.Helper()
+	b, err := os.ReadFile(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Bwrap struct {
+			Args []string `json:"args"`
+		} `json:"bwrap"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	args := doc.Bwrap.Args
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--info-fd", "--block-fd", "--json-status-fd", "--seccomp":
+			i++
+			continue
+		case "--ro-bind-data":
+			i += 2
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
