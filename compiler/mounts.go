@@ -110,7 +110,7 @@ func (e *emitter) protections() []hostBind {
 	e.checkProtectAllow()
 	var out []hostBind
 	for _, p := range e.f.Protected {
-		if p.Symlink || p.Allowed || e.insideHidden(p.Path) {
+		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) {
 			continue
 		}
 		if _, dropped := e.drop[p.BindIndex]; dropped && p.BindIndex >= 0 {
@@ -376,6 +376,7 @@ func (e *emitter) exceptions() {
 		if cwdWritable {
 			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, readable and writable", e.settingsPos("home_mode"), "--bind", ph, ph)
 			e.writable = append(e.writable, ph)
+			e.profileHomeProtections(ph)
 		} else {
 			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, read-only like the working directory", e.settingsPos("home_mode"), "--ro-bind", ph, ph)
 		}

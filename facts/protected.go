@@ -35,8 +35,9 @@ var ProtectedNames = []string{
 // directory, or the directory core.hooksPath names there.
 type Protected struct {
 	// Name is the entry (one of ProtectedNames, or "core.hooksPath"); Root the writable
-	// directory (the working directory or a read-write bind at its own
-	// path); BindIndex the bind's index, -1 for the working directory.
+	// directory (the working directory, a read-write bind at its own
+	// path, or the profile home); BindIndex the bind's index, -1 for the
+	// working directory, ProfileHomeIndex for the profile home.
 	Name      string `json:"name"`
 	Root      string `json:"root"`
 	BindIndex int    `json:"bind_index"`
@@ -51,6 +52,12 @@ type Protected struct {
 	// Allowed is true when protect.allow names it: it stays writable.
 	Allowed bool `json:"allowed"`
 }
+
+// ProfileHomeIndex is Protected.BindIndex for an entry of the profile
+// home (home_mode: profile, HERMES_HOME/home): shared by every command
+// of the Hermes profile, it gets the same protection as a home-directory
+// working directory.
+const ProfileHomeIndex = -2
 
 // protectedEntries looks for ProtectedNames in the writable directories:
 // the working directory (when the profile makes it writable) and each
@@ -67,6 +74,9 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 	var roots []root
 	if cwdWritable && f.Cwd.Exists {
 		roots = append(roots, root{f.Cwd.Real, -1})
+	}
+	if cwdWritable && f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir {
+		roots = append(roots, root{f.ProfileHome.Real, ProfileHomeIndex})
 	}
 	for _, b := range f.Binds {
 		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == runtime.KindDir && !b.SrcHasLink &&

@@ -58,6 +58,12 @@ type GitScanReport struct {
 // Stale reports whether the scan makes the invocation stale.
 func (r *GitScanReport) Stale() bool { return len(r.SetAside) > 0 || len(r.StalePaths) > 0 }
 
+// WhyProfileHome is the Why of a precondition on a protected entry of
+// the profile home (home_mode: profile). One recorded absent that a
+// command created is set aside by ScanGit: the profile home is shared by
+// every later command of the Hermes profile, which would run it.
+const WhyProfileHome = "H9 (profile home)"
+
 // ScanGit is H9's post-command scan, run after the sandbox is dead and
 // before bwrun returns. It walks the host side of the writable set (the
 // sources of the invocation's read-write binds), skipping what the
@@ -75,10 +81,18 @@ func (r *GitScanReport) Stale() bool { return len(r.SetAside) > 0 || len(r.Stale
 // command could have written. Each finding is renamed next to itself
 // with a ".bwpolicy-set-aside-<time>" suffix (never deleted, never
 // through a symlink), as is the ".git" file or "commondir" that led to
-// it. Files the invocation binds read-only, and files outside the
+// it. A protected entry of the profile home that was absent when
+// compiling (WhyProfileHome) and exists now is set aside too. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
 func ScanGit(inv *Invocation, home string, now time.Time) GitScanReport {
 	s := newGitScan(inv, home, now)
+	for _, p := range inv.Preconditions {
+		if p.Why == WhyProfileHome && p.Kind == KindAbsent {
+			if _, err := os.Lstat(p.Path); err == nil {
+				s.setAside(p.Path, "a start-up file of the profile home (it would run in every later command of the profile)")
+			}
+		}
+	}
 	s.globalHP = s.globalHooksPath()
 	for _, r := range s.roots {
 		s.walk(r)
@@ -146,12 +160,14 @@ func newGitScan(inv *Invocation, home string, now time.Time) *gitScan {
 }
 
 // isMountOption reports whether a bwrap option puts something at the
-// path its last value names.
+// path its last value names. --remount-ro does not: it changes the flags
+// of the one mount at its path (the sandbox's own mask over the Hermes
+// home), not what is mounted below it.
 func isMountOption(o string) bool {
 	switch o {
 	case "--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--ro-bind", "--ro-bind-try",
 		"--bind-data", "--ro-bind-data", "--file", "--bind-fd", "--ro-bind-fd", "--tmpfs", "--dev",
-		"--proc", "--mqueue", "--symlink", "--remount-ro", "--overlay", "--tmp-overlay", "--ro-overlay":
+		"--proc", "--mqueue", "--symlink", "--overlay", "--tmp-overlay", "--ro-overlay":
 		return true
 	}
 	return false

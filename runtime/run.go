@@ -707,7 +707,7 @@ func (r *runner) finish(w waitResult) (int, error) {
 func CreatedProtected(inv *Invocation) []string {
 	var out []string
 	for _, p := range inv.Preconditions {
-		if p.Why != "H9" || p.Kind != KindAbsent {
+		if p.Why != "H9" && p.Why != WhyProfileHome || p.Kind != KindAbsent {
 			continue
 		}
 		if _, err := os.Lstat(p.Path); err == nil {

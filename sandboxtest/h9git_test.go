@@ -132,3 +132,44 @@ func rawArgs(t *testing.T, inv string) []string {
 	}
 	return out
 }
+
+// H9 (issue: the profile home): with home_mode: profile the profile
+// home is writable, but its rc files stay read-only, and one a command
+// creates is set aside after it, so no later command's shell runs what
+// a command wrote there. Control: protect.allow leaves .profile to the
+// command, and the next login shell runs it.
+func testProfileHomeRC(t *testing.T, f *fixture) {
+	f.write(f.expand("{hermes}/home/.bashrc"), "# rc\n")
+	f.mkdirAll(f.expand("{hermes}/home/.config"))
+	inv, _ := f.compile("home_mode: profile\n", call{})
+	r := f.bwrun(inv, `
+ok bashrc_write 'echo "export LEAK=1" >> "$HOME/.bashrc"'
+ok bashrc_rename 'mv "$HOME/.bashrc" "$HOME/.bashrc2"'
+ok profile_create 'echo "export LEAK=1" > "$HOME/.profile"'
+ok autostart 'mkdir -p "$HOME/.config/autostart" && echo x > "$HOME/.config/autostart/x.desktop"'
+ok home_write 'echo p > "$HOME/notes.txt"'
+`, call{})
+	f.expect(r, want{"bashrc_write": "no", "bashrc_rename": "no", "profile_create": "yes", "autostart": "yes", "home_write": "yes"})
+	f.wantStderr(r, "set aside as", "{hermes}/home/.profile", "{hermes}/home/.config/autostart")
+	f.wantHostFile("{hermes}/home/.bashrc", "# rc\n")
+	f.wantHostAbsent("{hermes}/home/.profile")
+	f.wantHostAbsent("{hermes}/home/.config/autostart")
+	f.wantHostFile("{hermes}/home/notes.txt", "p\n")
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/true"}})
+	f.wantCode(r, 125)
+	inv, _ = f.compile("home_mode: profile\n", call{})
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/bash", "-lc", "echo leak=${LEAK-unset}"}})
+	if r.code != 0 || !strings.Contains(r.stdout, "leak=unset") {
+		t.Errorf("a later login shell ran what a command wrote in the profile home: %v", r)
+	}
+
+	// Control: with .profile left to commands, the next login shell runs it.
+	inv, _ = f.compile("home_mode: profile\nprotect:\n  allow: [.profile]\n", call{})
+	r = f.bwrun(inv, `ok profile_create 'echo "export LEAK=1" > "$HOME/.profile"'`, call{})
+	f.expect(r, want{"profile_create": "yes"})
+	inv, _ = f.compile("home_mode: profile\nprotect:\n  allow: [.profile]\n", call{})
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/bash", "-lc", "echo leak=${LEAK-unset}"}})
+	if !strings.Contains(r.stdout, "leak=1") {
+		t.Errorf("control: the login shell did not run the profile home's .profile: %v", r)
+	}
+}

@@ -60,6 +60,7 @@ var scenarios = []scenario{
 	{"H7_credential_locations", testCredentialLocations},
 	{"H9_protected_entries", testProtectedEntries},
 	{"H9_git_indirection", testGitIndirection},
+	{"H9_profile_home_rc", testProfileHomeRC},
 }
 
 func TestSandbox(t *testing.T) {
