@@ -124,8 +124,12 @@ func (e *emitter) protections() []hostBind {
 		if p.Name == "core.hooksPath" {
 			rel += " (core.hooksPath)"
 		}
+		reason := fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what)
+		if p.Name == ".git/config" {
+			reason += "; git commands that write it (git config, remote add, branch -u/--track, push -u, submodule init) fail with \"could not write config file … Device or resource busy\", and git branch -u/--track still exits 0: run them outside the sandbox"
+		}
 		out = append(out, hostBind{dest: p.Path, src: p.Path, kind: "protect",
-			reason: fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what),
+			reason: reason,
 			pos:    "host: " + p.Path + " exists"})
 	}
 	return out

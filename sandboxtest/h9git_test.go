@@ -173,3 +173,37 @@ ok home_write 'echo p > "$HOME/notes.txt"'
 		t.Errorf("control: the login shell did not run the profile home's .profile: %v", r)
 	}
 }
+
+// H9 in the default mode: everyday git inside the sandbox keeps working
+// (commit, branch, merge, rebase, stash, fetch from a local remote), the
+// post-command scan sets nothing aside, and the invocation stays fresh.
+// A config write (git branch -u) fails, with git's message; the
+// explanation of the .git/config bind says so.
+func testGitWorkflow(t *testing.T, f *fixture) {
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", "{proj}") + "git branch -M main && git init -q --bare {base}/remote.git && git push -q {base}/remote.git main"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	inv, _ := f.compile("", call{})
+	r = f.bwrun(inv, gitEnvSetup+`
+ok commit 'echo y > f && git add f && git commit -qm y'
+ok branch 'git branch feat && git checkout -q feat && echo z > g && git add g && git commit -qm z && git checkout -q main'
+ok merge 'git merge -q --no-edit feat'
+ok rebase 'git checkout -q -b r2 HEAD~2 && echo w > w && git add w && git commit -qm w && git rebase -q main && git checkout -q main'
+ok stash 'echo s >> f && git stash -q && git stash pop -q'
+ok fetch 'git fetch -q {base}/remote.git main:refs/remotes/r/main'
+val branch_u 'git branch -u feat 2>&1; echo status=$?'
+ok config_write 'git config user.name x'
+`, call{})
+	f.expect(r, want{"commit": "yes", "branch": "yes", "merge": "yes", "rebase": "yes", "stash": "yes", "fetch": "yes",
+		"branch_u": "~could not write config file", "config_write": "no"})
+	if strings.Contains(r.stderr, "set aside") {
+		t.Errorf("the post-command scan set something aside after plain git use: %v", r)
+	}
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/true"}})
+	f.wantCode(r, 0)
+	r = f.exec(call{argv: []string{tool("bwpolicy"), "compile", "--explain"}})
+	if !strings.Contains(r.stdout+r.stderr, "branch -u/--track still exits 0") {
+		t.Errorf("the explanation does not say that config writes fail: %v", r)
+	}
+}

@@ -61,6 +61,7 @@ var scenarios = []scenario{
 	{"H9_protected_entries", testProtectedEntries},
 	{"H9_git_indirection", testGitIndirection},
 	{"H9_profile_home_rc", testProfileHomeRC},
+	{"H9_git_workflow", testGitWorkflow},
 }
 
 func TestSandbox(t *testing.T) {
