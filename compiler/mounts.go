@@ -121,12 +121,15 @@ func (e *emitter) protections() []hostBind {
 			what = fmt.Sprintf("binds[%d]", p.BindIndex)
 		}
 		rel := strings.TrimPrefix(p.Path, p.Root+"/")
-		if p.Name == "core.hooksPath" {
+		switch p.Name {
+		case "core.hooksPath":
 			rel += " (core.hooksPath)"
+		case "include":
+			rel += " (included by a git configuration)"
 		}
 		reason := fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what)
 		if p.Name == ".git/config" {
-			reason += "; git commands that write it (git config, remote add, branch -u/--track, push -u, submodule init) fail with \"could not write config file … Device or resource busy\", and git branch -u/--track still exits 0: run them outside the sandbox"
+			reason += "; git commands that write it (git config, remote add, branch -u/--track, push -u, submodule init) fail with git's message could not write config file (Device or resource busy), and git branch -u/--track still exits 0: run them outside the sandbox"
 		}
 		out = append(out, hostBind{dest: p.Path, src: p.Path, kind: "protect",
 			reason: reason,

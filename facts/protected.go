@@ -2,6 +2,7 @@ package facts
 
 import (
 	"path"
+	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/settings"
@@ -115,6 +116,11 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
 			}
 		}
+		for i := range out {
+			if o := out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == runtime.KindFile && !o.Symlink {
+				out = append(out, g.includeTargets(o, f.Home, seen, 0)...)
+			}
+		}
 		gitDirs, more := g.nestedGitDirsCached(h, r.dir)
 		if more {
 			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
@@ -140,6 +146,50 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		}
 	}
 	return out, looked
+}
+
+// includeTargets returns the existing files a repository configuration
+// includes (include.path, includeIf.*.path; relative to the including
+// file, "~/" the home; git's depth bound of 10) that lie in the same
+// writable directory: git reads them as configuration, so they stay
+// read-only like the configuration itself (Name "include").
+func (g *gatherer) includeTargets(cfg Protected, home string, seen map[string]bool, depth int) []Protected {
+	if depth >= 10 {
+		return nil
+	}
+	content, err := g.fs.ReadFile(cfg.Path, maxGitConfig)
+	if err != nil {
+		return nil
+	}
+	entries, _ := runtime.ParseGitConfig(content)
+	var out []Protected
+	for _, e := range entries {
+		t, ok := runtime.GitIncludePath(e)
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(t, "~/"):
+			t = path.Join(home, t[2:])
+		case !path.IsAbs(t):
+			t = path.Join(path.Dir(cfg.Path), t)
+		}
+		t = path.Clean(t)
+		if seen[t] || !Within(t, cfg.Root) {
+			continue
+		}
+		seen[t] = true
+		pp := g.path(t)
+		if pp.Kind != runtime.KindFile {
+			continue
+		}
+		p := Protected{Name: "include", Root: cfg.Root, BindIndex: cfg.BindIndex, Path: t, Kind: pp.Kind, Symlink: pp.HasLink}
+		out = append(out, p)
+		if !p.Symlink {
+			out = append(out, g.includeTargets(p, home, seen, depth+1)...)
+		}
+	}
+	return out
 }
 
 // maxNestedRepos bounds how many repositories below a writable directory

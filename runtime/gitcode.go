@@ -56,8 +56,9 @@ func gitCodeKey(e GitConfigEntry) bool {
 	return false
 }
 
-// gitInclude returns the path an include or includeIf entry names.
-func gitInclude(e GitConfigEntry) (string, bool) {
+// GitIncludePath returns the path an include or includeIf entry names,
+// as written (git resolves a relative one against the including file).
+func GitIncludePath(e GitConfigEntry) (string, bool) {
 	if e.Bool {
 		return "", false
 	}

@@ -167,7 +167,7 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 		if e.Key == "core.hookspath" && hp != nil {
 			*hp = e.Value
 		}
-		inc, ok := gitInclude(e)
+		inc, ok := GitIncludePath(e)
 		if !ok {
 			continue
 		}
