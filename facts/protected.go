@@ -67,7 +67,7 @@ const ProfileHomeIndex = -2
 //
 // allow holds the names protect.allow leaves writable: they are listed
 // with Allowed set and not recorded as H9 preconditions.
-func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow map[string]bool) (out []Protected, looked []string) {
+func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow map[string]bool, gitReadOnly bool) (out []Protected, looked []string) {
 	type root struct {
 		dir   string
 		index int
@@ -124,6 +124,9 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		gitDirs, more := g.nestedGitDirsCached(h, r.dir)
 		if more {
 			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
+		}
+		if gitReadOnly {
+			out = append(out, g.wholeGitDirs(r.dir, r.index, gitDirs, seen)...)
 		}
 		for _, gd := range gitDirs {
 			for _, name := range []string{"config", "hooks"} {
@@ -188,6 +191,26 @@ func (g *gatherer) includeTargets(cfg Protected, home string, seen map[string]bo
 		if !p.Symlink {
 			out = append(out, g.includeTargets(p, home, seen, depth+1)...)
 		}
+	}
+	return out
+}
+
+// wholeGitDirs lists, for protect.git: read-only, the .git of dir
+// (directory or file) and of the repositories one level below it (the
+// gitDirs that end in /.git) as Protected entries named ".git": each is
+// bound read-only as a whole.
+func (g *gatherer) wholeGitDirs(dir string, index int, gitDirs []string, seen map[string]bool) []Protected {
+	var out []Protected
+	for _, p := range append([]string{path.Join(dir, ".git")}, gitDirs...) {
+		if path.Base(p) != ".git" || seen["whole:"+p] {
+			continue
+		}
+		seen["whole:"+p] = true
+		pp := g.path(p)
+		if pp.Kind != runtime.KindFile && pp.Kind != runtime.KindDir {
+			continue
+		}
+		out = append(out, Protected{Name: ".git", Root: dir, BindIndex: index, Path: p, Kind: pp.Kind, Symlink: pp.HasLink})
 	}
 	return out
 }

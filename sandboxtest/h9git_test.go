@@ -207,3 +207,24 @@ ok config_write 'git config user.name x'
 		t.Errorf("the explanation does not say that config writes fail: %v", r)
 	}
 }
+
+// H9 opt-in: protect.git: read-only makes the repository read-only as a
+// whole: no commit, no commondir or config.worktree planted, while the
+// project stays writable. Control: the default mode commits.
+func testProtectGitReadOnly(t *testing.T, f *fixture) {
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", "{proj}") + "true"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	script := gitEnvSetup + `
+ok commit 'git commit -q --allow-empty -m x'
+ok commondir 'echo /tmp > .git/commondir'
+ok worktree_config 'echo "[core]" > .git/config.worktree'
+ok project_write 'echo x > new-file'
+`
+	r = f.sandbox("protect:\n  git: read-only\n", script, call{})
+	f.expect(r, want{"commit": "no", "commondir": "no", "worktree_config": "no", "project_write": "yes"})
+	f.wantHostAbsent("{proj}/.git/commondir")
+	r = f.sandbox("", script, call{})
+	f.expect(r, want{"commit": "yes", "project_write": "yes"})
+}

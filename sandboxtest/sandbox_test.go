@@ -62,6 +62,7 @@ var scenarios = []scenario{
 	{"H9_git_indirection", testGitIndirection},
 	{"H9_profile_home_rc", testProfileHomeRC},
 	{"H9_git_workflow", testGitWorkflow},
+	{"H9_protect_git_read_only", testProtectGitReadOnly},
 }
 
 func TestSandbox(t *testing.T) {
