@@ -305,3 +305,34 @@ func TestParseGitConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestScanGitNoHidingPlaces: making the project look like a bare
+// repository does not stop the walk, and a directory the scan cannot
+// list (mode 0111: git can still reach a name in it) is checked by name
+// and reported stale.
+func TestScanGitNoHidingPlaces(t *testing.T) {
+	f := newScanFixture(t)
+	for _, n := range []string{"HEAD", "config"} {
+		mustWrite(t, filepath.Join(f.proj, n), "ref: refs/heads/main\n", 0o644)
+	}
+	os.MkdirAll(filepath.Join(f.proj, "objects"), 0o755)
+	os.MkdirAll(filepath.Join(f.proj, "refs"), 0o755)
+	deep := filepath.Join(f.proj, "x", "y")
+	runGit(t, f.home, f.proj, "init", "-q", deep)
+	mustWrite(t, filepath.Join(deep, ".git", "config"), "[core]\n\tpager = evil\n", 0o644)
+	hidden := filepath.Join(f.proj, "locked")
+	runGit(t, f.home, f.proj, "init", "-q", hidden)
+	mustWrite(t, filepath.Join(hidden, ".git", "config"), "[core]\n\tpager = evil\n", 0o644)
+	if err := os.Chmod(hidden, 0o111); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(hidden, 0o755)
+	rep := f.scan(t)
+	wantSetAside(t, rep, filepath.Join(deep, ".git", "config"))
+	if os.Getuid() != 0 { // root lists it anyway
+		wantSetAside(t, rep, filepath.Join(hidden, ".git", "config"))
+		if !strings.Contains(strings.Join(rep.Warnings, "\n"), "could not list "+hidden) {
+			t.Errorf("an unlistable directory was not reported: %+v", rep)
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path"
 	"unsafe"
 
@@ -12,8 +14,8 @@ import (
 // with the names; symlinks are never followed) and hands each repository
 // it finds to repo: a directory holding ".git", or a bare repository (a
 // directory holding HEAD next to config, objects, refs or commondir).
-// Git directories are not descended into (inspect reads what git reads
-// there); read-only and masked paths are skipped (a command cannot write
+// ".git" directories are not descended into (inspect reads what git
+// reads there); read-only and masked paths are skipped (a command cannot write
 // them). Past MaxGitScanEntries or MaxGitScanDepth the invocation is
 // reported stale.
 func (s *gitScan) walk(root string) {
@@ -28,7 +30,16 @@ func (s *gitScan) walk(root string) {
 		it := queue[0]
 		queue = queue[1:]
 		if err := listDir(it.dir, buf, &de); err != nil {
-			continue // vanished or unreadable: git cannot read it either
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+				continue // vanished, or replaced by a file or symlink
+			}
+			// Unlistable (mode 0111: git can still look a name up):
+			// check .git by name, and report the rest unchecked.
+			s.stale(it.dir, fmt.Sprintf("the git scan could not list %s (%v) (H9): what lies below it was not checked; review before running git there", it.dir, err))
+			if _, err := os.Lstat(path.Join(it.dir, ".git")); err == nil {
+				s.repo(it.dir, path.Join(it.dir, ".git"))
+			}
+			continue
 		}
 		s.entries += len(de.names)
 		if s.entries > MaxGitScanEntries {
@@ -38,8 +49,10 @@ func (s *gitScan) walk(root string) {
 		if de.git {
 			s.repo(it.dir, path.Join(it.dir, ".git"))
 		} else if de.head && (de.config || de.objects || de.refs || de.commondir) {
+			// A bare repository: inspect reads what git reads there. The
+			// walk still goes on below it (a command may make any
+			// directory look like one).
 			s.inspect(it.dir, it.dir, "")
-			continue // a bare repository: inspect read what git reads
 		}
 		for i, n := range de.names {
 			if !de.isDir[i] || n == ".git" {
