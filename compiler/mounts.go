@@ -117,7 +117,7 @@ func (e *emitter) protections() []hostBind {
 	e.checkProtectAllow()
 	var out []hostBind
 	for _, p := range e.f.Protected {
-		if p.Symlink || p.Allowed || e.insideHidden(p.Path) {
+		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) {
 			continue
 		}
 		if _, dropped := e.drop[p.BindIndex]; dropped && p.BindIndex >= 0 {
@@ -128,11 +128,18 @@ func (e *emitter) protections() []hostBind {
 			what = fmt.Sprintf("binds[%d]", p.BindIndex)
 		}
 		rel := strings.TrimPrefix(p.Path, p.Root+"/")
-		if p.Name == "core.hooksPath" {
+		switch p.Name {
+		case "core.hooksPath":
 			rel += " (core.hooksPath)"
+		case "include":
+			rel += " (included by a git configuration)"
+		}
+		reason := fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what)
+		if p.Name == ".git/config" {
+			reason += "; git commands that write it (git config, remote add, branch -u/--track, push -u, submodule init) fail with git's message could not write config file (Device or resource busy), and git branch -u/--track still exits 0: run them outside the sandbox"
 		}
 		out = append(out, hostBind{dest: p.Path, src: p.Path, kind: "protect",
-			reason: fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what),
+			reason: reason,
 			pos:    "host: " + p.Path + " exists"})
 	}
 	return out
@@ -388,6 +395,7 @@ func (e *emitter) exceptions() {
 		if cwdWritable {
 			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, readable and writable", e.settingsPos("home_mode"), "--bind", ph, ph)
 			e.writable = append(e.writable, ph)
+			e.profileHomeProtections(ph)
 		} else {
 			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, read-only like the working directory", e.settingsPos("home_mode"), "--ro-bind", ph, ph)
 		}

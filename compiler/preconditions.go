@@ -37,6 +37,10 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 	note(f.ProfileHome.Path, "S6")
 	note(f.Cwd.Real, "S9")
 	for _, p := range f.ProtectedLooked {
+		if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir && facts.Within(p, f.ProfileHome.Real) {
+			note(p, runtime.WhyProfileHome)
+			continue
+		}
 		note(p, "H9")
 	}
 	for _, b := range f.Binds {

@@ -121,6 +121,12 @@ func newScenario(data []byte) *scenario {
 		"file /home/u/.ssh",
 		"link /home/u/.ssh -> /home/u/proj/sub/.ssh\ndir /home/u/proj/sub/.ssh",
 	))
+	s.addTree(s.choose( // the profile home (home_mode: profile) and its protected entries
+		"",
+		"dir "+hh+"/home",
+		"dir "+hh+"/home\nfile "+hh+"/home/.bashrc\ndir "+hh+"/home/.config/autostart\ndir "+hh+"/home/.local/bin",
+		"dir "+hh+"/home\nlink "+hh+"/home/.profile -> /home/u/.ssh\ndir "+hh+"/home/.git/hooks\nfile "+hh+"/home/.git/config",
+	))
 	s.addTree(s.choose(
 		"",
 		"dir /home/u/.aws",

@@ -204,7 +204,6 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for i, b := range s.Binds {
 		f.Binds = append(f.Binds, g.bind(i, b))
 	}
-	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s))
 	f.Scratch = g.path(path.Join(h.HermesHome, "cache", "scratch"))
 	f.StateDirs = g.stateDirs(h.HermesHome)
 	f.Sandbox = g.sandboxEnv(h, s.SandboxID)
@@ -216,6 +215,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 		f.HomeMode = "auto"
 	}
 	f.ProfileHome = g.path(path.Join(h.HermesHome, "home"))
+	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s), s.Protect != nil && s.Protect.Git == "read-only")
 	for _, v := range CAVars {
 		if val, ok := h.Env[v]; ok && path.IsAbs(val) {
 			f.CABundles = append(f.CABundles, CABundle{Var: v, Path: g.path(path.Clean(val))})

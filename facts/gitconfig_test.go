@@ -50,7 +50,7 @@ func TestHooksPathProtected(t *testing.T) {
 	for i, c := range cases {
 		g := &gatherer{fs: c.tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 		f := &Facts{Home: "/h", Cwd: Cwd{Exists: true, Real: "/h/proj"}}
-		got, looked := g.protectedEntries(nil, f, true, nil)
+		got, looked := g.protectedEntries(nil, f, true, nil, false)
 		var hp []string
 		for _, p := range got {
 			if p.Name == "core.hooksPath" {

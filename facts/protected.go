@@ -2,6 +2,7 @@ package facts
 
 import (
 	"path"
+	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/settings"
@@ -35,8 +36,9 @@ var ProtectedNames = []string{
 // directory, or the directory core.hooksPath names there.
 type Protected struct {
 	// Name is the entry (one of ProtectedNames, or "core.hooksPath"); Root the writable
-	// directory (the working directory or a read-write bind at its own
-	// path); BindIndex the bind's index, -1 for the working directory.
+	// directory (the working directory, a read-write bind at its own
+	// path, or the profile home); BindIndex the bind's index, -1 for the
+	// working directory, ProfileHomeIndex for the profile home.
 	Name      string `json:"name"`
 	Root      string `json:"root"`
 	BindIndex int    `json:"bind_index"`
@@ -52,6 +54,12 @@ type Protected struct {
 	Allowed bool `json:"allowed"`
 }
 
+// ProfileHomeIndex is Protected.BindIndex for an entry of the profile
+// home (home_mode: profile, HERMES_HOME/home): shared by every command
+// of the Hermes profile, it gets the same protection as a home-directory
+// working directory.
+const ProfileHomeIndex = -2
+
 // protectedEntries looks for ProtectedNames in the writable directories:
 // the working directory (when the profile makes it writable) and each
 // read-write bind mounted at its own path. Absent entries are recorded
@@ -59,7 +67,7 @@ type Protected struct {
 //
 // allow holds the names protect.allow leaves writable: they are listed
 // with Allowed set and not recorded as H9 preconditions.
-func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow map[string]bool) (out []Protected, looked []string) {
+func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow map[string]bool, gitReadOnly bool) (out []Protected, looked []string) {
 	type root struct {
 		dir   string
 		index int
@@ -67,6 +75,9 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 	var roots []root
 	if cwdWritable && f.Cwd.Exists {
 		roots = append(roots, root{f.Cwd.Real, -1})
+	}
+	if cwdWritable && f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir {
+		roots = append(roots, root{f.ProfileHome.Real, ProfileHomeIndex})
 	}
 	for _, b := range f.Binds {
 		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == runtime.KindDir && !b.SrcHasLink &&
@@ -105,9 +116,17 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
 			}
 		}
+		for i := range out {
+			if o := out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == runtime.KindFile && !o.Symlink {
+				out = append(out, g.includeTargets(o, f.Home, seen, 0)...)
+			}
+		}
 		gitDirs, more := g.nestedGitDirsCached(h, r.dir)
 		if more {
 			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
+		}
+		if gitReadOnly {
+			out = append(out, g.wholeGitDirs(r.dir, r.index, gitDirs, seen)...)
 		}
 		for _, gd := range gitDirs {
 			for _, name := range []string{"config", "hooks"} {
@@ -130,6 +149,70 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		}
 	}
 	return out, looked
+}
+
+// includeTargets returns the existing files a repository configuration
+// includes (include.path, includeIf.*.path; relative to the including
+// file, "~/" the home; git's depth bound of 10) that lie in the same
+// writable directory: git reads them as configuration, so they stay
+// read-only like the configuration itself (Name "include").
+func (g *gatherer) includeTargets(cfg Protected, home string, seen map[string]bool, depth int) []Protected {
+	if depth >= 10 {
+		return nil
+	}
+	content, err := g.fs.ReadFile(cfg.Path, maxGitConfig)
+	if err != nil {
+		return nil
+	}
+	entries, _ := runtime.ParseGitConfig(content)
+	var out []Protected
+	for _, e := range entries {
+		t, ok := runtime.GitIncludePath(e)
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(t, "~/"):
+			t = path.Join(home, t[2:])
+		case !path.IsAbs(t):
+			t = path.Join(path.Dir(cfg.Path), t)
+		}
+		t = path.Clean(t)
+		if seen[t] || !Within(t, cfg.Root) {
+			continue
+		}
+		seen[t] = true
+		pp := g.path(t)
+		if pp.Kind != runtime.KindFile {
+			continue
+		}
+		p := Protected{Name: "include", Root: cfg.Root, BindIndex: cfg.BindIndex, Path: t, Kind: pp.Kind, Symlink: pp.HasLink}
+		out = append(out, p)
+		if !p.Symlink {
+			out = append(out, g.includeTargets(p, home, seen, depth+1)...)
+		}
+	}
+	return out
+}
+
+// wholeGitDirs lists, for protect.git: read-only, the .git of dir
+// (directory or file) and of the repositories one level below it (the
+// gitDirs that end in /.git) as Protected entries named ".git": each is
+// bound read-only as a whole.
+func (g *gatherer) wholeGitDirs(dir string, index int, gitDirs []string, seen map[string]bool) []Protected {
+	var out []Protected
+	for _, p := range append([]string{path.Join(dir, ".git")}, gitDirs...) {
+		if path.Base(p) != ".git" || seen["whole:"+p] {
+			continue
+		}
+		seen["whole:"+p] = true
+		pp := g.path(p)
+		if pp.Kind != runtime.KindFile && pp.Kind != runtime.KindDir {
+			continue
+		}
+		out = append(out, Protected{Name: ".git", Root: dir, BindIndex: index, Path: p, Kind: pp.Kind, Symlink: pp.HasLink})
+	}
+	return out
 }
 
 // maxNestedRepos bounds how many repositories below a writable directory

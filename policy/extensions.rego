@@ -55,7 +55,9 @@ warn contains object.union(v("H9", sprintf("%s is reached through a symlink insi
 }
 
 # H9: a writable directory with more repositories below it than are
-# looked through: the ones past the bound are not protected.
-warn contains object.union(v("H9", sprintf("%s holds more repositories (or entries) than are looked through: the config and hooks of the ones past the first 64 are not kept read-only", [d]), []), {"host": true}) if {
+# looked through: the ones past the bound are not bound read-only while a
+# command runs; bwrun's post-command scan still sets aside any code a
+# command gives them (it does not trust what it cannot see bound).
+warn contains object.union(v("H9", sprintf("%s holds more repositories (or entries) than are looked through: the config and hooks of the ones past the first 64 are not kept read-only while a command runs; bwrun sets aside, after each command, any configuration or hook there that would run code (the repository's own too)", [d]), []), {"host": true}) if {
 	some d in input.facts.protected_truncated
 }

@@ -39,6 +39,15 @@ func (r *runner) finish(setupErr error) (int, error) {
 	for _, p := range r.created {
 		r.warn(fmt.Sprintf("the command created %s, which runs outside the sandbox later (H9): review it before you use it; the next command needs a recompile", p))
 	}
+	// The sandbox is dead: nothing can change the writable set while the
+	// scan looks at it and sets aside what a later host git would run.
+	r.scan = ScanGit(r.inv, os.Getenv("HOME"), time.Now())
+	for _, w := range r.scan.Warnings {
+		r.warn(w)
+	}
+	if r.gitScan != nil {
+		*r.gitScan = r.scan
+	}
 	return r.outcome(r.w)
 }
 
@@ -126,7 +135,7 @@ func (r *runner) readStatus() {
 func CreatedProtected(inv *Invocation) []string {
 	var out []string
 	for _, p := range inv.Preconditions {
-		if p.Why != "H9" || p.Kind != KindAbsent {
+		if p.Why != "H9" && p.Why != WhyProfileHome || p.Kind != KindAbsent {
 			continue
 		}
 		if _, err := os.Lstat(p.Path); err == nil {

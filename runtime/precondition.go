@@ -33,11 +33,16 @@ type Mismatch struct {
 	// Changed, when set, says how the file at Precondition.Path changed in
 	// a way its kind does not show (bwrap's identity).
 	Changed string
+	// Note, when set, is the whole description (a stale mark's reason).
+	Note string
 }
 
 // String describes the mismatch: the path, what was recorded and what
 // is there now.
 func (m Mismatch) String() string {
+	if m.Note != "" {
+		return m.Note
+	}
 	if m.EnvVar != "" {
 		return fmt.Sprintf("$%s names %s, which this invocation does not hide (H7; the variable is removed, the path would still be reachable)", m.EnvVar, m.EnvPath)
 	}

@@ -50,6 +50,10 @@ type Stdio struct {
 	// registration alone. A signal already pending stops Run before bwrap
 	// starts. Nil: Run registers (and afterwards removes) its own.
 	Signals <-chan os.Signal
+	// GitScan, if set, receives the report of the post-command git scan
+	// (ScanGit): what it set aside, its warnings, and why the invocation
+	// is stale now. Its warnings also go to Warn and the run's Status.
+	GitScan *GitScanReport
 }
 
 // Options are the per-run choices of the caller (bwrun's options).
@@ -154,7 +158,7 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 // ExitSetup with an error wrapping ctx.Err(). When a relayed signal ends
 // the sandbox, the status is 128+signal and the error nil.
 func RunWith(ctx context.Context, inv *Invocation, argv []string, stdio Stdio, opts Options) (Status, error) {
-	r := &runner{inv: inv, opts: opts, pidfd: -1, bwrapPidfd: -1, notified: make(chan struct{})}
+	r := &runner{inv: inv, opts: opts, pidfd: -1, bwrapPidfd: -1, notified: make(chan struct{}), gitScan: stdio.GitScan}
 	code, err := r.runAll(ctx, argv, stdio)
 	return r.status(code, err), err
 }
@@ -185,6 +189,8 @@ type runner struct {
 
 	exitCode *int     // from --json-status-fd
 	created  []string // CreatedProtected after the command
+	scan     GitScanReport  // ScanGit after the command
+	gitScan  *GitScanReport // Stdio.GitScan
 
 	sigc     <-chan os.Signal
 	notified chan struct{}  // closed once sigc receives ForwardedSignals

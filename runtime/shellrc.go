@@ -20,8 +20,8 @@ var shellLongWithArg = map[string]bool{"--rcfile": true, "--init-file": true, "-
 // UnsetAfterRC returns argv with names removed again after the shell's rc
 // files run (S4): when argv is `SHELL [OPTION...] -c SCRIPT [ARG...]` for
 // a POSIX-family shell (by the base name of argv[0]; `busybox sh` too),
-// SCRIPT becomes `\command unset NAMES || exit 125; SCRIPT` (zsh:
-// `\builtin unset`). A login or
+// SCRIPT becomes `\command unset NAMES || exit 125; GUARD; SCRIPT` (zsh:
+// `\builtin unset`; GUARD is rcGuard's check that the names are gone). A login or
 // interactive shell (-l, -i) reads /etc/profile, ~/.profile, ~/.bashrc,
 // ~/.zshenv … before the -c script, and those files may export
 // SSH_AUTH_SOCK or DBUS_SESSION_BUS_ADDRESS again; the prefix runs after
@@ -59,8 +59,26 @@ func UnsetAfterRC(argv, names []string) (out []string, ok bool) {
 		unset = `\builtin unset ` // zsh's `command` runs an external command
 	}
 	out = append([]string(nil), argv...)
-	out[script] = unset + strings.Join(names, " ") + " || exit 125; " + argv[script]
+	out[script] = unset + strings.Join(names, " ") + " || exit 125; " + rcGuard(names) + argv[script]
 	return out, true
+}
+
+// rcGuard is the check after the unset: an rc file may have defined a
+// function named command, builtin or unset, or disabled the builtin
+// (bash `enable -n`, zsh `disable`) with an `unset` on PATH, so that the
+// unset "succeeds" and removes nothing. A parameter expansion cannot be
+// redefined: when any name is still set the script exits 125, and, if
+// an rc file redefined exit too, the `${__bwrun_S4?…}` expansion error
+// ends the non-interactive shell with its own status (bash 127, zsh 1)
+// before the script runs.
+func rcGuard(names []string) string {
+	var b strings.Builder
+	b.WriteString("case ")
+	for _, n := range names {
+		b.WriteString("${" + n + "+x}")
+	}
+	b.WriteString(` in ?*) exit 125; : "${__bwrun_S4?a shell rc file kept a variable bwrun removes (S4): not running the command}";; esac; `)
+	return b.String()
 }
 
 // shellScriptIndex returns the index of the -c script in argv (options

@@ -12,7 +12,8 @@ import (
 var s4Names = []string{"DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "SSH_AUTH_SOCK"}
 
 func TestUnsetAfterRCRewrites(t *testing.T) {
-	const pre = `\command unset A B || exit 125; `
+	const guard = `case ${A+x}${B+x} in ?*) exit 125; : "${__bwrun_S4?a shell rc file kept a variable bwrun removes (S4): not running the command}";; esac; `
+	const pre = `\command unset A B || exit 125; ` + guard
 	names := []string{"A", "B"}
 	cases := []struct {
 		argv []string
@@ -31,7 +32,7 @@ func TestUnsetAfterRCRewrites(t *testing.T) {
 		{[]string{"/usr/bin/dash", "-c", ""}, []string{"/usr/bin/dash", "-c", pre}},
 		{[]string{"mksh", "-lc", "x"}, []string{"mksh", "-lc", pre + "x"}},
 		{[]string{"busybox", "sh", "-c", "x"}, []string{"busybox", "sh", "-c", pre + "x"}},
-		{[]string{"zsh", "-c", "x"}, []string{"zsh", "-c", `\builtin unset A B || exit 125; x`}},
+		{[]string{"zsh", "-c", "x"}, []string{"zsh", "-c", `\builtin unset A B || exit 125; ` + guard + "x"}},
 		// Not a -c script: unchanged.
 		{[]string{"bash", "script.sh"}, nil},
 		{[]string{"bash", "-l", "script.sh", "-c", "x"}, nil},
@@ -222,5 +223,78 @@ func TestUnsetAfterRCKeepsMeaning(t *testing.T) {
 	}
 	if compared < 44 {
 		t.Errorf("only %d shapes ran in their shell: the test compares too little", compared)
+	}
+}
+
+// TestUnsetAfterRCHostileRC: rc files that define functions or aliases
+// named command, builtin, unset or exit, or disable the builtins (bash
+// `enable -n`, zsh `disable`) with look-alikes on PATH, in bash, dash,
+// zsh and mksh login shells: the removal wins (the script sees the
+// variable unset) or the script never runs: exit 125, or, where exit
+// itself is redefined, the shell's own error status.
+func TestUnsetAfterRCHostileRC(t *testing.T) {
+	rcs := []struct {
+		name, rc   string
+		exitShadow bool
+	}{
+		{"command_function", "command(){ return 0; }", false},
+		{"builtin_function", "builtin(){ return 0; }", false},
+		{"unset_function", "unset(){ return 0; }", false},
+		{"aliases", "alias unset=true command=true builtin=true", false},
+		{"all_functions", "command(){ return 0; }\nbuiltin(){ return 0; }\nunset(){ return 0; }", false},
+		{"exit_too", "exit(){ return 0; }\ncommand(){ return 0; }\nbuiltin(){ return 0; }", true},
+		{"enable_n", "enable -n unset\nenable -n command\nPATH=$HOME/bin:$PATH", false},
+		{"enable_n_exit", "enable -n exit\nenable -n command\nPATH=$HOME/bin:$PATH", true},
+		{"zsh_disable", "disable unset\nPATH=$HOME/bin:$PATH", false},
+		{"zsh_disable_exit", "disable exit\ndisable builtin\nPATH=$HOME/bin:$PATH", true},
+	}
+	for _, shell := range []string{"bash", "dash", "zsh", "mksh"} {
+		path, err := exec.LookPath(shell)
+		if err != nil {
+			t.Fatalf("%s is not installed (make setup installs it): %v", shell, err)
+		}
+		for _, c := range rcs {
+			t.Run(shell+"/"+c.name, func(t *testing.T) {
+				home := t.TempDir()
+				bin := filepath.Join(home, "bin")
+				os.Mkdir(bin, 0o755)
+				for _, n := range []string{"unset", "command", "builtin", "exit"} {
+					os.WriteFile(filepath.Join(bin, n), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+				}
+				rc := "export SSH_AUTH_SOCK=/from/rc\n" + strings.ReplaceAll(c.rc, `\n`, "\n") + "\n"
+				for _, f := range []string{".profile", ".zshenv"} {
+					if err := os.WriteFile(filepath.Join(home, f), []byte(rc), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				run := func(argv []string) (string, int) {
+					cmd := exec.Command(argv[0], argv[1:]...)
+					cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+					out, _ := cmd.Output()
+					return strings.TrimSpace(string(out)), cmd.ProcessState.ExitCode()
+				}
+				argv := []string{path, "-l", "-c", `echo "ran sock=${SSH_AUTH_SOCK-unset}"`}
+				before, _ := run(argv)
+				if !strings.Contains(before, "ran sock=/from/rc") {
+					// dash refuses a function named unset ("Bad function
+					// name") and the login shell stops in .profile.
+					t.Logf("control: this shell does not run the script under this rc file: %q", before)
+				}
+				refused := !strings.Contains(before, "ran")
+				rewritten, _ := UnsetAfterRC(argv, s4Names)
+				out, code := run(rewritten)
+				switch {
+				case strings.Contains(out, "/from/rc"):
+					t.Errorf("the script ran with the rc file's SSH_AUTH_SOCK: %q (exit %d)", out, code)
+				case out == "ran sock=unset" && code == 0:
+				case strings.Contains(out, "ran"):
+					t.Errorf("unexpected output %q (exit %d)", out, code)
+				case code == 125:
+				case (c.exitShadow || refused) && code != 0:
+				default:
+					t.Errorf("the script did not run, but the exit status is %d, want 125", code)
+				}
+			})
+		}
 	}
 }

@@ -59,7 +59,11 @@ func (s Status) JSON() []byte {
 
 // status builds the run's Status from its exit status and error.
 func (r *runner) status(code int, err error) Status {
-	st := Status{Outcome: OutcomeExited, ExitStatus: code, Warnings: r.warnings, StalePaths: r.created}
+	st := Status{Outcome: OutcomeExited, ExitStatus: code, Warnings: r.warnings,
+		StalePaths: append(append([]string(nil), r.created...), r.scan.StalePaths...)}
+	for _, a := range r.scan.SetAside {
+		st.SetAside = append(st.SetAside, a.Path+" -> "+a.As+" ("+a.Why+")")
+	}
 	if err != nil {
 		st.Message = err.Error()
 	}

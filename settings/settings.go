@@ -72,6 +72,11 @@ type SeccompPolicy struct {
 // ProtectPolicy leaves named H9 entries writable (each with a warning).
 type ProtectPolicy struct {
 	Allow []string `json:"allow,omitempty"`
+	// Git is "read-only" to keep every existing .git of the writable
+	// directories (the top one and those one level below) read-only as a
+	// whole: no commit, branch or fetch inside, and no window for a
+	// concurrent host git to run what a command plants there.
+	Git string `json:"git,omitempty"`
 }
 
 // NetworkPolicy restricts TCP ports under the network profile (H3).

@@ -152,6 +152,16 @@ func (c *checker) exception(b *Mount) bool {
 		return false
 	}
 	r := c.ex.rule(b.Index)
+	if r == "S7" || r == "H9" {
+		// A pin or a protection inside the profile home (an S6
+		// exception itself) keeps part of it read-only or in place.
+		for a := path.Dir(b.Dest); a != "/"; a = path.Dir(a) {
+			if m := c.t.MountAt(a); m != nil && m != b && c.ex.rule(m.Index) == "S6" && c.exception(m) {
+				return true
+			}
+		}
+		return false
+	}
 	if r != "S6" && r != "S8" {
 		return false
 	}

@@ -116,15 +116,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		writeStatus(status, bwruntime.Status{Outcome: bwruntime.OutcomeSetupFailed, ExitStatus: bwruntime.ExitSetup, Message: err.Error()}, stderr)
 		return bwruntime.ExitSetup
 	}
+	if err := bwruntime.CheckStaleMark(args[0]); err != nil {
+		fmt.Fprintf(stderr, "bwrun: %v\n", err)
+		st := bwruntime.Status{Outcome: bwruntime.OutcomeStale, ExitStatus: bwruntime.ExitSetup, Message: err.Error(), StalePaths: []string{args[0] + bwruntime.StaleMarkSuffix}}
+		writeStatus(status, st, stderr)
+		return bwruntime.ExitSetup
+	}
 	<-notified
+	var scan bwruntime.GitScanReport
 	st, err := bwruntime.RunWith(context.Background(), inv, args[2:], bwruntime.Stdio{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
 		Stderr:  os.Stderr,
 		Signals: sigc,
+		GitScan: &scan,
 	}, flags.Options)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", err)
+	}
+	if scan.Stale() {
+		// The next command must be compiled again, so that what the
+		// command left is protected (H9).
+		if err := bwruntime.MarkStale(args[0], scan); err != nil {
+			fmt.Fprintf(stderr, "bwrun: warning: cannot mark the invocation stale (%v): recompile before the next command\n", err)
+		}
 	}
 	writeStatus(status, st, stderr)
 	return st.ExitStatus

@@ -1,0 +1,284 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// repo inspects the repository whose worktree is top, reached through
+// its ".git" entry: a directory, a symlink (git follows it) or a file
+// holding "gitdir: PATH" (relative to top; git's read_gitfile_gently).
+func (s *gitScan) repo(top, entry string) {
+	fi, err := os.Lstat(entry)
+	if err != nil {
+		return
+	}
+	switch {
+	case fi.IsDir():
+		s.inspect(entry, top, "")
+	case fi.Mode()&os.ModeSymlink != 0:
+		s.inspect(entry, top, entry)
+	case fi.Mode().IsRegular():
+		b, err := readSmall(entry)
+		if err != nil {
+			return // git refuses it too ("too large", unreadable)
+		}
+		v := trimPointer(b)
+		if !strings.HasPrefix(v, "gitdir: ") || len(v) < 9 {
+			return // git dies: "invalid gitfile format"
+		}
+		g := v[len("gitdir: "):]
+		if !path.IsAbs(g) {
+			g = path.Join(top, g)
+		}
+		s.inspect(g, top, entry)
+	}
+}
+
+// inspect checks one git directory g (the worktree top, for relative
+// hook paths), reached through via (a ".git" file or symlink; "" for a
+// directory): its common directory (the "commondir" file, relative to
+// g), the configuration git reads (common/config, g/config.worktree,
+// their includes), the hooks directory, and the submodules
+// (common/modules) and worktrees (common/worktrees) below it.
+func (s *gitScan) inspect(g, top, via string) {
+	real, err := filepath.EvalSymlinks(g)
+	if err != nil || s.seen[real] {
+		return
+	}
+	s.seen[real] = true
+	s.repos++
+	if s.repos > MaxGitScanRepos {
+		if s.repos == MaxGitScanRepos+1 {
+			s.stale(real, fmt.Sprintf("the git scan stopped after %d repositories at %s (H9): the others were not checked for code a later host git would run; review before running git there", MaxGitScanRepos, real))
+		}
+		return
+	}
+	common, cd := real, path.Join(real, "commondir")
+	b, err := readSmall(cd)
+	switch {
+	case err == nil:
+		v := trimPointer(b)
+		if !path.IsAbs(v) {
+			v = path.Join(real, v)
+		}
+		if common, err = filepath.EvalSymlinks(v); err != nil {
+			return // git dies
+		}
+	case errors.Is(err, errTooLarge) && s.writable(cd):
+		s.setAside(cd, "a commondir file too large to check")
+		return
+	default:
+		cd = ""
+	}
+	if !gitDirValid(real, common) {
+		return // not a repository: git passes it by
+	}
+	hp := ""
+	var found []string
+	for _, c := range []string{path.Join(common, "config"), path.Join(real, "config.worktree")} {
+		found = append(found, s.config(c, 0, &hp)...)
+	}
+	if hp == "" {
+		hp = s.globalHP
+	}
+	hooks := path.Join(common, "hooks")
+	switch {
+	case hp == "":
+	case strings.HasPrefix(hp, "~/"):
+		hooks = path.Join(s.home, hp[2:])
+	case path.IsAbs(hp):
+		hooks = hp
+	default:
+		hooks = path.Join(top, hp)
+	}
+	found = append(found, s.hooks(hooks)...)
+	s.modules(path.Join(common, "modules"), 0)
+	s.worktrees(path.Join(common, "worktrees"))
+	if cd != "" && common != real && anyWithin(found, common) && s.writable(cd) {
+		s.setAside(cd, "a commondir that leads to "+common+", where code was set aside")
+	}
+	if via != "" && (anyWithin(found, real) || anyWithin(found, common)) && s.writable(via) {
+		s.setAside(via, "a .git pointer that leads to "+real+", where code was set aside")
+	}
+}
+
+// gitDirValid is git's is_git_directory: HEAD in g, objects and refs in
+// its common directory.
+func gitDirValid(g, common string) bool {
+	if _, err := os.Lstat(path.Join(g, "HEAD")); err != nil {
+		return false
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(path.Join(common, d)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+func anyWithin(ps []string, dir string) bool {
+	for _, p := range ps {
+		if Within(p, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// config checks one configuration file git reads (depth: how many
+// includes led here) and the files it includes, in order: a writable
+// file holding a code key (GitCodeKeys) or that git cannot parse is set
+// aside. hp, when set, receives core.hooksPath from the files that stay.
+// It returns the paths set aside.
+func (s *gitScan) config(p string, depth int, hp *string) []string {
+	if depth > maxGitIncludeDepth {
+		return nil // git dies ("exceeded maximum include depth")
+	}
+	b, err := readSmall(p)
+	if err != nil {
+		if errors.Is(err, errTooLarge) && s.writable(p) {
+			return s.found(s.setAside(p, "a git configuration file too large to check"))
+		}
+		return nil
+	}
+	entries, perr := ParseGitConfig(b)
+	var keys []string
+	for _, e := range entries {
+		if gitCodeKey(e) {
+			keys = append(keys, e.Key)
+		}
+	}
+	var found []string
+	if s.writable(p) && (perr != nil || len(keys) > 0) {
+		why := "a git configuration that runs code (" + strings.Join(firstN(keys, 4), ", ") + ")"
+		if perr != nil {
+			why = "a git configuration git cannot parse (" + perr.Error() + ")"
+		}
+		found = s.found(s.setAside(p, why))
+		hp = nil // what it set no longer applies
+	}
+	for _, e := range entries {
+		if e.Key == "core.hookspath" && hp != nil {
+			*hp = e.Value
+		}
+		inc, ok := GitIncludePath(e)
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(inc, "~/"):
+			inc = path.Join(s.home, inc[2:])
+		case !path.IsAbs(inc):
+			inc = path.Join(path.Dir(p), inc)
+		}
+		found = append(found, s.config(inc, depth+1, hp)...)
+	}
+	return found
+}
+
+func (s *gitScan) found(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return []string{p}
+}
+
+func firstN(xs []string, n int) []string {
+	if len(xs) > n {
+		return append(xs[:n:n], "…")
+	}
+	return xs
+}
+
+// hooks sets aside every executable file and every symlink (git follows
+// it) in a writable hooks directory, but git's inert "*.sample" files.
+func (s *gitScan) hooks(dir string) []string {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !s.writable(dir) {
+		return nil
+	}
+	names, ok := s.list(dir)
+	if !ok {
+		return nil
+	}
+	var found []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ".sample") {
+			continue
+		}
+		p := path.Join(dir, n)
+		fi, err := os.Lstat(p)
+		if err != nil || !s.writable(p) {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			found = append(found, s.found(s.setAside(p, "an executable git hook"))...)
+		}
+	}
+	return found
+}
+
+// list returns a directory's names (at most maxGitHooks; past that the
+// invocation is stale).
+func (s *gitScan) list(dir string) ([]string, bool) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(maxGitHooks + 1)
+	s.entries += len(names)
+	if len(names) > maxGitHooks {
+		s.stale(dir, fmt.Sprintf("the git scan did not check %s: more than %d entries (H9); review before running git there", dir, maxGitHooks))
+		return nil, false
+	}
+	return names, true
+}
+
+// modules inspects the submodule git directories below dir
+// (.git/modules/NAME, where NAME may hold slashes).
+func (s *gitScan) modules(dir string, depth int) {
+	names, ok := s.list(dir)
+	if !ok {
+		return
+	}
+	for _, n := range names {
+		p := path.Join(dir, n)
+		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+			continue
+		}
+		if _, err := os.Lstat(path.Join(p, "HEAD")); err == nil {
+			s.inspect(p, p, "")
+			continue
+		}
+		if depth+1 >= maxModuleDepth {
+			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels of submodule names deep (H9); review before running git there", p, maxModuleDepth))
+			continue
+		}
+		s.modules(p, depth+1)
+	}
+}
+
+// worktrees inspects the linked worktrees' git directories
+// (.git/worktrees/NAME), each with the worktree its "gitdir" file names.
+func (s *gitScan) worktrees(dir string) {
+	names, ok := s.list(dir)
+	if !ok {
+		return
+	}
+	for _, n := range names {
+		w := path.Join(dir, n)
+		top := w
+		if b, err := readSmall(path.Join(w, "gitdir")); err == nil {
+			if t := trimPointer(b); path.IsAbs(t) {
+				top = path.Dir(t)
+			}
+		}
+		s.inspect(w, top, "")
+	}
+}

@@ -1,0 +1,272 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Bounds of the post-command git scan (ScanGit). Past one, the scan
+// stops there and reports the invocation stale with a message: it never
+// skips silently.
+const (
+	// MaxGitScanEntries bounds the directory entries listed in the
+	// writable set.
+	MaxGitScanEntries = 200_000
+	// MaxGitScanDepth bounds how deep below a writable directory the
+	// scan looks for repositories.
+	MaxGitScanDepth = 64
+	// MaxGitScanRepos bounds the repositories (git directories,
+	// submodules and worktrees included) inspected.
+	MaxGitScanRepos = 1024
+	// maxGitHooks bounds the entries of one hooks directory.
+	maxGitHooks = 1024
+	// maxGitFile bounds a configuration, gitdir or commondir file (git's
+	// own bound for a .git file is 1 MiB).
+	maxGitFile = 1 << 20
+	// maxGitIncludeDepth is git's MAX_INCLUDE_DEPTH.
+	maxGitIncludeDepth = 10
+	// maxModuleDepth bounds the nesting of .git/modules directories.
+	maxModuleDepth = 8
+)
+
+// SetAside is one file or directory the post-command scan moved out of
+// git's way: Path was renamed to As (same directory), for Why.
+type SetAside struct {
+	Path string `json:"path"`
+	As   string `json:"as"`
+	Why  string `json:"why"`
+}
+
+// GitScanReport is what the post-command git scan did: what it set
+// aside, its warnings (one line each), and StalePaths, why the
+// invocation is stale now (a set-aside path, a bound reached, a file it
+// could not move). A non-empty report means the next command must be
+// compiled again.
+type GitScanReport struct {
+	SetAside   []SetAside `json:"set_aside,omitempty"`
+	Warnings   []string   `json:"warnings,omitempty"`
+	StalePaths []string   `json:"stale_paths,omitempty"`
+}
+
+// Stale reports whether the scan makes the invocation stale.
+func (r *GitScanReport) Stale() bool { return len(r.SetAside) > 0 || len(r.StalePaths) > 0 }
+
+// WhyProfileHome is the Why of a precondition on a protected entry of
+// the profile home (home_mode: profile). One recorded absent that a
+// command created is set aside by ScanGit: the profile home is shared by
+// every later command of the Hermes profile, which would run it.
+const WhyProfileHome = "H9 (profile home)"
+
+// ScanGit is H9's post-command scan, run after the sandbox is dead and
+// before bwrun returns. It walks the host side of the writable set (the
+// sources of the invocation's read-write binds), skipping what the
+// invocation keeps read-only or masks there, and finds every repository
+// a later host git could use, by git's own rules (setup.c): a ".git"
+// directory, a ".git" file's "gitdir:", a bare repository (HEAD, objects,
+// refs), a "commondir" file, "config.worktree", ".git/worktrees/*" and
+// ".git/modules/*" (submodules, nested). In every configuration file
+// such a repository reads (include and includeIf targets followed, up to
+// git's depth of 10, relative to the including file, "~/" the home;
+// plus the global ~/.gitconfig and ~/.config/git/config) that a command
+// could have written, a variable of GitCodeKeys, or a file git cannot
+// parse, is a finding; so is every executable (or symlinked) hook in the
+// hooks directory git would use (core.hooksPath, else hooks/) that a
+// command could have written. Each finding is renamed next to itself
+// with a ".bwpolicy-set-aside-<time>" suffix (never deleted, never
+// through a symlink), as is the ".git" file or "commondir" that led to
+// it. A protected entry of the profile home that was absent when
+// compiling (WhyProfileHome) and exists now is set aside too. Files the invocation binds read-only, and files outside the
+// writable set, are not findings: a command could not have written them.
+func ScanGit(inv *Invocation, home string, now time.Time) GitScanReport {
+	s := newGitScan(inv, home, now)
+	for _, p := range inv.Preconditions {
+		if p.Why == WhyProfileHome && p.Kind == KindAbsent {
+			if _, err := os.Lstat(p.Path); err == nil {
+				s.setAside(p.Path, "a start-up file of the profile home (it would run in every later command of the profile)")
+			}
+		}
+	}
+	s.globalHP = s.globalHooksPath()
+	for _, r := range s.roots {
+		s.walk(r)
+	}
+	sort.Strings(s.rep.StalePaths)
+	return s.rep
+}
+
+type gitScan struct {
+	mounts  []scanMount // the invocation's mounts, in order
+	roots   []string    // host sources of the read-write binds (outermost)
+	home    string
+	stamp   string
+	entries int
+	repos   int
+	seen    map[string]bool // git directories inspected (resolved)
+	moved   map[string]bool // paths set aside
+	// globalHP is core.hooksPath of the global configuration.
+	globalHP string
+	rep      GitScanReport
+}
+
+// scanMount is one mount of the invocation: a bind (host source src at
+// dest, rw for read-write) or anything else over dest (read-only binds,
+// masks, tmpfs: a command writes nothing on the host below them).
+type scanMount struct {
+	src, dest string
+	rw        bool
+}
+
+func newGitScan(inv *Invocation, home string, now time.Time) *gitScan {
+	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"),
+		seen: map[string]bool{}, moved: map[string]bool{}}
+	var rw []string
+	args := inv.Bwrap.Args
+	for i := 0; i < len(args); i++ {
+		n, ok := bwrapArity[args[i]]
+		if !ok || i+n >= len(args) {
+			continue
+		}
+		if n > 0 && strings.HasPrefix(args[i], "--") && isMountOption(args[i]) {
+			m := scanMount{dest: path.Clean(args[i+n])}
+			switch args[i] {
+			case "--bind", "--bind-try", "--dev-bind", "--dev-bind-try":
+				m.src, m.rw = path.Clean(args[i+1]), true
+				rw = append(rw, m.src)
+			}
+			s.mounts = append(s.mounts, m)
+		}
+		i += n
+	}
+	sort.Strings(rw)
+	for _, r := range rw {
+		if !path.IsAbs(r) || r == "/" {
+			continue
+		}
+		if len(s.roots) > 0 && Within(r, s.roots[len(s.roots)-1]) {
+			continue // a pin or a bind inside another root
+		}
+		if fi, err := os.Lstat(r); err == nil && fi.IsDir() {
+			s.roots = append(s.roots, r)
+		}
+	}
+	return s
+}
+
+// isMountOption reports whether a bwrap option puts something at the
+// path its last value names. --remount-ro does not: it changes the flags
+// of the one mount at its path (the sandbox's own mask over the Hermes
+// home), not what is mounted below it.
+func isMountOption(o string) bool {
+	switch o {
+	case "--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--ro-bind", "--ro-bind-try",
+		"--bind-data", "--ro-bind-data", "--file", "--bind-fd", "--ro-bind-fd", "--tmpfs", "--dev",
+		"--proc", "--mqueue", "--symlink", "--overlay", "--tmp-overlay", "--ro-overlay":
+		return true
+	}
+	return false
+}
+
+// stale records a reason the invocation is stale, with its warning.
+func (s *gitScan) stale(p, msg string) {
+	s.rep.StalePaths = append(s.rep.StalePaths, p)
+	s.rep.Warnings = append(s.rep.Warnings, msg)
+}
+
+// writable reports whether a command could have written host path p:
+// checked as written and, resolved, where it leads.
+func (s *gitScan) writable(p string) bool {
+	if s.writableLexical(p) {
+		return true
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+		return s.writableLexical(r)
+	}
+	return false
+}
+
+// writableLexical reports whether host path p is writable in the
+// sandbox: some read-write bind shows it (at dest plus p's place below
+// the source), and the last mount over that place (bwrap mounts in
+// order, so a later one covers an earlier one) is a read-write bind of
+// the same host path.
+func (s *gitScan) writableLexical(p string) bool {
+	for _, m := range s.mounts {
+		if !m.rw || !Within(p, m.src) {
+			continue
+		}
+		q := m.dest + strings.TrimPrefix(p, m.src)
+		var eff *scanMount
+		for i := range s.mounts {
+			if Within(q, s.mounts[i].dest) {
+				eff = &s.mounts[i]
+			}
+		}
+		if eff != nil && eff.rw && eff.src+strings.TrimPrefix(q, eff.dest) == p {
+			return true
+		}
+	}
+	return false
+}
+
+// globals are the user's global git configuration files: their
+// core.hooksPath applies to every repository that sets none.
+func (s *gitScan) globals() []string {
+	if s.home == "" {
+		return nil
+	}
+	xdg := path.Join(s.home, ".config")
+	if v := os.Getenv("XDG_CONFIG_HOME"); path.IsAbs(v) {
+		xdg = v
+	}
+	return []string{path.Join(xdg, "git", "config"), path.Join(s.home, ".gitconfig")}
+}
+
+// globalHooksPath reads core.hooksPath from the global files (the last
+// one git reads wins: ~/.gitconfig after the XDG file).
+func (s *gitScan) globalHooksPath() string {
+	hp := ""
+	for _, g := range s.globals() {
+		s.config(g, 0, &hp)
+	}
+	return hp
+}
+
+// readSmall reads a regular file of at most maxGitFile bytes
+// (following symlinks, as git does). It opens without blocking and
+// without taking a terminal, so a FIFO or a device a command left in
+// its place cannot hang bwrun.
+func readSmall(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if fi.Size() > maxGitFile {
+		return nil, errTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxGitFile+1))
+	if len(b) > maxGitFile {
+		return nil, errTooLarge
+	}
+	return b, err
+}
+
+var errTooLarge = fmt.Errorf("larger than %d bytes", maxGitFile)
+
+// trimPointer is how git reads a gitdir or commondir value: trailing CR
+// and LF removed.
+func trimPointer(b []byte) string { return strings.TrimRight(string(b), "\r\n") }

@@ -1,0 +1,37 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkScanGit measures the post-command git scan of a project:
+// a repository (config and hooks bound read-only) and a tree of
+// dirs×files entries, as after a command that changed nothing.
+func BenchmarkScanGit(b *testing.B) {
+	for _, size := range []struct{ dirs, files int }{{10, 10}, {100, 10}, {1000, 10}, {2000, 50}} {
+		b.Run(fmt.Sprintf("%d_entries", size.dirs*(size.files+1)), func(b *testing.B) {
+			f := newScanFixtureB(b)
+			for d := 0; d < size.dirs; d++ {
+				dir := filepath.Join(f.proj, "src", fmt.Sprintf("d%03d", d/50), fmt.Sprintf("e%04d", d))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					b.Fatal(err)
+				}
+				for i := 0; i < size.files; i++ {
+					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), nil, 0o644); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if rep := ScanGit(f.inv, f.home, time.Now()); rep.Stale() {
+					b.Fatalf("stale: %+v", rep)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,230 @@
+package sandboxtest
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// gitAttack is one way a command can make a later host git run its code
+// through an indirection git follows (H9): setup builds the project
+// {p} on the host before compiling (as the user), plant runs in the
+// sandbox, and hostDir (relative to {p}) is where the host git runs
+// afterwards. {m} is the marker path the planted code touches.
+type gitAttack struct {
+	name, setup, plant, hostDir string
+}
+
+// gitInit makes {p} a repository with one commit.
+const gitInit = `git init -q {p} && cd {p} && echo x > README && git add README && git commit -qm init && `
+
+// fsm is a configuration line that makes host git run the marker.
+const fsm = `printf '[core]\n\tfsmonitor = "touch {m}"\n'`
+
+// fsmWorktree is fsm for a bare repository a .git file makes a worktree's.
+const fsmWorktree = `printf '[core]\n\tbare = false\n\tfsmonitor = "touch {m}"\n'`
+
+var gitAttacks = []gitAttack{
+	{name: "commondir", setup: gitInit + "true",
+		plant: `mkdir -p .cache/git/hooks && ` + fsm + ` > .cache/git/config && printf '#!/bin/sh\ntouch {m}\n' > .cache/git/hooks/post-commit && chmod +x .cache/git/hooks/post-commit && ln -s {p}/.git/objects .cache/git/objects && ln -s {p}/.git/refs .cache/git/refs && echo {p}/.cache/git > .git/commondir`},
+	{name: "gitfile", setup: "mkdir -p {p} && echo x > {p}/README",
+		plant: `git init -q --bare .cache/r && ` + fsmWorktree + ` >> .cache/r/config && echo "gitdir: {p}/.cache/r" > .git`},
+	{name: "config_worktree", setup: gitInit + "git config extensions.worktreeConfig true",
+		plant: fsm + ` > .git/config.worktree`},
+	{name: "worktrees", setup: gitInit + "git config extensions.worktreeConfig true && git worktree add -q {p}-wt",
+		plant: fsm + ` > .git/worktrees/$(basename {p})-wt/config.worktree`, hostDir: "-wt"},
+	{name: "submodule_gitfile", setup: gitInit + "git init -q {p}-lib && git -C {p}-lib commit -q --allow-empty -m l && git -c protocol.file.allow=always submodule -q add {p}-lib lib && git commit -qm sub",
+		plant: `git init -q --bare .cache/s && ` + fsmWorktree + ` >> .cache/s/config && echo "gitdir: {p}/.cache/s" > lib/.git`},
+	{name: "include_target", setup: gitInit + "git config include.path ../.gitlocal",
+		plant: fsm + ` > .gitlocal`},
+	{name: "hooks_path", setup: gitInit + "git config core.hooksPath tools/hooks",
+		plant: `mkdir -p tools/hooks && printf '#!/bin/sh\ntouch {m}\n' > tools/hooks/post-commit && chmod +x tools/hooks/post-commit`},
+	{name: "nested_repo", setup: gitInit + "true",
+		plant: `git init -q vendor/a/b && ` + fsm + ` >> vendor/a/b/.git/config`, hostDir: "/vendor/a/b"},
+	{name: "decoys", setup: gitInit + "for i in $(seq 70); do git init -q d$i; done && git init -q zz",
+		plant: fsm + ` >> zz/.git/config`, hostDir: "/zz"},
+}
+
+// H9: for each indirection, a command plants code for a later host git;
+// after bwrun returns, real host git (status, diff, commit) in the
+// project runs none of it, bwrun named what it set aside, and the next
+// command is refused until a recompile. The control runs the same
+// sandbox arguments with bwrap directly (no post-command scan): there
+// the same host git runs the planted code.
+func testGitIndirection(t *testing.T, f *fixture) {
+	for _, a := range gitAttacks {
+		t.Run(a.name, func(t *testing.T) {
+			g := *f
+			g.t = t
+			for _, protected := range []bool{true, false} {
+				p := f.expand("{base}/" + a.name)
+				if !protected {
+					p += "-control"
+				}
+				m := p + ".ran"
+				x := strings.NewReplacer("{p}", p, "{m}", m)
+				r := g.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + x.Replace(a.setup)}, dir: "{base}"})
+				if r.code != 0 {
+					t.Fatalf("setup: %v", r)
+				}
+				inv, _ := g.compile("cwd: "+p+"\n", call{dir: p})
+				if protected {
+					r = g.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", gitEnvSetup + x.Replace(a.plant)}, dir: p})
+					g.wantCode(r, 0)
+					g.wantStderr(r, "set aside as")
+				} else {
+					r = g.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, inv)...), "--", "/bin/sh", "-c", gitEnvSetup+x.Replace(a.plant)), dir: p})
+					g.wantCode(r, 0)
+				}
+				hostDir := p + a.hostDir
+				r = g.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; git diff >/dev/null 2>&1; git commit -q --allow-empty -m host >/dev/null 2>&1; true"}, dir: hostDir})
+				_, err := os.Stat(m)
+				ran := err == nil
+				switch {
+				case protected && ran:
+					t.Errorf("host git ran the planted code after bwrun returned")
+				case !protected && !ran:
+					t.Errorf("control: host git did not run the planted code without the scan")
+				}
+				if protected {
+					r = g.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/true"}, dir: p})
+					g.wantCode(r, 125)
+					g.wantStderr(r, "H9", "recompile")
+				}
+			}
+		})
+	}
+}
+
+// gitEnvSetup gives git an identity and lets submodules use local paths.
+const gitEnvSetup = `export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b GIT_CONFIG_NOSYSTEM=1; `
+
+// rawArgs returns an invocation's bwrap arguments without the options
+// that need bwrun's descriptors (info, block, status, seccomp, empty
+// files): the same mounts, run by bwrap alone.
+func rawArgs(t *testing.T, inv string) []string {
+	t.Helper()
+	b, err := os.ReadFile(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Bwrap struct {
+			Args []string `json:"args"`
+		} `json:"bwrap"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	args := doc.Bwrap.Args
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--info-fd", "--block-fd", "--json-status-fd", "--seccomp":
+			i++
+			continue
+		case "--ro-bind-data":
+			i += 2
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// H9 (issue: the profile home): with home_mode: profile the profile
+// home is writable, but its rc files stay read-only, and one a command
+// creates is set aside after it, so no later command's shell runs what
+// a command wrote there. Control: protect.allow leaves .profile to the
+// command, and the next login shell runs it.
+func testProfileHomeRC(t *testing.T, f *fixture) {
+	f.write(f.expand("{hermes}/home/.bashrc"), "# rc\n")
+	f.mkdirAll(f.expand("{hermes}/home/.config"))
+	inv, _ := f.compile("home_mode: profile\n", call{})
+	r := f.bwrun(inv, `
+ok bashrc_write 'echo "export LEAK=1" >> "$HOME/.bashrc"'
+ok bashrc_rename 'mv "$HOME/.bashrc" "$HOME/.bashrc2"'
+ok profile_create 'echo "export LEAK=1" > "$HOME/.profile"'
+ok autostart 'mkdir -p "$HOME/.config/autostart" && echo x > "$HOME/.config/autostart/x.desktop"'
+ok home_write 'echo p > "$HOME/notes.txt"'
+`, call{})
+	f.expect(r, want{"bashrc_write": "no", "bashrc_rename": "no", "profile_create": "yes", "autostart": "yes", "home_write": "yes"})
+	f.wantStderr(r, "set aside as", "{hermes}/home/.profile", "{hermes}/home/.config/autostart")
+	f.wantHostFile("{hermes}/home/.bashrc", "# rc\n")
+	f.wantHostAbsent("{hermes}/home/.profile")
+	f.wantHostAbsent("{hermes}/home/.config/autostart")
+	f.wantHostFile("{hermes}/home/notes.txt", "p\n")
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/true"}})
+	f.wantCode(r, 125)
+	inv, _ = f.compile("home_mode: profile\n", call{})
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/bash", "-lc", "echo leak=${LEAK-unset}"}})
+	if r.code != 0 || !strings.Contains(r.stdout, "leak=unset") {
+		t.Errorf("a later login shell ran what a command wrote in the profile home: %v", r)
+	}
+
+	// Control: with .profile left to commands, the next login shell runs it.
+	inv, _ = f.compile("home_mode: profile\nprotect:\n  allow: [.profile]\n", call{})
+	r = f.bwrun(inv, `ok profile_create 'echo "export LEAK=1" > "$HOME/.profile"'`, call{})
+	f.expect(r, want{"profile_create": "yes"})
+	inv, _ = f.compile("home_mode: profile\nprotect:\n  allow: [.profile]\n", call{})
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/bash", "-lc", "echo leak=${LEAK-unset}"}})
+	if !strings.Contains(r.stdout, "leak=1") {
+		t.Errorf("control: the login shell did not run the profile home's .profile: %v", r)
+	}
+}
+
+// H9 in the default mode: everyday git inside the sandbox keeps working
+// (commit, branch, merge, rebase, stash, fetch from a local remote), the
+// post-command scan sets nothing aside, and the invocation stays fresh.
+// A config write (git branch -u) fails, with git's message; the
+// explanation of the .git/config bind says so.
+func testGitWorkflow(t *testing.T, f *fixture) {
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", "{proj}") + "git branch -M main && git init -q --bare {base}/remote.git && git push -q {base}/remote.git main"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	inv, _ := f.compile("", call{})
+	r = f.bwrun(inv, gitEnvSetup+`
+ok commit 'echo y > f && git add f && git commit -qm y'
+ok branch 'git branch feat && git checkout -q feat && echo z > g && git add g && git commit -qm z && git checkout -q main'
+ok merge 'git merge -q --no-edit feat'
+ok rebase 'git checkout -q -b r2 HEAD~2 && echo w > w && git add w && git commit -qm w && git rebase -q main && git checkout -q main'
+ok stash 'echo s >> f && git stash -q && git stash pop -q'
+ok fetch 'git fetch -q {base}/remote.git main:refs/remotes/r/main'
+val branch_u 'git branch -u feat 2>&1; echo status=$?'
+ok config_write 'git config user.name x'
+`, call{})
+	f.expect(r, want{"commit": "yes", "branch": "yes", "merge": "yes", "rebase": "yes", "stash": "yes", "fetch": "yes",
+		"branch_u": "~could not write config file", "config_write": "no"})
+	if strings.Contains(r.stderr, "set aside") {
+		t.Errorf("the post-command scan set something aside after plain git use: %v", r)
+	}
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/true"}})
+	f.wantCode(r, 0)
+	r = f.exec(call{argv: []string{tool("bwpolicy"), "compile", "--explain"}})
+	if !strings.Contains(r.stdout+r.stderr, "branch -u/--track still exits 0") {
+		t.Errorf("the explanation does not say that config writes fail: %v", r)
+	}
+}
+
+// H9 opt-in: protect.git: read-only makes the repository read-only as a
+// whole: no commit, no commondir or config.worktree planted, while the
+// project stays writable. Control: the default mode commits.
+func testProtectGitReadOnly(t *testing.T, f *fixture) {
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", "{proj}") + "true"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	script := gitEnvSetup + `
+ok commit 'git commit -q --allow-empty -m x'
+ok commondir 'echo /tmp > .git/commondir'
+ok worktree_config 'echo "[core]" > .git/config.worktree'
+ok project_write 'echo x > new-file'
+`
+	r = f.sandbox("protect:\n  git: read-only\n", script, call{})
+	f.expect(r, want{"commit": "no", "commondir": "no", "worktree_config": "no", "project_write": "yes"})
+	f.wantHostAbsent("{proj}/.git/commondir")
+	r = f.sandbox("", script, call{})
+	f.expect(r, want{"commit": "yes", "project_write": "yes"})
+}
