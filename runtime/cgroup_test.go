@@ -171,3 +171,11 @@ func TestForInvocation(t *testing.T) {
 		t.Error("a parent that cannot hold the cgroup gave no error")
 	}
 }
+
+// BenchmarkDetectCgroup is the per-command cost the run-time call site
+// would add (two /proc reads and a few small files).
+func BenchmarkDetectCgroup(b *testing.B) {
+	for b.Loop() {
+		DetectCgroup()
+	}
+}
