@@ -249,6 +249,10 @@ func newScenario(data []byte) *scenario {
 	s.addTree(s.choose("", "file /home/u/proj/sub/.git/config\ndir /home/u/proj/sub/.git/hooks",
 		"file /home/u/proj/.git/modules/m/config\ndir /home/u/proj/.git/modules/m/hooks",
 		"dir /home/u/.git/hooks\nfile /home/u/proj/.git/config"))
+	// S3, H3: tmpfs bounds (0: unbounded, recorded so) and the socket groups.
+	if v := s.choose("", "", "tmp_mb: 0", "tmp_mb: 1", "tmp_mb: 4096", "network:\n  udp: false"); v != "" {
+		s.settings = append(s.settings, v)
+	}
 	if a := s.choose("", "", ".vscode", ".git/hooks", "core.hooksPath"); a != "" {
 		s.settings = append(s.settings, "protect:\n  allow: ["+a+"]")
 	}
