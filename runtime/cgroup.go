@@ -183,7 +183,8 @@ func keysOrNone(m map[string]bool) string {
 // means the host delegates a controller but the cgroup could not be
 // made; the caller refuses to run (exit 125) rather than run unbounded.
 //
-// The one call site, where Run starts bwrap (runtime/run.go):
+// The one call site, where the runner starts bwrap (runner.start in
+// runtime/start.go; Close belongs with finish):
 //
 //	cg, err := DetectCgroup().ForInvocation(inv)
 //	if err != nil { return 125, err }
