@@ -103,7 +103,7 @@ func (f fixture) settingsRW(prof string, nBinds, nHide int, rw bool) []byte {
 func (f fixture) host() *facts.Host {
 	return &facts.Host{FS: facts.OS{}, UID: 1000, Home: f.home, HermesHome: filepath.Join(f.home, ".hermes"), ProcessCwd: f.proj,
 		Env: map[string]string{}, Kernel: "6.8.0", HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 60000,
-		Arch: "x86_64", Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true}}}
+		Arch: "x86_64", Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
 }
 
 func request(tb testing.TB, prof string, nBinds, nHide int) *compiler.Request {

@@ -41,7 +41,7 @@ func benchRequest(prof string, n int) *Request {
 	}
 	host := &facts.Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj",
 		Env: map[string]string{}, Kernel: "6.8.0", HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 60000,
-		Arch: "x86_64", Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true}}}
+		Arch: "x86_64", Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
 	return &Request{File: "bench.yaml", Source: []byte(b.String()), Host: host}
 }
 

@@ -71,6 +71,8 @@ type emitter struct {
 	keptBinds []facts.Bind
 	// presentHidden caches present().
 	presentHidden []facts.Hidden
+	// sizeWarned is set once the missing --size has been warned.
+	sizeWarned bool
 }
 
 func newEmitter(st *state) *emitter {
@@ -154,6 +156,10 @@ func (e *emitter) invocation() *runtime.Invocation {
 		inv.Rlimits.CPUSeconds = clamp(uint64(cpu), f.HardCPU)
 	}
 	inv.Rlimits.NProc = e.nproc()
+	inv.Rlimits.TmpBytes = e.tmpBytes()
+	if mb := pr.Defaults.MemoryMB; mb > 0 {
+		inv.Rlimits.MemoryMax = cgroupMemoryFactor * uint64(mb) << 20
+	}
 	inv.Env = e.env()
 	inv.DegradedMode = e.st.res.Settings.DegradedMode
 	if sb := f.Sandbox; sb != nil && sb.Scratch.Kind == runtime.KindDir {

@@ -3,7 +3,10 @@ package compiler
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
 // WriteExplain writes the explained plan: what the sandbox is, each group
@@ -32,12 +35,23 @@ func WriteExplain(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "  RLIMIT_AS    %s\n", limitText(inv.Rlimits.AsBytes, func(v uint64) string { return fmt.Sprintf("%d MiB", v>>20) }))
 	fmt.Fprintf(w, "  RLIMIT_CPU   %s\n", limitText(inv.Rlimits.CPUSeconds, func(v uint64) string { return fmt.Sprintf("%d s", v) }))
 	fmt.Fprintf(w, "  RLIMIT_NPROC %s\n", limitText(inv.Rlimits.NProc, func(v uint64) string { return fmt.Sprintf("%d (max_procs + 2)", v) }))
+	tmp := "/tmp and /dev/shm unbounded (see the warnings)"
+	if v := inv.Rlimits.TmpBytes; v > 0 {
+		tmp = fmt.Sprintf("/tmp and /dev/shm at most %s each (tmp_mb), masks %s; data only, not inodes", sizeText(v), sizeText(maskTmpfsBytes))
+	}
+	fmt.Fprintf(w, "  tmpfs        %s\n", tmp)
+	fmt.Fprintf(w, "  memory.max   %s\n", limitText(inv.Rlimits.MemoryMax, func(v uint64) string {
+		return fmt.Sprintf("%s for the whole sandbox (%d × memory_mb), in a cgroup of its own where the host delegates a cgroup v2 memory controller (bwpolicy doctor says whether it does)", sizeText(v), cgroupMemoryFactor)
+	}))
 	if l := inv.Landlock; l != nil {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Landlock (H3; applied by the runtime before bwrap starts; this kernel: ABI "+fmt.Sprint(res.Facts.LandlockABI)+"):")
 		fmt.Fprintf(w, "  scoped: abstract Unix sockets %v, signals %v (ABI 6)\n", yesNo(l.ScopeAbstractUnix), yesNo(l.ScopeSignal))
 		fmt.Fprintf(w, "  TCP connect: %s\n", portText(l.TCPConnect))
 		fmt.Fprintf(w, "  TCP bind:    %s\n", portText(l.TCPBind))
+		if p.Network == "host" {
+			fmt.Fprintf(w, "  sockets:     %s\n", socketText(inv.Seccomp))
+		}
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "environment:")
@@ -102,6 +116,26 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// socketText says what the seccomp program lets the network profile's
+// sockets do beyond Landlock's TCP rights.
+func socketText(sc *runtime.Seccomp) string {
+	if sc == nil {
+		return "no seccomp filter: every socket type"
+	}
+	var out []string
+	if slices.Contains(sc.Blocked, "tcp-only") {
+		out = append(out, "only plain TCP (no MPTCP, SCTP, SMC, raw) and datagram sockets on AF_INET/AF_INET6, only AF_UNIX and AF_NETLINK besides, no MSG_FASTOPEN (seccomp, with a TCP allowlist)")
+	} else {
+		out = append(out, "every socket type (no TCP allowlist: MPTCP, SCTP and the other families are not restricted)")
+	}
+	if slices.Contains(sc.Blocked, "udp") {
+		out = append(out, "no UDP or ICMP sockets (network.udp: false; DNS needs TCP)")
+	} else {
+		out = append(out, "UDP and ICMP ping sockets allowed to any port (Landlock does not cover them)")
+	}
+	return strings.Join(out, "; ")
 }
 
 func portText(ps []uint16) string {

@@ -45,7 +45,7 @@ func loadCase(t *testing.T, file string) testCase {
 	tc := testCase{name: strings.TrimSuffix(filepath.Base(file), ".txtar")}
 	host := &facts.Host{UID: 1000, Home: "/home/u", Env: map[string]string{}, Kernel: "6.8.0",
 		HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 63000, LandlockABI: 6, Arch: "x86_64",
-		Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true}, Identity: goldenBwrapID}}
+		Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true, "--size": true}, Identity: goldenBwrapID}}
 	tree := facts.Tree{"/proc": {Kind: runtime.KindDir}, "/dev": {Kind: runtime.KindDir},
 		"/tmp": {Kind: runtime.KindDir}, "/etc": {Kind: runtime.KindDir}}
 	req := &Request{Host: host}

@@ -27,7 +27,12 @@ func (e *emitter) seccomp() {
 		e.warn("H2", "no seccomp filter: this architecture is not supported")
 		return
 	}
-	prog, err := seccomp.Build(e.f.Arch, relax)
+	var net seccomp.Network
+	if n := s.Network; n != nil {
+		net.TCPOnly = n.TCPConnect != nil || n.TCPBind != nil
+		net.NoUDP = n.UDP != nil && !*n.UDP
+	}
+	prog, err := seccomp.BuildNetwork(e.f.Arch, relax, net)
 	if err != nil {
 		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "H2", Path: "seccomp.allow",
 			Pos: e.st.res.Document.Pos([]any{"seccomp", "allow"}), Summary: err.Error()})

@@ -15,12 +15,17 @@ import (
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
 )
 
 func (e *emitter) baseFilesystem() {
 	src := e.profilePos("root")
 	e.p.add("S3", "the host root, read-only, at the host paths", src, "--ro-bind", "/", "/")
-	e.p.add("S3", "a fresh minimal /dev and a private /proc (no host processes visible)", src, "--dev", "/dev", "--proc", "/proc")
+	tmpSrc := "built in: tmp_mb " + fmt.Sprint(settings.DefaultTmpMB)
+	if e.st.res.Settings.TmpMB != nil {
+		tmpSrc = e.settingsPos("tmp_mb")
+	}
+	e.p.add("S3", "a fresh minimal /dev (device nodes, /dev/pts) and a private /proc (no host processes visible)", src, "--dev", "/dev", "--proc", "/proc")
 	// bwrap's init (pid 1) runs as the caller's user and is dumpable:
 	// without Yama a command could write its code through /proc/1/mem
 	// (ptrace and process_vm_writev are refused by seccomp, H2) and take
@@ -28,7 +33,9 @@ func (e *emitter) baseFilesystem() {
 	// process becomes it), so both names of its memory can be masked.
 	e.p.add("S11", "the memory of the sandbox's pid 1 (bwrap's init) is unreachable: a command cannot take it over through /proc/1/mem", src,
 		"--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem")
-	e.p.add("S3", "a fresh /tmp per command", src, "--tmpfs", "/tmp")
+	e.tmpfs("S3", "/dev/shm, the one writable place under /dev, its own tmpfs", tmpSrc, "/dev/shm", e.tmpBytes())
+	e.p.add("S3", "/dev read-only: bwrap's /dev is an unbounded tmpfs; /dev/null, /dev/zero, /dev/pts and /dev/shm are mounts of their own and keep working", src, "--remount-ro", "/dev")
+	e.tmpfs("S3", "a fresh /tmp per command", tmpSrc, "/tmp", e.tmpBytes())
 	e.writable = append(e.writable, "/tmp")
 }
 
@@ -331,7 +338,7 @@ func (e *emitter) masks() {
 			}
 		}
 		if h.Kind == runtime.KindDir {
-			e.p.add(rule, "hide directory "+h.Entry+": an empty tmpfs (writes stay in the sandbox)", src, "--tmpfs", h.Path)
+			e.tmpfs(rule, "hide directory "+h.Entry+": an empty tmpfs (writes stay in the sandbox)", src, h.Path, maskTmpfsBytes)
 			e.masked = append(e.masked, h.Path)
 			if e.writableRoot(h.Path) == "" {
 				e.roMasks = append(e.roMasks, h.Path)
@@ -346,7 +353,7 @@ func (e *emitter) masks() {
 		e.hidden = append(e.hidden, h.Path)
 	}
 	if ru := e.f.RunUser; ru.Kind == runtime.KindDir {
-		e.p.add("S4", "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.profilePos("run_user"), "--tmpfs", ru.Real)
+		e.tmpfs("S4", "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.profilePos("run_user"), ru.Real, maskTmpfsBytes)
 		e.hidden = append(e.hidden, ru.Real)
 		e.roMasks = append(e.roMasks, ru.Real)
 	}

@@ -158,6 +158,7 @@ func mergedSettings(s *settings.Settings, p *profile.Profile) map[string]any {
 	m["memory_mb"] = p.Defaults.MemoryMB
 	m["cpu_seconds"] = p.Defaults.CPUSeconds
 	m["max_procs"] = p.Defaults.MaxProcs
+	m["tmp_mb"] = s.TmpMBOrDefault()
 	if _, ok := m["binds"]; !ok {
 		m["binds"] = []any{}
 	}

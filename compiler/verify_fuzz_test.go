@@ -255,6 +255,10 @@ func newScenario(data []byte) *scenario {
 	s.addTree(s.choose("", "file /home/u/proj/sub/.git/config\ndir /home/u/proj/sub/.git/hooks",
 		"file /home/u/proj/.git/modules/m/config\ndir /home/u/proj/.git/modules/m/hooks",
 		"dir /home/u/.git/hooks\nfile /home/u/proj/.git/config"))
+	// S3, H3: tmpfs bounds (0: unbounded, recorded so) and the socket groups.
+	if v := s.choose("", "", "tmp_mb: 0", "tmp_mb: 1", "tmp_mb: 4096", "network:\n  udp: false"); v != "" {
+		s.settings = append(s.settings, v)
+	}
 	if a := s.choose("", "", ".vscode", ".git/hooks", "core.hooksPath"); a != "" {
 		s.settings = append(s.settings, "protect:\n  allow: ["+a+"]")
 	}
@@ -327,7 +331,7 @@ func (s *scenario) txtar() string {
 func (s *scenario) testCase(t *testing.T) testCase {
 	host := &facts.Host{UID: 1000, Home: "/home/u", Env: map[string]string{}, Kernel: "6.8.0",
 		HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 63000, LandlockABI: 6, Arch: "x86_64",
-		Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true}}}
+		Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
 	tree := facts.Tree{"/proc": {Kind: runtime.KindDir}, "/dev": {Kind: runtime.KindDir},
 		"/tmp": {Kind: runtime.KindDir}, "/etc": {Kind: runtime.KindDir}}
 	parseHost(t, host, strings.Join(s.host, "\n"))

@@ -1,8 +1,9 @@
 // Package doctor checks whether this host can run bwpolicy's sandboxes:
 // bwrap present and which of its version-gated options it has, a real
 // sandboxed command, unprivileged user namespaces (and Ubuntu's AppArmor
-// restriction), RLIMIT_NPROC per user namespace, the Landlock ABI, and
-// Yama's ptrace_scope (whether a command can take over the sandbox's pid 1).
+// restriction), RLIMIT_NPROC per user namespace, the Landlock ABI, Yama's
+// ptrace_scope (whether a command can take over the sandbox's pid 1), and
+// a delegated cgroup v2 memory controller.
 // `bwpolicy doctor` prints its Report.
 package doctor
 
@@ -57,6 +58,7 @@ const (
 	CheckUserNamespaces = "user-namespaces"
 	CheckNProc          = "rlimit-nproc"
 	CheckLandlock       = "landlock"
+	CheckMemoryCgroup   = "memory-cgroup"
 )
 
 // Host is how the checks see the machine; tests substitute parts of it.
@@ -71,6 +73,8 @@ type Host struct {
 	// Sandbox runs `bwrap ProbeArgs... -- true` and returns bwrap's
 	// stderr with the error.
 	Sandbox func(ctx context.Context, bwrap string) (stderr string, err error)
+	// Cgroup reports whether a sandbox can get a memory cgroup of its own.
+	Cgroup func() runtime.CgroupSupport
 }
 
 // SystemHost is the real machine.
@@ -84,6 +88,7 @@ func SystemHost() Host {
 		LandlockABI:   runtime.LandlockABI,
 		ProbeBwrap:    runtime.ProbeBwrap,
 		Sandbox:       sandboxProbe,
+		Cgroup:        runtime.DetectCgroup,
 	}
 }
 
@@ -167,6 +172,7 @@ func Run(ctx context.Context, h Host) Report {
 	add(nprocCheck(h))
 	add(landlockCheck(h))
 	add(yamaCheck(h))
+	add(memoryCgroupCheck(h))
 
 	r.OK = true
 	for _, c := range r.Checks {
@@ -331,6 +337,25 @@ func landlockCheck(h Host) Check {
 	default:
 		c.OK = true
 		c.Detail = fmt.Sprintf("Landlock ABI %d: TCP port rules and abstract-socket/signal scoping available", abi)
+	}
+	return c
+}
+
+// memoryCgroupCheck says whether memory_mb can bound the whole sandbox
+// (a cgroup v2 memory controller delegated to the user), or only each
+// process's address space and each tmpfs.
+func memoryCgroupCheck(h Host) Check {
+	c := Check{Name: CheckMemoryCgroup}
+	if h.Cgroup == nil {
+		c.Detail = "not checked"
+		return c
+	}
+	s := h.Cgroup()
+	c.OK = s.Available
+	c.Detail = s.Detail
+	if !s.Available {
+		c.Detail = "no memory cgroup per sandbox: " + s.Detail + "; memory_mb bounds each process's address space (RLIMIT_AS) and tmp_mb each tmpfs, not the sandbox's total"
+		c.Fix = "boot with cgroup v2 only (systemd.unified_cgroup_hierarchy=1) and run the agent in a unit with Delegate=yes (systemd-run --user -p Delegate=yes ...)"
 	}
 	return c
 }

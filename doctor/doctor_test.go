@@ -68,6 +68,9 @@ func fakeHost() (Host, map[string]string) {
 			return runtime.BwrapInfo{Path: p, Version: "0.8.0", Options: runtime.ParseHelp(help080)}, nil
 		},
 		Sandbox: func(context.Context, string) (string, error) { return "", nil },
+		Cgroup: func() runtime.CgroupSupport {
+			return runtime.CgroupSupport{Available: true, Parent: "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service", Detail: "delegated"}
+		},
 	}
 	return h, files
 }
@@ -247,7 +250,7 @@ func TestJSONStable(t *testing.T) {
 			t.Errorf("check without ok: %v", c)
 		}
 	}
-	want := "bwrap bwrap-options sandbox-probe user-namespaces rlimit-nproc landlock yama-ptrace"
+	want := "bwrap bwrap-options sandbox-probe user-namespaces rlimit-nproc landlock yama-ptrace memory-cgroup"
 	if strings.Join(names, " ") != want {
 		t.Fatalf("check order %v, want %s", names, want)
 	}
@@ -312,5 +315,22 @@ func TestYamaCheck(t *testing.T) {
 		if err := json.Unmarshal(js.Bytes(), &back); err != nil || check(t, back, CheckYama).Detail != y.Detail {
 			t.Errorf("json: %v\n%s", err, js.String())
 		}
+	}
+}
+
+// TestMemoryCgroup: without a delegated memory controller the check
+// fails and says what memory_mb then bounds; with one it passes.
+func TestMemoryCgroup(t *testing.T) {
+	h, _ := fakeHost()
+	if c := check(t, Run(context.Background(), h), CheckMemoryCgroup); !c.OK {
+		t.Errorf("delegated: %+v", c)
+	}
+	h.Cgroup = func() runtime.CgroupSupport {
+		return runtime.CgroupSupport{Detail: "the memory controller is not in cgroup v2 here"}
+	}
+	r := Run(context.Background(), h)
+	c := check(t, r, CheckMemoryCgroup)
+	if c.OK || r.OK || !strings.Contains(c.Detail, "not the sandbox's total") || !strings.Contains(c.Fix, "Delegate=yes") {
+		t.Errorf("not delegated: %+v", c)
 	}
 }

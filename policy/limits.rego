@@ -2,7 +2,7 @@
 # hard limit are clamped to it, with a warning.
 package bwpolicy.rules
 
-limit_names := ["memory_mb", "cpu_seconds", "max_procs"]
+limit_names := ["memory_mb", "cpu_seconds", "max_procs", "tmp_mb"]
 
 deny contains v("R12", sprintf("%s is negative (%d)", [name, input.settings[name]]), [name]) if {
 	some name in limit_names
@@ -10,6 +10,10 @@ deny contains v("R12", sprintf("%s is negative (%d)", [name, input.settings[name
 }
 
 mib := 1048576
+
+warn contains v("R12", "tmp_mb is 0: /tmp and /dev/shm are tmpfs without a size bound, each may fill half of the machine's RAM whatever memory_mb says", ["tmp_mb"]) if {
+	input.settings.tmp_mb == 0
+}
 
 warn contains v("R12", sprintf("memory_mb %d is above the inherited hard limit (%d MiB): clamped", [input.settings.memory_mb, input.facts.hard_as / mib]), ["memory_mb"]) if {
 	input.settings.memory_mb * mib > input.facts.hard_as

@@ -33,7 +33,7 @@ base_profile := {
 	"unset_env": {"SSH_AUTH_SOCK": true, "GPG_AGENT_INFO": true, "DBUS_SESSION_BUS_ADDRESS": true},
 }
 
-base_settings := {"memory_mb": 256, "cpu_seconds": 30, "max_procs": 256}
+base_settings := {"memory_mb": 256, "cpu_seconds": 30, "max_procs": 256, "tmp_mb": 256}
 
 bind(i, src, dest, ro, kind) := {
 	"index": i, "src": src, "dest": dest, "readonly": ro, "src_abs": true, "dest_abs": true,
@@ -147,6 +147,24 @@ test_r10_dest_symlink if {
 test_r12_clamped if {
 	r := {v.rule | some v in rules.warn with input as {"facts": base_facts, "profile": base_profile, "settings": object.union(base_settings, {"max_procs": 5000})}}
 	"R12" in r
+}
+
+test_r12_tmp_mb_zero_warned if {
+	ws := {v.msg | some v in rules.warn with input as {"facts": base_facts, "profile": base_profile, "settings": object.union(base_settings, {"tmp_mb": 0})}}
+	some m in ws
+	contains(m, "tmp_mb is 0")
+	ok := {v.msg | some v in rules.warn with input as {"facts": base_facts, "profile": base_profile, "settings": base_settings}}
+	not any_contains(ok, "tmp_mb")
+}
+
+test_r12_tmp_mb_negative if {
+	r := {v.rule | some v in rules.deny with input as {"facts": base_facts, "profile": base_profile, "settings": object.union(base_settings, {"tmp_mb": -1})}}
+	"R12" in r
+}
+
+any_contains(set, s) if {
+	some m in set
+	contains(m, s)
 }
 
 test_r13_custom_profile_sharing_network if {

@@ -80,6 +80,10 @@ func fastDecode(data []byte) (inv *Invocation, ok bool) {
 					return d.uint(&l.CPUSeconds, 64)
 				case "nproc":
 					return d.uint(&l.NProc, 64)
+				case "tmp_bytes":
+					return d.uint(&l.TmpBytes, 64)
+				case "memory_max":
+					return d.uint(&l.MemoryMax, 64)
 				}
 				return false
 			})

@@ -97,6 +97,14 @@ type Rlimits struct {
 	// NProc is RLIMIT_NPROC, set on the sandbox's first process inside its
 	// user namespace (max_procs + 2), so that it counts per namespace.
 	NProc uint64 `json:"nproc"`
+	// TmpBytes is the size bound of /tmp and /dev/shm (tmp_mb; masks get
+	// a smaller one); 0 means they are unbounded, which the compiler
+	// warned about.
+	TmpBytes uint64 `json:"tmp_bytes,omitempty"`
+	// MemoryMax is memory.max of the sandbox's own cgroup, used where
+	// the host delegates a cgroup v2 memory controller to the user
+	// (CgroupMemoryFactor × memory_mb); 0: no cgroup.
+	MemoryMax uint64 `json:"memory_max,omitempty"`
 }
 
 // Env is the environment policy applied to the command.

@@ -58,6 +58,12 @@ var agreementCases = []struct {
 	{`{"network": {"tcp_connect": [443, 80], "tcp_bind": [8080]}}`, true},
 	{`{"network": {"tcp_connect": [0]}}`, false},
 	{`{"network": {"tcp_connect": [65536]}}`, false},
+	{`{"network": {"udp": false}}`, true},
+	{`{"network": {"udp": "no"}}`, false},
+	{`{"tmp_mb": 64}`, true},
+	{`{"tmp_mb": 0}`, true},
+	{`{"tmp_mb": -1}`, false},
+	{`{"tmp_mb": 1.5}`, false},
 	{`{"unknown": 1}`, false},
 }
 

@@ -44,6 +44,7 @@ var archs = map[string]*archInfo{
 			"fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
 			"clone3": 435, "mount_setattr": 442, "open_tree_attr": 467,
 			"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+			"socket": 41, "sendto": 44, "sendmsg": 46, "sendmmsg": 307,
 		},
 	},
 	"aarch64": {
@@ -60,6 +61,7 @@ var archs = map[string]*archInfo{
 			"fsmount": 432, "fspick": 433, "clone3": 435,
 			"mount_setattr": 442, "open_tree_attr": 467,
 			"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+			"socket": 198, "sendto": 206, "sendmsg": 211, "sendmmsg": 269,
 		},
 	},
 }

@@ -28,6 +28,7 @@ func TestNativeNumbersMatchKernelHeaders(t *testing.T) {
 		"mount_setattr": unix.SYS_MOUNT_SETATTR, "open_tree_attr": unix.SYS_OPEN_TREE_ATTR,
 		"io_uring_setup": unix.SYS_IO_URING_SETUP, "io_uring_enter": unix.SYS_IO_URING_ENTER,
 		"io_uring_register": unix.SYS_IO_URING_REGISTER,
+		"socket":            unix.SYS_SOCKET, "sendto": unix.SYS_SENDTO, "sendmsg": unix.SYS_SENDMSG, "sendmmsg": unix.SYS_SENDMMSG,
 	}
 	arch, err := NativeArch()
 	if err != nil {

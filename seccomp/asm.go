@@ -14,6 +14,7 @@ const (
 	opJgeK    = 0x35 // BPF_JMP | BPF_JGE | BPF_K
 	opJsetK   = 0x45 // BPF_JMP | BPF_JSET | BPF_K
 	opRetK    = 0x06 // BPF_RET | BPF_K
+	opAndK    = 0x54 // BPF_ALU | BPF_AND | BPF_K: A &= k
 	maxInsns  = 4096 // BPF_MAXINSNS
 	insnBytes = 8    // sizeof(struct sock_filter)
 )
@@ -64,6 +65,9 @@ func newAsm() *asm { return &asm{labels: map[string]int{}} }
 
 // ld loads the 32-bit word at offset off of seccomp_data into A.
 func (a *asm) ld(off uint32) { a.prog = append(a.prog, insn{op: opLdAbsW, k: off}) }
+
+// and masks A with k.
+func (a *asm) and(k uint32) { a.prog = append(a.prog, insn{op: opAndK, k: k}) }
 
 // ret returns action k.
 func (a *asm) ret(k uint32) { a.prog = append(a.prog, insn{op: opRetK, k: k}) }

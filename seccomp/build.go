@@ -25,12 +25,19 @@ func (p *Program) Len() int { return len(p.Bytes) / insnBytes }
 // name is an error that lists the valid names; so is relaxing a group
 // without the groups in its RelaxWith. The order of relax does not matter.
 func Build(arch string, relax []string) (*Program, error) {
-	return build(arch, relax, nil)
+	return build(arch, relax, Network{}, nil)
+}
+
+// BuildNetwork is Build with the socket policy net adds (see Network);
+// its groups follow the deny-list's in Program.Blocked. They cannot be
+// relaxed by name: the network settings decide them.
+func BuildNetwork(arch string, relax []string, net Network) (*Program, error) {
+	return build(arch, relax, net, nil)
 }
 
 // build is Build with an optional override of each group's errno (tests
 // use it to prove that the filter, not the kernel, answered a call).
-func build(arch string, relax []string, errnoOf func(Group) syscall.Errno) (*Program, error) {
+func build(arch string, relax []string, net Network, errnoOf func(Group) syscall.Errno) (*Program, error) {
 	a, err := lookupArch(arch)
 	if err != nil {
 		return nil, err
@@ -49,6 +56,11 @@ func build(arch string, relax []string, errnoOf func(Group) syscall.Errno) (*Pro
 		if relaxed[g.Name] {
 			continue
 		}
+		active = append(active, g)
+		blocked = append(blocked, g.Name)
+		errnos[errnoOf(g)] = true
+	}
+	for _, g := range net.groups() {
 		active = append(active, g)
 		blocked = append(blocked, g.Name)
 		errnos[errnoOf(g)] = true
@@ -117,6 +129,10 @@ func build(arch string, relax []string, errnoOf func(Group) syscall.Errno) (*Pro
 			}
 			p.mark(next)
 		}
+	}
+	// 3c. socket(2), by family, type and protocol (Network).
+	if err := emitSocket(p, a, net, errLabel, errnoOf); err != nil {
+		return nil, err
 	}
 	// 4. Everything else, then the shared return instructions.
 	p.mark("allow")

@@ -55,6 +55,9 @@ func Disassemble(prog []byte) ([]string, error) {
 			note = fieldName(in.k)
 			fallen.loaded = int64(in.k)
 			flow(pc+1, fallen)
+		case opAndK:
+			text = fmt.Sprintf("and #0x%x", in.k)
+			flow(pc+1, st) // A still derives from the same field
 		case opJa:
 			text = fmt.Sprintf("ja %d", pc+1+int(in.k))
 			flow(pc+1+int(in.k), st)
@@ -130,7 +133,10 @@ func fieldName(off uint32) string {
 }
 
 func argValueName(syscall string, arg int, v uint32) string {
-	for _, g := range groups {
+	if n, ok := socketArgNames[arg][v]; ok && syscall == "socket" {
+		return "socket " + n
+	}
+	for _, g := range append(groups[:len(groups):len(groups)], netGroups...) {
 		for _, r := range g.Args {
 			if r.Syscall != syscall || r.Arg != arg {
 				continue

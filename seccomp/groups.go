@@ -16,7 +16,7 @@ const (
 )
 
 // errnoNames names the errno values the disassembler shows.
-var errnoNames = map[uint32]string{1: "EPERM", 38: "ENOSYS"}
+var errnoNames = map[uint32]string{1: "EPERM", 13: "EACCES", 38: "ENOSYS", 93: "EPROTONOSUPPORT", 95: "EOPNOTSUPP", 97: "EAFNOSUPPORT"}
 
 // Group is a named set of syscalls the filter denies together. A settings
 // key can relax (leave out) whole groups by name.

@@ -297,7 +297,7 @@ func testProbes(t *testing.T, s *sandbox, arch string) {
 // blocked probe returns the marker (so the filter answered it) and each
 // allowed probe does not.
 func testMarked(t *testing.T, s *sandbox, arch string) {
-	p, err := build(arch, nil, func(Group) syscall.Errno { return marker })
+	p, err := build(arch, nil, Network{}, func(Group) syscall.Errno { return marker })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func testMarked(t *testing.T, s *sandbox, arch string) {
 
 // testRelaxed: a relaxed group reaches the kernel again; the rest stays.
 func testRelaxed(t *testing.T, s *sandbox, arch string) {
-	p, err := build(arch, []string{"ptrace", "personality"}, func(Group) syscall.Errno { return marker })
+	p, err := build(arch, []string{"ptrace", "personality"}, Network{}, func(Group) syscall.Errno { return marker })
 	if err != nil {
 		t.Fatal(err)
 	}

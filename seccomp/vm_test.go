@@ -54,6 +54,8 @@ func run(prog []byte, d seccompData) (uint32, error) {
 			A = binary.LittleEndian.Uint32(data[in.k:])
 		case opJa:
 			pc += int(in.k)
+		case opAndK:
+			A &= in.k
 		case opJeqK:
 			jump(A == in.k)
 		case opJgtK:

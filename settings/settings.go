@@ -13,6 +13,10 @@ const (
 	DefaultMaxProcs   = 256
 )
 
+// DefaultTmpMB is the size bound of each tmpfs of the sandbox (/tmp,
+// /dev/shm) when the settings name none (S3).
+const DefaultTmpMB = 256
+
 // Settings are the user's sandbox settings. Pointer and nil fields are
 // "not set": the profile's defaults apply.
 type Settings struct {
@@ -20,7 +24,10 @@ type Settings struct {
 	MemoryMB   *int64 `json:"memory_mb,omitempty"`
 	CPUSeconds *int64 `json:"cpu_seconds,omitempty"`
 	MaxProcs   *int64 `json:"max_procs,omitempty"`
-	Binds      []Bind `json:"binds,omitempty"`
+	// TmpMB bounds each tmpfs of the sandbox in MiB (nil: DefaultTmpMB;
+	// 0: unbounded, warned).
+	TmpMB *int64 `json:"tmp_mb,omitempty"`
+	Binds []Bind `json:"binds,omitempty"`
 
 	// Cwd, HomeMode, DegradedMode and SandboxDir are the terminal.* keys
 	// of a Hermes config, or top-level keys of a standalone file.
@@ -83,4 +90,23 @@ type ProtectPolicy struct {
 type NetworkPolicy struct {
 	TCPConnect []int `json:"tcp_connect,omitempty"`
 	TCPBind    []int `json:"tcp_bind,omitempty"`
+	// UDP false refuses datagram sockets on AF_INET/AF_INET6 (nil or
+	// true: allowed).
+	UDP *bool `json:"udp,omitempty"`
+}
+
+// TmpMBOrDefault returns tmp_mb as set, else DefaultTmpMB.
+func (s *Settings) TmpMBOrDefault() int64 {
+	if s.TmpMB != nil {
+		return *s.TmpMB
+	}
+	return DefaultTmpMB
+}
+
+// TmpBytes returns the size bound of each tmpfs in bytes; 0 is unbounded.
+func (s *Settings) TmpBytes() uint64 {
+	if mb := s.TmpMBOrDefault(); mb > 0 {
+		return uint64(mb) << 20
+	}
+	return 0
 }

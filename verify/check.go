@@ -44,8 +44,14 @@ const (
 	InvMountPoint = "mount-point"
 	// InvRootRO: the host root, read-only, at "/" (S3).
 	InvRootRO = "root-read-only"
-	// InvProcDevTmp: a fresh /dev, a private /proc, a tmpfs /tmp (S3).
+	// InvProcDevTmp: a fresh /dev, read-only, with a tmpfs /dev/shm; a
+	// private /proc; a tmpfs /tmp (S3).
 	InvProcDevTmp = "proc-dev-tmp"
+	// InvTmpfsBounded: when the invocation records a tmpfs bound
+	// (rlimits.tmp_bytes), /tmp and /dev/shm are bounded to exactly it and
+	// every other tmpfs to at most it (S3): an unbounded tmpfs may take
+	// half of the machine's RAM.
+	InvTmpfsBounded = "tmpfs-bounded"
 	// InvNamespaces: every namespace unshared, the network shared exactly
 	// under the network profile, --die-with-parent, --new-session (S2).
 	InvNamespaces = "namespaces"
@@ -61,7 +67,7 @@ const (
 
 // Invariants lists every invariant Check proves, in the order it checks.
 var Invariants = []string{InvReplay, InvHiddenMasked, InvCovered, InvWritableSet, InvPinned, InvProtected,
-	InvMountPoint, InvRootRO, InvProcDevTmp, InvNamespaces, InvSeccomp, InvFDs, InvChdir}
+	InvMountPoint, InvRootRO, InvProcDevTmp, InvTmpfsBounded, InvNamespaces, InvSeccomp, InvFDs, InvChdir}
 
 // Violation is one invariant the invocation breaks.
 type Violation struct {
@@ -126,6 +132,7 @@ func Check(inv *runtime.Invocation) []Violation {
 	c.mountPoints()
 	c.rootReadOnly()
 	c.procDevTmp()
+	c.tmpfsBounded()
 	c.namespaces()
 	c.seccomp()
 	c.fds()
@@ -343,11 +350,34 @@ func (c *checker) procDevTmp() {
 		p    string
 		kind Kind
 		what string
-	}{{"/dev", Dev, "--dev /dev"}, {"/proc", Proc, "--proc /proc"}, {"/tmp", Tmpfs, "--tmpfs /tmp"}} {
+	}{{"/dev", Dev, "--dev /dev"}, {"/dev/shm", Tmpfs, "--tmpfs /dev/shm"}, {"/proc", Proc, "--proc /proc"}, {"/tmp", Tmpfs, "--tmpfs /tmp"}} {
 		m := c.t.MountAt(want.p)
 		if m == nil || m.Kind != want.kind {
 			got, _ := c.t.Lookup(want.p)
 			c.fail(InvProcDevTmp, want.p, "want %s, the sandbox shows %s", want.what, c.served(got))
+		}
+	}
+	if m := c.t.MountAt("/dev"); m != nil && m.Kind == Dev && m.Writable {
+		c.fail(InvProcDevTmp, "/dev", "writable: bwrap's /dev is a tmpfs without a size bound (want --remount-ro /dev after --tmpfs /dev/shm)")
+	}
+}
+
+func (c *checker) tmpfsBounded() {
+	limit := c.inv.Rlimits.TmpBytes
+	if limit == 0 {
+		return // recorded unbounded: the compiler warned
+	}
+	for _, m := range c.t.Mounts {
+		if m.Kind != Tmpfs {
+			continue
+		}
+		switch {
+		case m.Size == 0:
+			c.fail(InvTmpfsBounded, m.Dest, "%s has no --size: it may fill half of the machine's RAM", c.where(m))
+		case (m.Dest == "/tmp" || m.Dest == "/dev/shm") && m.Size != limit:
+			c.fail(InvTmpfsBounded, m.Dest, "%s, but the invocation records tmp_bytes %d", c.where(m), limit)
+		case m.Size > limit:
+			c.fail(InvTmpfsBounded, m.Dest, "%s is larger than tmp_bytes %d", c.where(m), limit)
 		}
 	}
 }

@@ -67,6 +67,9 @@ type Mount struct {
 	// (nil when nothing was mounted there): bwrap creates a missing mount
 	// point in it.
 	Over *Mount
+	// Size is the size bound of a Tmpfs in bytes (--size just before
+	// --tmpfs), 0 when it has none.
+	Size uint64
 }
 
 // HostBacked reports whether the mount shows host files (a bind).
@@ -82,6 +85,10 @@ func (m *Mount) Args() string {
 		return m.Option + " " + m.Source + " " + m.Dest
 	case Data:
 		return m.Option + " " + strconv.Itoa(m.FD) + " " + m.Dest
+	case Tmpfs:
+		if m.Size > 0 {
+			return "--size " + strconv.FormatUint(m.Size, 10) + " " + m.Option + " " + m.Dest
+		}
 	}
 	return m.Option + " " + m.Dest
 }
@@ -126,7 +133,7 @@ var optionArity = map[string]int{
 	"--die-with-parent": 0, "--new-session": 0,
 
 	"--ro-bind": 2, "--bind": 2, "--ro-bind-data": 2,
-	"--dev": 1, "--proc": 1, "--tmpfs": 1, "--remount-ro": 1, "--chdir": 1,
+	"--dev": 1, "--proc": 1, "--tmpfs": 1, "--remount-ro": 1, "--chdir": 1, "--size": 1,
 	"--info-fd": 1, "--block-fd": 1, "--json-status-fd": 1, "--seccomp": 1,
 }
 
@@ -152,6 +159,7 @@ func (e *ReplayError) Error() string {
 // when the path is not a mount point.
 func Replay(args []string) (*MountTable, error) {
 	t := &MountTable{Args: args, ChdirIndex: -1}
+	sizeAt := -1 // index of a --size waiting for its --tmpfs
 	for i := 0; i < len(args); i++ {
 		opt := args[i]
 		n, ok := optionArity[opt]
@@ -165,10 +173,28 @@ func Replay(args []string) (*MountTable, error) {
 			return t, &ReplayError{i, opt, fmt.Sprintf("needs %d value(s), the arguments end", n)}
 		}
 		vals := args[i+1 : i+1+n]
+		if sizeAt >= 0 && opt != "--tmpfs" {
+			return t, &ReplayError{sizeAt, "--size", "not followed by --tmpfs (bwrap applies it to the next --tmpfs only)"}
+		}
+		if opt == "--size" {
+			v, err := strconv.ParseUint(vals[0], 10, 64)
+			if err != nil || v == 0 || strconv.FormatUint(v, 10) != vals[0] {
+				return t, &ReplayError{i, opt, fmt.Sprintf("%q is not a positive byte count", vals[0])}
+			}
+			sizeAt, i = i, i+n
+			continue
+		}
 		if err := t.apply(i, opt, vals); err != nil {
 			return t, err
 		}
+		if sizeAt >= 0 {
+			t.Mounts[len(t.Mounts)-1].Size, _ = strconv.ParseUint(args[sizeAt+1], 10, 64)
+			sizeAt = -1
+		}
 		i += n
+	}
+	if sizeAt >= 0 {
+		return t, &ReplayError{sizeAt, "--size", "not followed by --tmpfs (bwrap applies it to the next --tmpfs only)"}
 	}
 	return t, nil
 }

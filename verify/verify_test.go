@@ -136,19 +136,19 @@ func TestBrokenInvocations(t *testing.T) {
 			return insertBefore(t, a, "--chdir", "--bind", "/home/u", "/home/u")
 		}, InvWritableSet, "/home/u"},
 		{"mask dropped", "profile_workspace", func(t *testing.T, a []string) []string {
-			return cut(t, cut(t, a, "--tmpfs", "/home/u/.ssh"), "--remount-ro", "/home/u/.ssh")
+			return cut(t, cut(t, a, "--size", "16384", "--tmpfs", "/home/u/.ssh"), "--remount-ro", "/home/u/.ssh")
 		}, InvHiddenMasked, "/home/u/.ssh"},
 		{"file mask dropped", "profile_workspace", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--ro-bind-data", "3", "/home/u/.env")
 		}, InvHiddenMasked, "/home/u/.env"},
 		{"mask of a symlinked entry dropped", "symlinked_hidden_entry", func(t *testing.T, a []string) []string {
-			return cut(t, cut(t, a, "--tmpfs", "/home/u/dotfiles/ssh"), "--remount-ro", "/home/u/dotfiles/ssh")
+			return cut(t, cut(t, a, "--size", "16384", "--tmpfs", "/home/u/dotfiles/ssh"), "--remount-ro", "/home/u/dotfiles/ssh")
 		}, InvHiddenMasked, "/home/u/dotfiles/ssh"},
 		{"home bound elsewhere after the masks", "profile_workspace", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u", "/mnt/home")
 		}, InvHiddenMasked, "/mnt/home/.ssh"},
 		{"hidden directory bound back by a user bind", "ca_bundle_in_hidden", func(t *testing.T, a []string) []string {
-			return insertBefore(t, a, "--remount-ro", "--ro-bind", "/home/u/.hermes/cache", "/home/u/.hermes/cache")
+			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u/.hermes/cache", "/home/u/.hermes/cache")
 		}, InvHiddenMasked, "/home/u/.hermes/cache"},
 		{"exception bound elsewhere", "ca_bundle_in_hidden", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--ro-bind", "/home/u/.hermes/venv/certifi/cacert.pem", "/home/u/.hermes/venv/certifi/cacert.pem"},
@@ -185,8 +185,35 @@ func TestBrokenInvocations(t *testing.T) {
 			return cut(t, a, "--proc", "/proc")
 		}, InvProcDevTmp, "/proc"},
 		{"host tmp", "profile_network", func(t *testing.T, a []string) []string {
-			return replace(t, a, []string{"--tmpfs", "/tmp"}, "--ro-bind", "/tmp", "/tmp")
+			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--ro-bind", "/tmp", "/tmp")
 		}, InvProcDevTmp, "/tmp"},
+		{"/dev writable", "profile_network", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--remount-ro", "/dev")
+		}, InvProcDevTmp, "/dev"},
+		{"no /dev/shm tmpfs", "profile_network", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--size", "268435456", "--tmpfs", "/dev/shm")
+		}, InvProcDevTmp, "/dev/shm"},
+		{"/tmp without a size", "profile_network", func(t *testing.T, a []string) []string {
+			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--tmpfs", "/tmp")
+		}, InvTmpfsBounded, "/tmp"},
+		{"/dev/shm without a size", "profile_network", func(t *testing.T, a []string) []string {
+			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/dev/shm"}, "--tmpfs", "/dev/shm")
+		}, InvTmpfsBounded, "/dev/shm"},
+		{"/tmp larger than recorded", "profile_network", func(t *testing.T, a []string) []string {
+			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--size", "268435457", "--tmpfs", "/tmp")
+		}, InvTmpfsBounded, "/tmp"},
+		{"mask without a size", "profile_network", func(t *testing.T, a []string) []string {
+			return replace(t, a, []string{"--size", "16384", "--tmpfs", "/home/u/.ssh"}, "--tmpfs", "/home/u/.ssh")
+		}, InvTmpfsBounded, "/home/u/.ssh"},
+		{"mask larger than tmp_bytes", "profile_network", func(t *testing.T, a []string) []string {
+			return replace(t, a, []string{"--size", "16384", "--tmpfs", "/home/u/.ssh"}, "--size", "1073741824", "--tmpfs", "/home/u/.ssh")
+		}, InvTmpfsBounded, "/home/u/.ssh"},
+		{"--size not followed by --tmpfs", "profile_network", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--size", "4096")
+		}, InvReplay, "args[98]"},
+		{"--size 0", "profile_network", func(t *testing.T, a []string) []string {
+			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--size", "0", "--tmpfs", "/tmp")
+		}, InvReplay, "args[25]"},
 		{"pin dropped", "R7_cwd_home", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--bind", "/home/u/dotfiles", "/home/u/dotfiles")
 		}, InvPinned, "/home/u/dotfiles"},
@@ -207,10 +234,10 @@ func TestBrokenInvocations(t *testing.T) {
 		}, InvChdir, "/"},
 		{"unknown option", "profile_network", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--dev-bind", "/dev", "/dev")
-		}, InvReplay, "args[74]"},
+		}, InvReplay, "args[98]"},
 		{"remount-ro of a path that is not a mount point", "profile_network", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--remount-ro", "/home/u")
-		}, InvReplay, "args[74]"},
+		}, InvReplay, "args[98]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inv := edit(loadGolden(t, tc.golden), func(a []string) []string { return tc.edit(t, a) })
@@ -340,7 +367,7 @@ func TestViewShowsCoveredMounts(t *testing.T) {
 	if err := ViewInvocation(&b, inv); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "--tmpfs /home/u/.ssh (args[44], S5)  ← covered by --bind /home/u /home/u") {
+	if !strings.Contains(b.String(), "--size 16384 --tmpfs /home/u/.ssh (args[66], S5)  ← covered by --bind /home/u /home/u") {
 		t.Errorf("covered mask not shown:\n%s", b.String())
 	}
 }
@@ -374,7 +401,7 @@ func TestNestedException(t *testing.T) {
 func TestSecretInsideException(t *testing.T) {
 	inv := rewrite(t, "R7_cwd_home", `"/home/u/dotfiles/aws"`, `"/home/u/.hermes/cache/scratch/aws"`)
 	inv.Bwrap.Args = cut(t, inv.Bwrap.Args, "--bind", "/home/u/dotfiles", "/home/u/dotfiles")
-	inv.Bwrap.Args = cut(t, inv.Bwrap.Args, "--tmpfs", "/home/u/.hermes/cache/scratch/aws")
+	inv.Bwrap.Args = cut(t, inv.Bwrap.Args, "--size", "16384", "--tmpfs", "/home/u/.hermes/cache/scratch/aws")
 	vs := Check(inv)
 	if len(vs) == 0 || vs[0].Invariant != InvHiddenMasked {
 		t.Errorf("want hidden-masked, got:\n%s", Summary(vs))

@@ -129,6 +129,9 @@ func (c *checker) attrs(m *Mount) []string {
 			a = append(a, "hidden")
 		}
 		a = append(a, "tmpfs", rw)
+		if m.Size > 0 {
+			a = append(a, sizeText(m.Size))
+		}
 	case Data:
 		if c.isMask(m) {
 			a = append(a, "hidden")
@@ -150,4 +153,14 @@ func (c *checker) ruleOf(m *Mount) string {
 		r += ", read-only by " + c.ex.rule(m.RemountRO)
 	}
 	return r
+}
+
+// sizeText renders a tmpfs size bound ("at most 256 MiB"); the verifier
+// shares no code with the compiler, which has its own.
+func sizeText(n uint64) string {
+	unit, div := "KiB", uint64(1<<10)
+	if n%(1<<20) == 0 {
+		unit, div = "MiB", 1<<20
+	}
+	return fmt.Sprintf("at most %d %s", n/div, unit)
 }

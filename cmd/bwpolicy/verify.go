@@ -29,7 +29,8 @@ invocation recorded:
   pinned-parents      no parent of a mask inside a writable bind can be renamed
   mount-point         bwrap never creates a mount point on the host
   root-read-only      the host root is read-only
-  proc-dev-tmp        a fresh /dev, a private /proc, a tmpfs /tmp
+  proc-dev-tmp        a fresh /dev (read-only, a tmpfs /dev/shm), a private /proc, a tmpfs /tmp
+  tmpfs-bounded       every tmpfs has a size bound (when tmp_mb is not 0)
   namespaces          every namespace unshared; the network only under profile network
   seccomp             a seccomp program is installed
   fds                 every fd is declared with the kind its option reads

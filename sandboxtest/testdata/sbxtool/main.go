@@ -9,6 +9,11 @@
 //	sbxtool connect-unix PATH   connect to a Unix stream socket (@NAME:
 //	                            abstract), read one line; prints
 //	                            "connected: LINE" or "connect failed: ERR"
+//	sbxtool mptcp|fastopen|udp HOST:PORT
+//	                            an IPPROTO_MPTCP connect, a TCP Fast Open
+//	                            sendto, or a UDP datagram, then read one
+//	                            line; prints "connected: LINE" or
+//	                            "STEP failed: ERR (errno N)" (exit 1)
 //	sbxtool loopback            listen on 127.0.0.1:0 and connect to it
 //	                            from this process; prints "loopback ok"
 //	sbxtool mksock PATH         create a Unix socket file at PATH and
@@ -49,6 +54,11 @@ func main() {
 			usage()
 		}
 		dial("unix", os.Args[2])
+	case "mptcp", "fastopen", "udp":
+		if len(os.Args) != 3 {
+			usage()
+		}
+		sockProbe(os.Args[1], os.Args[2])
 	case "loopback":
 		loopback()
 	case "mksock":
@@ -67,7 +77,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: sbxtool connect HOST:PORT | connect-unix PATH | loopback | mksock PATH | asuser UID GID -- CMD [ARG...]")
+	fmt.Fprintln(os.Stderr, "usage: sbxtool connect HOST:PORT | connect-unix PATH | mptcp|fastopen|udp HOST:PORT | loopback | mksock PATH | asuser UID GID -- CMD [ARG...]")
 	os.Exit(2)
 }
 
