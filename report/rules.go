@@ -1,14 +1,26 @@
 package report
 
-import "github.com/bwpolicy/bwpolicy/diag"
+import (
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+)
+
+// RulesDoc is the page that documents every built-in rule ID, one
+// section (anchor: the lower-case ID) each; docs/rules.md in the
+// repository, generated from BuiltinRules.
+const RulesDoc = "https://github.com/bwpolicy/bwpolicy/blob/main/docs/rules.md"
 
 // BuiltinRules describes every rule ID bwpolicy itself reports: the
 // safety rules R1–R13, the sandbox properties S1–S11 and extensions
-// H1–H6 (SPEC §5, §6, §11), and the pipeline's own IDs (yaml, schema,
-// input, cue, profile, policy, internal).
+// H1–H9, and the pipeline's own IDs (yaml, schema, input, cue, profile,
+// policy, internal). Each has a HelpURI into RulesDoc.
 func BuiltinRules() []Rule {
 	out := make([]Rule, len(builtinRules))
 	copy(out, builtinRules)
+	for i := range out {
+		out[i].HelpURI = RulesDoc + "#" + strings.ToLower(out[i].ID)
+	}
 	return out
 }
 
@@ -114,12 +126,13 @@ var builtinRules = []Rule{
 		Help:  "Change them outside the sandbox. One reached through a symlink inside the writable directory cannot be protected: replace the link by the file or directory."},
 
 	{ID: "yaml", Name: "YAMLSyntax", Level: e,
-		Short: "The settings file is not valid YAML (or is empty, or has several documents).", Help: "Fix the syntax at the position shown; write {} for a file that keeps every default."},
+		Short: "The settings file is not valid YAML (or is empty, has several documents, or is beyond the bounds of a settings file).",
+		Help:  "Fix the syntax at the position shown; write {} for a file that keeps every default. Settings files are small, and bwpolicy refuses before parsing or expanding anything: a file over 1 MiB, nesting deeper than 64 levels, more than 1,000 entries in one list or mapping, more than 50,000 values once YAML aliases are expanded (an alias bomb), or more than 20,000 YAML indicators and lines."},
 	{ID: "schema", Name: "SettingsSchema", Level: e,
-		Short: "The settings do not match settings.schema.json: an unknown key, a wrong type, a value out of range.",
-		Help:  "Unknown keys are errors so a misspelt protection is never silently ignored. Editors can check as you type: see docs/ci.md (yaml-language-server)."},
+		Short: "The settings do not match settings.schema.json: an unknown key, a wrong type, a value out of range, a path no file system accepts.",
+		Help:  "Unknown keys are errors so a misspelt protection is never silently ignored. Paths (cwd, binds, hide) must not contain a NUL byte and must fit Linux's bounds (under 4,096 bytes, components of at most 255); limits must be finite (.inf and .nan are refused). Editors can check as you type: see docs/ci.md (yaml-language-server)."},
 	{ID: "input", Name: "Input", Level: e,
-		Short: "An input file or directory could not be read.", Help: "Check the path and its permissions."},
+		Short: "An input file or directory could not be read, or is not a regular file.", Help: "Check the path and its permissions. A named pipe, a device or a socket is refused without reading it (it could block forever)."},
 	{ID: "cue", Name: "ProfileCUE", Level: e,
 		Short: "A custom profile is not valid CUE, sets an unknown field, or its name does not match its file name.", Help: "A profile may set name, description, cwd_writable, network, defaults and hidden_home."},
 	{ID: "profile", Name: "ProfileSelection", Level: e,

@@ -187,6 +187,7 @@ func checkFile(ctx context.Context, base compiler.Request, file string, sources 
 	req := base
 	req.File = file
 	res := compileSafely(ctx, &req)
+	selected := false // the settings' profile was reported as refused
 	if res.Document != nil && res.Document.Source != nil {
 		sources[res.Document.File] = res.Document.Source
 	}
@@ -201,9 +202,20 @@ func checkFile(ctx context.Context, base compiler.Request, file string, sources 
 		if d.Rule == "profile" && res.Settings != nil {
 			if at, ok := refused[res.Settings.Profile]; ok {
 				d.Summary = fmt.Sprintf("profile %q was refused (see %s)", res.Settings.Profile, at)
+				selected = true
 			}
 		}
 		findings.Add(d)
+	}
+	// A refused profile that still compiled (R13 found it in the rules
+	// stage) is reported at its own file; the settings file that selects
+	// it gets a finding on its profile: line too.
+	if res.Settings != nil && res.Document != nil && !selected {
+		if at, ok := refused[res.Settings.Profile]; ok {
+			findings.Add(diag.Diagnostic{Severity: diag.Error, Rule: "profile", Path: "profile",
+				Pos:     res.Document.Pos([]any{"profile"}),
+				Summary: fmt.Sprintf("profile %q was refused (see %s)", res.Settings.Profile, at)})
+		}
 	}
 	return findings, failures
 }

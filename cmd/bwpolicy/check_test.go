@@ -96,8 +96,8 @@ func TestCheckOrganisationRule(t *testing.T) {
 	}
 }
 
-// validateSARIF checks a SARIF log against the SARIF 2.1.0 schema
-// vendored in report/testdata.
+// validateSARIF checks a SARIF log against the OASIS SARIF 2.1.0 schema
+// vendored in report/testdata and GitHub's ingestion rules.
 func validateSARIF(t *testing.T, out []byte) {
 	t.Helper()
 	sch := schematest.CompileFile(t, "../../"+schematest.SARIFFile, schematest.SARIFID)
@@ -107,6 +107,9 @@ func validateSARIF(t *testing.T, out []byte) {
 	}
 	if err := sch.Validate(inst); err != nil {
 		t.Errorf("SARIF output does not validate: %v", err)
+	}
+	if err := schematest.GitHubSARIF(out); err != nil {
+		t.Errorf("GitHub would refuse the SARIF upload: %v\n%s", err, out)
 	}
 }
 

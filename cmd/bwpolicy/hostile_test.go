@@ -256,3 +256,33 @@ func TestCompileOutputTargets(t *testing.T) {
 		t.Fatalf("/dev/null is no longer a device")
 	}
 }
+
+// TestSARIFLocatesEveryFinding: the findings that used to come without a
+// location (a non-finite limit, an unreadable file, a nesting or size
+// refusal) each get one with a region, so GitHub accepts the upload.
+func TestSARIFLocatesEveryFinding(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"inf.yaml":   "memory_mb: .inf\n",
+		"deep.yaml":  strings.Repeat("[", 100) + strings.Repeat("]", 100) + "\n",
+		"big.yaml":   "cwd: /" + strings.Repeat("a", 2<<20) + "\n",
+		"bomb.yaml":  string(hostile.Cases()[0].Src),
+		"empty.yaml": "",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, sandboxEnv(t), "check", "--format", "sarif", ".")
+	if r.code != exitFound {
+		t.Fatalf("want exit 1\n%s", r)
+	}
+	validateSARIF(t, []byte(r.stdout))
+	if n := strings.Count(r.stdout, `"ruleId"`); n != len(files)+1 {
+		t.Errorf("%d results, want %d\n%s", n, len(files)+1, r.stdout)
+	}
+}
