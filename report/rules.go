@@ -139,6 +139,9 @@ var builtinRules = []Rule{
 		Short: "The settings name a profile that does not exist (or that was refused), or limits the profile rejects.", Help: "Use restricted, workspace, network or a custom profile loaded with --profiles."},
 	{ID: "policy", Name: "PolicyLoad", Level: e,
 		Short: "An organisation rule file (--policy) does not parse or compile.", Help: "bwpolicy exits 2: the rules of the run could not be trusted. Fix the .rego file at the position shown; bwpolicy test runs its unit tests."},
+	{ID: "suppression", Name: "InlineSuppression", Level: e,
+		Short: "A # bwpolicy:ignore comment names no rule ID, or an unknown one.",
+		Help:  "Write # bwpolicy:ignore R7 the reason at the end of the line the finding is on, or alone on the line above it; several IDs are separated by commas. A silenced finding is not counted and shows in SARIF as a suppressed result with the reason as its justification."},
 	{ID: "internal", Name: "InternalError", Level: e,
 		Short: "bwpolicy failed internally.", Help: "bwpolicy exits 2. Please report it with the input that caused it."},
 }

@@ -62,13 +62,19 @@ type (
 		Level string `json:"level"`
 	}
 	sarifResult struct {
-		RuleID              string            `json:"ruleId"`
-		RuleIndex           int               `json:"ruleIndex"`
-		Level               string            `json:"level"`
-		Message             sarifText         `json:"message"`
-		Locations           []sarifLocation   `json:"locations"`
-		PartialFingerprints map[string]string `json:"partialFingerprints"`
-		Properties          map[string]any    `json:"properties,omitempty"`
+		RuleID              string             `json:"ruleId"`
+		RuleIndex           int                `json:"ruleIndex"`
+		Level               string             `json:"level"`
+		Message             sarifText          `json:"message"`
+		Locations           []sarifLocation    `json:"locations"`
+		PartialFingerprints map[string]string  `json:"partialFingerprints"`
+		Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+		Properties          map[string]any     `json:"properties,omitempty"`
+	}
+	sarifSuppression struct {
+		Kind          string         `json:"kind"`
+		Justification string         `json:"justification,omitempty"`
+		Location      *sarifLocation `json:"location,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysical `json:"physicalLocation"`
@@ -136,7 +142,13 @@ func SARIF(w io.Writer, r *Report) error {
 		}
 	}
 	inv := sarifInvocation{ExecutionSuccessful: len(r.Failures) == 0}
+	all := make([]Suppressed, 0, len(r.Findings)+len(r.Suppressed))
 	for _, d := range r.Findings {
+		all = append(all, Suppressed{Diagnostic: d})
+	}
+	all = append(all, r.Suppressed...)
+	for _, f := range all {
+		d := f.Diagnostic
 		locs := r.locations(d)
 		if len(locs) == 0 {
 			// About no file (the embedded defaults): a result needs a
@@ -149,6 +161,14 @@ func SARIF(w io.Writer, r *Report) error {
 		res := sarifResult{RuleID: d.Rule, RuleIndex: index[d.Rule], Level: level(d.Severity),
 			Message: sarifText{Text: resultText(d)}, Locations: locs,
 			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(d)}}
+		if f.At.File != "" {
+			at := r.locations(diag.Diagnostic{Pos: f.At})
+			sup := sarifSuppression{Kind: "inSource", Justification: f.Justification}
+			if len(at) > 0 {
+				sup.Location = &at[0]
+			}
+			res.Suppressions = []sarifSuppression{sup}
+		}
 		if d.Path != "" {
 			res.Properties = map[string]any{"path": d.Path}
 		}
