@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build bubblewrap 0.12.0 from Debian trixie's source package into
-# .cache/bwrap-0.12.0/bwrap (see SPEC.md §10). Idempotent: an existing binary
+# .cache/bwrap-0.12.0/bwrap, the newer bwrap the sandbox tests run a second time
+# with (BWPOLICY_BWRAP). Idempotent: an existing binary
 # that reports 0.12.0 is reused. Needs root (apt); Debian bookworm assumed.
 set -euo pipefail
 

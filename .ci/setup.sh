@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-    strace zsh mksh curl
+    strace zsh mksh curl time
     bubblewrap hyperfine meson ninja-build libcap-dev pkg-config xz-utils
     util-linux iproute2 python3 python3-pytest git make gcc ca-certificates procps
 )

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/verify"
 )
 
 // FuzzCompile feeds arbitrary bytes as a settings file to the whole
@@ -30,6 +33,18 @@ func FuzzCompile(f *testing.F) {
 	f.Add([]byte("binds: [{src: /home/u, dest: /home/u/x}]\n"))
 	f.Add([]byte("{{{"))
 	f.Add([]byte("\x00\xff"))
+	// Impossible paths and numbers (refused at the schema stage), a BOM,
+	// and small versions of the hostile files of internal/hostile.
+	f.Add([]byte("binds:\n  - src: \"/usr\\0x\"\n"))
+	f.Add([]byte("hide: [\"a\\0\"]\ncwd: \"/home/u/p\\0q\"\n"))
+	f.Add([]byte("cwd: /home/u/" + strings.Repeat("n", 256) + "\n"))
+	f.Add([]byte("binds: [{src: /" + strings.Repeat("d/", 2100) + "}]\n"))
+	f.Add([]byte("binds: [{src: /usr, dest: /opt/" + strings.Repeat("n", 300) + "}]\n"))
+	f.Add([]byte("memory_mb: .inf\ncpu_seconds: -.inf\nmax_procs: .nan\n"))
+	f.Add([]byte("memory_mb: 1e400\ncpu_seconds: 1e3\n"))
+	f.Add([]byte("\xef\xbb\xbfprofile: workspace\n"))
+	f.Add([]byte("a: &a [x, x]\nb: &b [*a, *a]\nhide: *b\n"))
+	f.Add([]byte(strings.Repeat("[", 100)))
 	base := filepath.Join("testdata", "cases", "R7_cwd_home.txtar")
 	if _, err := os.Stat(base); err != nil {
 		f.Fatal(err)
@@ -61,5 +76,13 @@ func FuzzCompile(f *testing.F) {
 			t.Fatal("no read-only root")
 		}
 		checkMaskOrder(t, res.Invocation)
+		// Whatever compiles verifies, and the runtime's strict decoder
+		// reads it back.
+		if vs := verify.Check(res.Invocation); len(vs) > 0 {
+			t.Fatalf("input %q compiled into an invocation that does not verify:\n%s", data, verify.Summary(vs))
+		}
+		if _, err := runtime.Decode(js); err != nil {
+			t.Fatalf("input %q compiled into an invocation the runtime refuses: %v", data, err)
+		}
 	})
 }

@@ -86,6 +86,7 @@ func Compile(ctx context.Context, req *Request) *Result {
 		}
 	}
 	st.res.Diags.Sort()
+	st.res.Diags.Clip()
 	return st.res
 }
 

@@ -3,6 +3,7 @@ package compiler
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -191,6 +192,12 @@ func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
 	d := diag.Diagnostic{Severity: v.Severity, Rule: v.Rule, Summary: v.Message, Path: settings.PathString(v.Path), Host: v.Host}
 	if v.In == "profile" {
 		d.Pos = profilePos(st.res.Profile, v.Path)
+		if !st.res.Profile.Custom {
+			// A built-in profile is no file of the user's: the finding
+			// goes to the settings line that selected it.
+			d.Summary += fmt.Sprintf(" (built-in profile %s, %s)", st.res.Profile.Name, d.Pos)
+			d.Pos = st.res.Document.Pos([]any{"profile"})
+		}
 		return d
 	}
 	d.Pos = st.res.Document.Pos(v.Path)

@@ -4,11 +4,19 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
+
+// snippetWidth is the most of a source line a snippet shows, in bytes of
+// the source, around the column.
+const snippetWidth = 160
 
 // Render writes each diagnostic as "file:line:col: severity: message
 // [RULE]" followed, when the source is known, by the offending line and a
-// caret under the column, the way a compiler does.
+// caret under the column, the way a compiler does. A long line is cut to
+// a window around the column, and bytes that would disturb a terminal
+// (control characters, invalid UTF-8) are escaped.
 func Render(w io.Writer, l List, sources map[string][]byte) {
 	for _, d := range l {
 		fmt.Fprintln(w, d.String())
@@ -16,22 +24,77 @@ func Render(w io.Writer, l List, sources map[string][]byte) {
 		if !ok || d.Pos.Line <= 0 {
 			continue
 		}
-		lines := strings.Split(string(src), "\n")
-		if d.Pos.Line > len(lines) {
+		line, ok := nthLine(src, d.Pos.Line)
+		if !ok {
 			continue
 		}
-		line := strings.TrimRight(lines[d.Pos.Line-1], "\r")
-		fmt.Fprintf(w, "  %4d | %s\n", d.Pos.Line, line)
+		text, pad := snippet(line, d.Pos.Col)
+		fmt.Fprintf(w, "  %4d | %s\n", d.Pos.Line, text)
 		if d.Pos.Col > 0 {
-			pad := make([]byte, 0, d.Pos.Col)
-			for i := 0; i < d.Pos.Col-1 && i < len(line); i++ {
-				if line[i] == '\t' {
-					pad = append(pad, '\t')
-				} else {
-					pad = append(pad, ' ')
-				}
-			}
 			fmt.Fprintf(w, "       | %s^\n", pad)
 		}
 	}
+}
+
+// nthLine returns line n (1-based) of src without its line break.
+func nthLine(src []byte, n int) (string, bool) {
+	for i := 1; i < n; i++ {
+		j := strings.IndexByte(string(src), '\n')
+		if j < 0 {
+			return "", false
+		}
+		src = src[j+1:]
+	}
+	if j := strings.IndexByte(string(src), '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return strings.TrimRight(string(src), "\r"), true
+}
+
+// snippet returns the shown part of line, escaped, and the padding that
+// puts a caret under column col (1-based, in bytes; 0: none).
+func snippet(line string, col int) (text, pad string) {
+	start, end := 0, len(line)
+	if len(line) > snippetWidth {
+		start = max(0, min(col-1-snippetWidth/2, len(line)-snippetWidth))
+		for start > 0 && !utf8.RuneStart(line[start]) {
+			start--
+		}
+		end = start + snippetWidth
+		for end < len(line) && !utf8.RuneStart(line[end]) {
+			end++
+		}
+	}
+	var t, p strings.Builder
+	if start > 0 {
+		t.WriteString("…")
+		p.WriteByte(' ')
+	}
+	for i := start; i < end; {
+		r, size := utf8.DecodeRuneInString(line[i:])
+		var shown string
+		switch {
+		case r == '\t':
+			shown = "\t"
+		case r == utf8.RuneError && size == 1:
+			shown = fmt.Sprintf(`\x%02x`, line[i])
+		case !unicode.IsPrint(r) && r != ' ':
+			shown = fmt.Sprintf(`\u%04x`, r)
+		default:
+			shown = line[i : i+size]
+		}
+		t.WriteString(shown)
+		if i < col-1 {
+			if shown == "\t" {
+				p.WriteByte('\t')
+			} else {
+				p.WriteString(strings.Repeat(" ", utf8.RuneCountInString(shown)))
+			}
+		}
+		i += size
+	}
+	if end < len(line) {
+		t.WriteString("…")
+	}
+	return t.String(), p.String()
 }

@@ -27,10 +27,14 @@ type Diagnostic struct {
 	// (exit 2: a broken organisation rule, an internal error) rather
 	// than a finding about the inputs.
 	Failure bool `json:"failure,omitempty"`
+	// Suppressed is true for a finding an inline "# bwpolicy:ignore"
+	// comment silenced (not counted); Justification is its reason.
+	Suppressed    bool   `json:"suppressed,omitempty"`
+	Justification string `json:"justification,omitempty"`
 }
 
-// JSONDiagnostics returns the findings, then the failures, in their
-// JSON form.
+// JSONDiagnostics returns the findings, then the failures, then the
+// suppressed findings, in their JSON form.
 func JSONDiagnostics(r *Report) []Diagnostic {
 	out := make([]Diagnostic, 0, len(r.Findings)+len(r.Failures))
 	add := func(d diag.Diagnostic, failure bool) {
@@ -45,6 +49,11 @@ func JSONDiagnostics(r *Report) []Diagnostic {
 	}
 	for _, d := range r.Failures {
 		add(d, true)
+	}
+	for _, sd := range r.Suppressed {
+		add(sd.Diagnostic, false)
+		out[len(out)-1].Suppressed = true
+		out[len(out)-1].Justification = sd.Justification
 	}
 	return out
 }

@@ -38,6 +38,10 @@ type Report struct {
 	// Failures are the diagnostics that made the run fail as a tool
 	// (exit 2): a broken organisation rule, an internal error.
 	Failures diag.List
+	// Suppressed are the findings an inline "# bwpolicy:ignore" comment
+	// silenced: not counted, not in the text output, and in SARIF as
+	// results with an inSource suppression.
+	Suppressed []Suppressed
 	// Sources holds file contents by name, for snippets.
 	Sources map[string][]byte
 	// Rules describes every rule ID a diagnostic may carry; IDs without
@@ -46,6 +50,15 @@ type Report struct {
 	// WorkDir is the directory relative file names are relative to (an
 	// absolute path; SARIF records it as %SRCROOT%). "" leaves it out.
 	WorkDir string
+}
+
+// Suppressed is a finding silenced by an inline comment.
+type Suppressed struct {
+	diag.Diagnostic
+	// Justification is the comment's reason ("" when it gave none).
+	Justification string
+	// At is where the comment is.
+	At diag.Pos
 }
 
 // Rule is the description of one rule ID, for SARIF and docs.
@@ -103,6 +116,9 @@ func (r *Report) Summary() string {
 		return fmt.Sprintf("nothing was checked: the check itself failed (%s)", plural(len(r.Failures), "problem"))
 	}
 	s := fmt.Sprintf("%s checked: %s, %s", plural(len(r.Inputs), "file"), plural(e, "error"), plural(w, "warning"))
+	if n := len(r.Suppressed); n > 0 {
+		s += fmt.Sprintf(" (%d suppressed)", n)
+	}
 	if n := len(r.Failures); n > 0 {
 		s += fmt.Sprintf("; the check itself failed (%s)", plural(n, "problem"))
 	}

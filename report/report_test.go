@@ -131,6 +131,9 @@ func TestSARIFValidatesAgainstSchema(t *testing.T) {
 		if err := sch.Validate(inst); err != nil {
 			t.Errorf("%s: SARIF output does not validate: %v\n%s", name, err, out)
 		}
+		if err := schematest.GitHubSARIF(out); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 	// The schema is strict enough to catch a broken log.
 	bad := []byte(`{"version": "2.1.0", "runs": [{"tool": {"driver": {}}, "results": [{"level": "fatal", "message": {}}]}]}`)
@@ -198,10 +201,12 @@ func TestSARIFForGitHub(t *testing.T) {
 			t.Errorf("rule %s lacks a description or help", ru.ID)
 		}
 	}
-	if len(run.Results) != 6 {
-		t.Fatalf("%d results, want 6", len(run.Results))
+	// The finding about no file is a notification: a result needs a
+	// location.
+	if len(run.Results) != 5 {
+		t.Fatalf("%d results, want 5", len(run.Results))
 	}
-	wantURI := []string{"sandbox/a.yaml", "sandbox/a.yaml", "sandbox/a.yaml", "odd%20dir/b,c:d.yaml", "file:///abs/path/e.yaml", ""}
+	wantURI := []string{"sandbox/a.yaml", "sandbox/a.yaml", "sandbox/a.yaml", "odd%20dir/b,c:d.yaml", "file:///abs/path/e.yaml"}
 	for i, res := range run.Results {
 		if res.RuleIndex >= len(rules) || rules[res.RuleIndex].ID != res.RuleID {
 			t.Errorf("result %d: ruleIndex %d does not point at rule %s", i, res.RuleIndex, res.RuleID)
@@ -236,8 +241,11 @@ func TestSARIFForGitHub(t *testing.T) {
 	if got := rules[run.Results[1].RuleIndex].ShortDescription.Text; got != "Memory cap (max-mem)." {
 		t.Errorf("named custom rule description: %q", got)
 	}
+	if r := run.Results[4].Locations[0].PhysicalLocation.Region; r == nil || r.StartLine != 1 || r.StartColumn != 0 {
+		t.Errorf("a finding about a whole file is not at line 1: %+v", r)
+	}
 	inv := run.Invocations[0]
-	if inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 1 {
+	if inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 2 {
 		t.Errorf("invocation of a failed run: %+v", inv)
 	}
 }
@@ -251,6 +259,9 @@ func TestBuiltinRulesAreComplete(t *testing.T) {
 		seen[ru.ID] = true
 		if ru.Name == "" || ru.Short == "" || ru.Help == "" {
 			t.Errorf("rule %s lacks a name, description or help", ru.ID)
+		}
+		if ru.HelpURI != RulesDoc+"#"+strings.ToLower(ru.ID) {
+			t.Errorf("rule %s: helpUri %q", ru.ID, ru.HelpURI)
 		}
 	}
 	for _, id := range []string{"R1", "R13", "S1", "S11", "H1", "H6", "yaml", "schema", "input", "cue", "profile", "policy", "internal"} {

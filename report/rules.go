@@ -1,14 +1,26 @@
 package report
 
-import "github.com/bwpolicy/bwpolicy/diag"
+import (
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+)
+
+// RulesDoc is the page that documents every built-in rule ID, one
+// section (anchor: the lower-case ID) each; docs/rules.md in the
+// repository, generated from BuiltinRules.
+const RulesDoc = "https://github.com/bwpolicy/bwpolicy/blob/main/docs/rules.md"
 
 // BuiltinRules describes every rule ID bwpolicy itself reports: the
 // safety rules R1–R13, the sandbox properties S1–S11 and extensions
-// H1–H6 (SPEC §5, §6, §11), and the pipeline's own IDs (yaml, schema,
-// input, cue, profile, policy, internal).
+// H1–H9, and the pipeline's own IDs (yaml, schema, input, cue, profile,
+// policy, internal). Each has a HelpURI into RulesDoc.
 func BuiltinRules() []Rule {
 	out := make([]Rule, len(builtinRules))
 	copy(out, builtinRules)
+	for i := range out {
+		out[i].HelpURI = RulesDoc + "#" + strings.ToLower(out[i].ID)
+	}
 	return out
 }
 
@@ -117,18 +129,22 @@ var builtinRules = []Rule{
 		Short: "Where a Hermes config's sandbox settings came from: plugins.entries.bwpolicy.settings, else plugins.entries.bubblewrap.settings, else the PR-era terminal.bubblewrap_* keys and TERMINAL_BUBBLEWRAP_* variables.",
 		Help:  "A lower source used, or two set at once (the higher wins), is a warning naming the key to write instead; --format json carries the replacement text."},
 	{ID: "yaml", Name: "YAMLSyntax", Level: e,
-		Short: "The settings file is not valid YAML (or is empty, or has several documents).", Help: "Fix the syntax at the position shown; write {} for a file that keeps every default."},
+		Short: "The settings file is not valid YAML (or is empty, has several documents, or is beyond the bounds of a settings file).",
+		Help:  "Fix the syntax at the position shown; write {} for a file that keeps every default. Settings files are small, and bwpolicy refuses before parsing or expanding anything: a file over 1 MiB, nesting deeper than 64 levels, more than 1,000 entries in one list or mapping, more than 50,000 values once YAML aliases are expanded (an alias bomb), or more than 20,000 YAML indicators and lines."},
 	{ID: "schema", Name: "SettingsSchema", Level: e,
-		Short: "The settings do not match settings.schema.json: an unknown key, a wrong type, a value out of range.",
-		Help:  "Unknown keys are errors so a misspelt protection is never silently ignored. Editors can check as you type: see docs/ci.md (yaml-language-server)."},
+		Short: "The settings do not match settings.schema.json: an unknown key, a wrong type, a value out of range, a path no file system accepts.",
+		Help:  "Unknown keys are errors so a misspelt protection is never silently ignored. Paths (cwd, binds, hide) must not contain a NUL byte and must fit Linux's bounds (under 4,096 bytes, components of at most 255); limits must be finite (.inf and .nan are refused). Editors can check as you type: see docs/ci.md (yaml-language-server)."},
 	{ID: "input", Name: "Input", Level: e,
-		Short: "An input file or directory could not be read.", Help: "Check the path and its permissions."},
+		Short: "An input file or directory could not be read, or is not a regular file.", Help: "Check the path and its permissions. A named pipe, a device or a socket is refused without reading it (it could block forever)."},
 	{ID: "cue", Name: "ProfileCUE", Level: e,
 		Short: "A custom profile is not valid CUE, sets an unknown field, or its name does not match its file name.", Help: "A profile may set name, description, cwd_writable, network, defaults and hidden_home."},
 	{ID: "profile", Name: "ProfileSelection", Level: e,
 		Short: "The settings name a profile that does not exist (or that was refused), or limits the profile rejects.", Help: "Use restricted, workspace, network or a custom profile loaded with --profiles."},
 	{ID: "policy", Name: "PolicyLoad", Level: e,
 		Short: "An organisation rule file (--policy) does not parse or compile.", Help: "bwpolicy exits 2: the rules of the run could not be trusted. Fix the .rego file at the position shown; bwpolicy test runs its unit tests."},
+	{ID: "suppression", Name: "InlineSuppression", Level: e,
+		Short: "A # bwpolicy:ignore comment names no rule ID, or an unknown one.",
+		Help:  "Write # bwpolicy:ignore R7 the reason at the end of the line the finding is on, or alone on the line above it; several IDs are separated by commas. A silenced finding is not counted and shows in SARIF as a suppressed result with the reason as its justification."},
 	{ID: "internal", Name: "InternalError", Level: e,
 		Short: "bwpolicy failed internally.", Help: "bwpolicy exits 2. Please report it with the input that caused it."},
 }

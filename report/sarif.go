@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/url"
@@ -60,12 +62,19 @@ type (
 		Level string `json:"level"`
 	}
 	sarifResult struct {
-		RuleID     string          `json:"ruleId"`
-		RuleIndex  int             `json:"ruleIndex"`
-		Level      string          `json:"level"`
-		Message    sarifText       `json:"message"`
-		Locations  []sarifLocation `json:"locations"`
-		Properties map[string]any  `json:"properties,omitempty"`
+		RuleID              string             `json:"ruleId"`
+		RuleIndex           int                `json:"ruleIndex"`
+		Level               string             `json:"level"`
+		Message             sarifText          `json:"message"`
+		Locations           []sarifLocation    `json:"locations"`
+		PartialFingerprints map[string]string  `json:"partialFingerprints"`
+		Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+		Properties          map[string]any     `json:"properties,omitempty"`
+	}
+	sarifSuppression struct {
+		Kind          string         `json:"kind"`
+		Justification string         `json:"justification,omitempty"`
+		Location      *sarifLocation `json:"location,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysical `json:"physicalLocation"`
@@ -132,15 +141,39 @@ func SARIF(w io.Writer, r *Report) error {
 			run.Artifacts = append(run.Artifacts, sarifArtifact{Location: loc, Roles: []string{"analysisTarget"}})
 		}
 	}
+	inv := sarifInvocation{ExecutionSuccessful: len(r.Failures) == 0}
+	all := make([]Suppressed, 0, len(r.Findings)+len(r.Suppressed))
 	for _, d := range r.Findings {
+		all = append(all, Suppressed{Diagnostic: d})
+	}
+	all = append(all, r.Suppressed...)
+	for _, f := range all {
+		d := f.Diagnostic
+		locs := r.locations(d)
+		if len(locs) == 0 {
+			// About no file (the embedded defaults): a result needs a
+			// location (GitHub refuses the whole upload otherwise), so
+			// it is reported as a notification of the run.
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+				Level: level(d.Severity), Message: sarifText{Text: resultText(d)}, Descriptor: &sarifRef{ID: d.Rule}})
+			continue
+		}
 		res := sarifResult{RuleID: d.Rule, RuleIndex: index[d.Rule], Level: level(d.Severity),
-			Message: sarifText{Text: resultText(d)}, Locations: r.locations(d)}
+			Message: sarifText{Text: resultText(d)}, Locations: locs,
+			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(d)}}
+		if f.At.File != "" {
+			at := r.locations(diag.Diagnostic{Pos: f.At})
+			sup := sarifSuppression{Kind: "inSource", Justification: f.Justification}
+			if len(at) > 0 {
+				sup.Location = &at[0]
+			}
+			res.Suppressions = []sarifSuppression{sup}
+		}
 		if d.Path != "" {
 			res.Properties = map[string]any{"path": d.Path}
 		}
 		run.Results = append(run.Results, res)
 	}
-	inv := sarifInvocation{ExecutionSuccessful: len(r.Failures) == 0}
 	for _, d := range r.Failures {
 		n := sarifNotification{Level: "error", Message: sarifText{Text: resultText(d)}, Locations: r.locations(d)}
 		if d.Rule != "" {
@@ -218,19 +251,23 @@ func resultText(d diag.Diagnostic) string {
 }
 
 // locations returns d's location: the file (relative to %SRCROOT%, or an
-// absolute file: URI) and, when known, the line, column and the line's
-// text. A diagnostic about no file (the embedded defaults) has none.
+// absolute file: URI), the line (1 when unknown), the column when known
+// and the line's text. A diagnostic about no file (the embedded defaults)
+// has none.
 func (r *Report) locations(d diag.Diagnostic) []sarifLocation {
 	loc, ok := artifactLocation(d.Pos.File)
 	if !ok {
 		return []sarifLocation{}
 	}
 	pl := sarifPhysical{ArtifactLocation: loc}
-	if d.Pos.Line > 0 {
-		pl.Region = &sarifRegion{StartLine: d.Pos.Line, StartColumn: d.Pos.Col}
-		if line, ok := sourceLine(r.Sources[d.Pos.File], d.Pos.Line); ok && line != "" {
-			pl.Region.Snippet = &sarifText{Text: line}
-		}
+	// A finding about the file as a whole (unreadable, too large) points
+	// at its first line: code scanning needs a region with startLine >= 1.
+	pl.Region = &sarifRegion{StartLine: max(d.Pos.Line, 1), StartColumn: d.Pos.Col}
+	if d.Pos.Line <= 0 {
+		pl.Region.StartColumn = 0
+	}
+	if line, ok := sourceLine(r.Sources[d.Pos.File], pl.Region.StartLine); ok && line != "" {
+		pl.Region.Snippet = &sarifText{Text: diag.Clip(line)}
 	}
 	return []sarifLocation{{PhysicalLocation: pl}}
 }
@@ -280,4 +317,19 @@ func sourceLine(src []byte, n int) (string, bool) {
 		}
 		src = src[j+1:]
 	}
+}
+
+// fingerprintKey names bwpolicy's partial fingerprint (versioned: a
+// change of what it hashes changes the name).
+const fingerprintKey = "bwpolicyFinding/v1"
+
+// fingerprint identifies a finding across runs whatever line it moves
+// to: a hash of its rule, file, settings key path and message.
+func fingerprint(d diag.Diagnostic) string {
+	h := sha256.New()
+	for _, s := range []string{d.Rule, filepath.ToSlash(d.Pos.File), d.Path, d.Summary} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -22,25 +22,12 @@ const maxFD = 1023
 // kilobytes).
 const maxInvocationSize = 16 << 20
 
-// Load reads and decodes the invocation at path (see Decode). Errors name
-// the file.
+// Load reads and decodes the invocation at path (see ReadInvocation and
+// Decode). Errors name the file.
 func Load(path string) (*Invocation, error) {
-	f, err := os.Open(path)
+	data, err := ReadInvocation(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read invocation: %w", err)
-	}
-	defer f.Close()
-	return decodeFile(f, path)
-}
-
-// decodeFile reads and decodes the invocation open as f (named path).
-func decodeFile(f *os.File, path string) (*Invocation, error) {
-	data, err := readLimited(f, maxInvocationSize+1)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read invocation %s: %w", path, err)
-	}
-	if len(data) > maxInvocationSize {
-		return nil, fmt.Errorf("invocation %s: larger than %d bytes; not a bwpolicy invocation", path, maxInvocationSize)
+		return nil, err
 	}
 	inv, err := Decode(data)
 	if err != nil {
@@ -49,14 +36,53 @@ func decodeFile(f *os.File, path string) (*Invocation, error) {
 	return inv, nil
 }
 
+// ReadInvocation reads the file at path, which must be a regular file (a
+// named pipe or a device is refused without blocking, see OpenRegular)
+// of at most maxInvocationSize bytes: reading stops there, so a huge
+// file costs no more than the bound.
+func ReadInvocation(path string) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read invocation: %w", err)
+	}
+	defer f.Close()
+	return readInvocationFile(f, path)
+}
+
+// decodeFile reads and decodes the invocation open as f (named path).
+func decodeFile(f *os.File, path string) (*Invocation, error) {
+	data, err := readInvocationFile(f, path)
+	if err != nil {
+		return nil, err
+	}
+	inv, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("invocation %s: %w", path, err)
+	}
+	return inv, nil
+}
+
+// readInvocationFile reads the invocation open as f (named path), at most
+// maxInvocationSize bytes.
+func readInvocationFile(f *os.File, path string) ([]byte, error) {
+	data, err := readLimited(f, maxInvocationSize+1)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read invocation %s: %w", path, err)
+	}
+	if len(data) > maxInvocationSize {
+		return nil, fmt.Errorf("invocation %s: larger than %d bytes; not a bwpolicy invocation", path, maxInvocationSize)
+	}
+	return data, nil
+}
+
 // readLimited reads f to its end or to limit bytes, into a buffer sized
-// from its length when it is a regular file (io.ReadAll would grow one
+// from its length (at most limit) when it is a regular file (io.ReadAll would grow one
 // from 512 bytes: a dozen copies and page faults for a 20 KB invocation,
 // on the path of every command).
 func readLimited(f *os.File, limit int64) ([]byte, error) {
 	size := int64(512)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < limit {
-		size = st.Size() + 1 // +1: EOF is seen without growing
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = min(st.Size()+1, limit) // +1: EOF is seen without growing; a larger file is read once, to the limit
 	}
 	data := make([]byte, 0, size)
 	for int64(len(data)) < limit {

@@ -55,19 +55,25 @@ func Validate(values map[string]any, at Located) diag.List {
 	if err != nil {
 		return diag.List{{Severity: diag.Error, Rule: "internal", Summary: "settings schema: " + err.Error()}}
 	}
+	if nf := numberDiags(values, nil, at); len(nf) > 0 {
+		nf.Sort()
+		return nf
+	}
 	inst, err := toJSONValue(values)
 	if err != nil {
-		return diag.List{{Severity: diag.Error, Rule: "schema", Summary: err.Error()}}
+		return diag.List{{Severity: diag.Error, Rule: "schema", Pos: at.Pos(nil), Summary: err.Error()}}
 	}
+	paths := pathDiags(values, at)
 	err = sch.Validate(inst)
 	if err == nil {
-		return nil
+		paths.Sort()
+		return paths
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
 		return diag.List{{Severity: diag.Error, Rule: "schema", Summary: err.Error()}}
 	}
-	var out diag.List
+	out := paths
 	for _, leaf := range leaves(ve) {
 		out = append(out, leafDiags(leaf, inst, at)...)
 	}
@@ -97,7 +103,7 @@ func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
 }
 
 func leafDiags(e *jsonschema.ValidationError, inst any, at Located) diag.List {
-	path := keyPath(e.InstanceLocation, inst)
+	path, _ := keyPath(e.InstanceLocation, inst)
 	if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
 		// Point at each unknown key, not at the object holding it.
 		props := append([]string(nil), ap.Properties...)
@@ -119,12 +125,13 @@ func leafDiags(e *jsonschema.ValidationError, inst any, at Located) diag.List {
 	}
 	return diag.List{{
 		Severity: diag.Error, Rule: "schema", Pos: at.Pos(path), Path: pathString(path),
-		Summary: e.ErrorKind.LocalizedString(printer),
+		Summary: summary(e, inst),
 	}}
 }
 
-// keyPath turns a JSON pointer's tokens into keys and indexes.
-func keyPath(tokens []string, inst any) []any {
+// keyPath turns a JSON pointer's tokens into keys and indexes, and
+// returns the value there (nil when the pointer leaves inst).
+func keyPath(tokens []string, inst any) ([]any, any) {
 	out := make([]any, 0, len(tokens))
 	cur := inst
 	for _, t := range tokens {
@@ -132,7 +139,7 @@ func keyPath(tokens []string, inst any) []any {
 		case []any:
 			i, err := strconv.Atoi(t)
 			if err != nil || i < 0 || i >= len(c) {
-				return append(out, t)
+				return append(out, t), nil
 			}
 			out = append(out, i)
 			cur = c[i]
@@ -140,10 +147,10 @@ func keyPath(tokens []string, inst any) []any {
 			out = append(out, t)
 			cur = c[t]
 		default:
-			return append(out, t)
+			return append(out, t), nil
 		}
 	}
-	return out
+	return out, cur
 }
 
 func pathString(path []any) string {
@@ -159,4 +166,25 @@ func pathString(path []any) string {
 		fmt.Fprint(&b, p)
 	}
 	return b.String()
+}
+
+// summary says what is wrong in words; a number out of range is quoted
+// as written (1e400), not in the validator's notation.
+func summary(e *jsonschema.ValidationError, inst any) string {
+	got := func() string {
+		_, v := keyPath(e.InstanceLocation, inst)
+		if n, ok := v.(json.Number); ok {
+			return diag.Clip(string(n))
+		}
+		return fmt.Sprint(v)
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Maximum:
+		return fmt.Sprintf("must be at most %s, got %s", k.Want.RatString(), got())
+	case *kind.Pattern:
+		return fmt.Sprintf("%s does not match the pattern %s", diag.Quote(k.Got), k.Want)
+	case *kind.Minimum:
+		return fmt.Sprintf("must be at least %s, got %s", k.Want.RatString(), got())
+	}
+	return diag.Clip(e.ErrorKind.LocalizedString(printer))
 }

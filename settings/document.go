@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
 // Form says which kind of file a Document came from.
@@ -204,15 +207,12 @@ func PathString(path []any) string {
 // Load reads and parses a settings file. Every problem comes back as a
 // positioned diagnostic; Load never panics on bad input.
 func Load(file string) (*Document, diag.List) {
-	info, err := os.Stat(file)
+	f, err := runtime.OpenRegular(file)
 	if err != nil {
 		return nil, diag.List{readError(file, err)}
 	}
-	if info.IsDir() {
-		return nil, diag.List{{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
-			Summary: "is a directory, not a settings file"}}
-	}
-	src, err := os.ReadFile(file)
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, diag.List{readError(file, err)}
 	}
@@ -220,6 +220,11 @@ func Load(file string) (*Document, diag.List) {
 }
 
 func readError(file string, err error) diag.Diagnostic {
+	var nr *runtime.NotRegularError
+	if errors.As(err, &nr) {
+		return diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
+			Summary: "is " + runtime.FileKind(nr.Mode) + ", not a settings file"}
+	}
 	msg := err.Error()
 	var pe *os.PathError
 	if errors.As(err, &pe) {
@@ -230,15 +235,33 @@ func readError(file string, err error) diag.Diagnostic {
 }
 
 // Parse parses settings from src; file names it in diagnostics.
+//
+// src is bounded before it is parsed: over MaxFileSize bytes, too much
+// structure, nesting or, aliases expanded, too many values is refused,
+// positioned, without expanding anything. A UTF-8 byte order mark at the
+// start is dropped.
 func Parse(file string, src []byte) (*Document, diag.List) {
+	if len(src) > MaxFileSize {
+		return &Document{File: file}, diag.List{tooLarge(file)}
+	}
+	src = stripBOM(src)
 	doc := &Document{File: file, Source: src}
 	if len(bytes.TrimSpace(src)) == 0 {
 		return doc, diag.List{{Severity: diag.Error, Rule: "yaml", Pos: diag.Pos{File: file, Line: 1, Col: 1},
 			Summary: "empty settings file (write {} for all defaults)"}}
 	}
+	if d, ok := checkStructure(file, src); !ok {
+		return doc, diag.List{d}
+	}
+	if d, ok := checkDepth(file, src); !ok {
+		return doc, diag.List{d}
+	}
 	f, err := parseYAML(src)
 	if err != nil {
 		return doc, diag.List{syntaxDiag(file, err)}
+	}
+	if d, ok := checkNodes(file, f); !ok {
+		return doc, diag.List{d}
 	}
 	doc.ast = f
 	if len(f.Docs) != 1 {
@@ -253,7 +276,7 @@ func Parse(file string, src []byte) (*Document, diag.List) {
 	if err := nodeToValue(f.Docs[0].Body, &raw); err != nil {
 		return doc, diag.List{syntaxDiag(file, err)}
 	}
-	top, ok := normalize(raw).(map[string]any)
+	top, ok := plainNumbers(f.Docs[0].Body, normalize(raw)).(map[string]any)
 	if !ok {
 		return doc, diag.List{{Severity: diag.Error, Rule: "schema", Pos: doc.Pos(nil),
 			Summary: "settings must be a mapping of keys to values"}}
@@ -352,6 +375,9 @@ func normalize(v any) any {
 	case uint64:
 		return json.Number(strconv.FormatUint(t, 10))
 	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			return t // not a JSON number: the schema stage reports it
+		}
 		return json.Number(strconv.FormatFloat(t, 'g', -1, 64))
 	default:
 		return fmt.Sprint(t)

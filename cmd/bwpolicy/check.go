@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/compiler"
@@ -15,6 +19,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/report"
+	"github.com/bwpolicy/bwpolicy/settings"
 )
 
 func init() {
@@ -22,10 +27,11 @@ func init() {
 }
 
 const checkUsage = `usage: bwpolicy check [--format text|json|sarif|github] [--fail-on error|warning]
-                      [--policy DIR]... [--profiles DIR]... [FILE|DIR...]
+                      [--policy DIR]... [--profiles DIR]... [--exclude GLOB]...
+                      [-o FILE] [FILE|DIR|-...]
 
-Checks settings files (a directory: the *.yaml and *.yml files in it) and the
-custom profiles of --profiles against the schema, the CUE profiles and the
+Checks settings files (a directory: the *.yaml and *.yml files under it,
+recursively, less --exclude; -: standard input) and the custom profiles of --profiles against the schema, the CUE profiles and the
 rules, with this host's facts. With no FILE, checks the file compile would
 use ($HERMES_HOME/config.yaml, else the embedded defaults).
 
@@ -38,9 +44,10 @@ options:
 
 // checkOptions are the flags of check.
 type checkOptions struct {
-	format, failOn     string
-	profiles, policies multiFlag
-	files              []string
+	format, failOn, output      string
+	profiles, policies, exclude multiFlag
+	files                       []string
+	stdin                       []byte // the settings read from "-"
 }
 
 func checkMain(args []string, stdout, stderr io.Writer) int {
@@ -50,6 +57,8 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of `LEVEL` or worse: error|warning")
 	fs.Var(&o.policies, "policy", "extra `DIR` of organisation .rego rules (repeatable)")
 	fs.Var(&o.profiles, "profiles", "extra `DIR` of custom .cue profiles (repeatable)")
+	fs.Var(&o.exclude, "exclude", "skip files and directories under a DIR argument whose relative path or name matches `GLOB` (repeatable)")
+	fs.StringVar(&o.output, "o", "", "write the report to `FILE` instead of standard output, and a text summary to standard output")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
@@ -74,16 +83,32 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	files, err := expandInputs(fs.Args(), len(o.profiles) > 0)
+	for _, p := range o.exclude {
+		if _, err := path.Match(p, ""); err != nil {
+			fmt.Fprintf(stderr, "bwpolicy check: --exclude %q: %v\n", p, err)
+			return exitUsage
+		}
+	}
+	files, err := expandInputs(fs.Args(), len(o.profiles) > 0, o.exclude)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwpolicy check: %v\n", err)
 		return exitUsage
 	}
 	o.files = files
+	if slices.Contains(files, stdinName) {
+		o.stdin, err = io.ReadAll(io.LimitReader(os.Stdin, settings.MaxFileSize+1))
+		if err != nil {
+			fmt.Fprintf(stderr, "bwpolicy check: reading standard input: %v\n", err)
+			return exitUsage
+		}
+		if o.stdin == nil {
+			o.stdin = []byte{}
+		}
+	}
 
 	rep := runCheck(context.Background(), &o)
 
-	if err := report.Write(stdout, o.format, rep); err != nil {
+	if err := writeReport(&o, rep, stdout); err != nil {
 		fmt.Fprintf(stderr, "bwpolicy check: writing the report: %v\n", err)
 		return exitUsage
 	}
@@ -96,6 +121,23 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 		return exitFound
 	}
 	return exitOK
+}
+
+// writeReport writes the report in o's format to stdout or, with -o, to
+// that file (atomically, as compile -o does) with a text summary on
+// stdout, so one run feeds both the log and an upload.
+func writeReport(o *checkOptions, rep *report.Report, stdout io.Writer) error {
+	if o.output == "" {
+		return report.Write(stdout, o.format, rep)
+	}
+	var b bytes.Buffer
+	if err := report.Write(&b, o.format, rep); err != nil {
+		return err
+	}
+	if err := writeAtomic(o.output, b.Bytes()); err != nil {
+		return err
+	}
+	return report.Text(stdout, rep)
 }
 
 func validFormat(f string) bool {
@@ -166,13 +208,27 @@ func runCheck(ctx context.Context, o *checkOptions) *report.Report {
 		refused = bad
 	}
 
+	known := func(id string) bool {
+		for _, ru := range rep.Rules {
+			if ru.ID == id {
+				return true
+			}
+		}
+		return false
+	}
 	for _, f := range o.files {
-		findings, failures := checkFile(ctx, req, f, rep.Sources, refused)
+		fileReq := req
+		if f == stdinName {
+			fileReq.Source = o.stdin
+		}
+		findings, failures := checkFile(ctx, fileReq, f, rep.Sources, refused)
 		name := f
 		if name == "" {
 			name = compiler.DefaultsName
 		}
 		rep.Inputs = append(rep.Inputs, name)
+		findings, silenced := suppress(name, rep.Sources[name], findings, known)
+		rep.Suppressed = append(rep.Suppressed, silenced...)
 		rep.Findings.Append(findings)
 		rep.Failures.Append(failures)
 	}
@@ -187,6 +243,7 @@ func checkFile(ctx context.Context, base compiler.Request, file string, sources 
 	req := base
 	req.File = file
 	res := compileSafely(ctx, &req)
+	selected := false // the settings' profile was reported as refused
 	if res.Document != nil && res.Document.Source != nil {
 		sources[res.Document.File] = res.Document.Source
 	}
@@ -201,9 +258,20 @@ func checkFile(ctx context.Context, base compiler.Request, file string, sources 
 		if d.Rule == "profile" && res.Settings != nil {
 			if at, ok := refused[res.Settings.Profile]; ok {
 				d.Summary = fmt.Sprintf("profile %q was refused (see %s)", res.Settings.Profile, at)
+				selected = true
 			}
 		}
 		findings.Add(d)
+	}
+	// A refused profile that still compiled (R13 found it in the rules
+	// stage) is reported at its own file; the settings file that selects
+	// it gets a finding on its profile: line too.
+	if res.Settings != nil && res.Document != nil && !selected {
+		if at, ok := refused[res.Settings.Profile]; ok {
+			findings.Add(diag.Diagnostic{Severity: diag.Error, Rule: "profile", Path: "profile",
+				Pos:     res.Document.Pos([]any{"profile"}),
+				Summary: fmt.Sprintf("profile %q was refused (see %s)", res.Settings.Profile, at)})
+		}
 	}
 	return findings, failures
 }
@@ -258,14 +326,20 @@ func toolVersion() string {
 	return bi.Main.Version
 }
 
+// stdinName is the name check gives settings read from standard input
+// ("-" on the command line).
+const stdinName = "<stdin>"
+
 // expandInputs turns the arguments into settings files: a directory
-// contributes its *.yaml and *.yml files (not recursively; names starting
-// with a dot are skipped, so .gitlab-ci.yml beside the settings is not
-// taken for one). A path that does not exist, or a directory without
-// settings files, is a usage error: a CI job that checks nothing must not
-// pass. No argument means the file compile would use ("" for the
-// embedded defaults), or nothing when profiles are being checked.
-func expandInputs(args []string, haveProfiles bool) ([]string, error) {
+// contributes the *.yaml and *.yml files under it, recursively (names
+// starting with a dot are skipped, files and directories alike, so
+// .gitlab-ci.yml and .git are not taken for settings; symbolic links to
+// directories are not followed), less those an --exclude pattern matches;
+// "-" is standard input. A path that does not exist, or a directory
+// without settings files, is a usage error: a CI job that checks nothing
+// must not pass. No argument means the file compile would use ("" for
+// the embedded defaults), or nothing when profiles are being checked.
+func expandInputs(args []string, haveProfiles bool, exclude []string) ([]string, error) {
 	if len(args) == 0 {
 		if f := compiler.DiscoverFile(); f != "" {
 			return []string{f}, nil
@@ -284,6 +358,10 @@ func expandInputs(args []string, haveProfiles bool) ([]string, error) {
 		}
 	}
 	for _, a := range args {
+		if a == "-" {
+			add(stdinName)
+			continue
+		}
 		fi, err := os.Stat(a)
 		if err != nil {
 			if os.IsNotExist(err) {
@@ -296,22 +374,49 @@ func expandInputs(args []string, haveProfiles bool) ([]string, error) {
 			add(a)
 			continue
 		}
-		entries, err := os.ReadDir(a)
+		n := 0
+		err = filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if p == a {
+				return nil
+			}
+			rel, _ := filepath.Rel(a, p)
+			if strings.HasPrefix(e.Name(), ".") || excluded(rel, e.Name(), exclude) {
+				if e.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+				return nil
+			}
+			add(p)
+			n++
+			return nil
+		})
 		if err != nil {
 			return nil, err
-		}
-		n := 0
-		for _, e := range entries {
-			name := e.Name()
-			if e.IsDir() || strings.HasPrefix(name, ".") || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
-				continue
-			}
-			add(filepath.Join(a, name))
-			n++
 		}
 		if n == 0 {
 			return nil, fmt.Errorf("%s: no settings files (*.yaml, *.yml) in this directory", a)
 		}
 	}
 	return out, nil
+}
+
+// excluded reports whether an --exclude pattern matches a path found in
+// a directory: its path relative to that directory, or its name.
+func excluded(rel, name string, patterns []string) bool {
+	rel = filepath.ToSlash(rel)
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, rel); ok {
+			return true
+		}
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -96,8 +96,8 @@ func TestCheckOrganisationRule(t *testing.T) {
 	}
 }
 
-// validateSARIF checks a SARIF log against the SARIF 2.1.0 schema
-// vendored in report/testdata.
+// validateSARIF checks a SARIF log against the OASIS SARIF 2.1.0 schema
+// vendored in report/testdata and GitHub's ingestion rules.
 func validateSARIF(t *testing.T, out []byte) {
 	t.Helper()
 	sch := schematest.CompileFile(t, "../../"+schematest.SARIFFile, schematest.SARIFID)
@@ -107,6 +107,9 @@ func validateSARIF(t *testing.T, out []byte) {
 	}
 	if err := sch.Validate(inst); err != nil {
 		t.Errorf("SARIF output does not validate: %v", err)
+	}
+	if err := schematest.GitHubSARIF(out); err != nil {
+		t.Errorf("GitHub would refuse the SARIF upload: %v\n%s", err, out)
 	}
 }
 
@@ -170,7 +173,8 @@ func TestCheckManyInputs(t *testing.T) {
 			errs[d.File] = d.Rule
 		}
 	}
-	want := map[string]string{"conf/b.yml": "schema", "c.yaml": "R9", "d.yaml": "yaml"}
+	// Directories are checked recursively: conf/sub/deeper.yaml too.
+	want := map[string]string{"conf/b.yml": "schema", "conf/sub/deeper.yaml": "schema", "c.yaml": "R9", "d.yaml": "yaml"}
 	for f, rule := range want {
 		if errs[f] != rule {
 			t.Errorf("%s: error rule %q, want %q (all: %v)", f, errs[f], rule, errs)
@@ -180,7 +184,7 @@ func TestCheckManyInputs(t *testing.T) {
 		t.Errorf("errors in %v, want only %v", errs, want)
 	}
 	r = run(t, dir, env, "check", "conf", "c.yaml", "d.yaml", "c.yaml")
-	wantContains(t, r, "stdout", "4 files checked: 3 errors")
+	wantContains(t, r, "stdout", "5 files checked: 4 errors")
 
 	wantCode(t, run(t, dir, env, "check", "conf", "missing.yaml"), 2)
 	if err := os.MkdirAll(filepath.Join(dir, "empty"), 0o755); err != nil {

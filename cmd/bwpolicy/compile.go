@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/compiler"
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/verify"
 )
 
@@ -74,8 +75,22 @@ func compileMain(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeAtomic writes data to a temporary file beside path and renames it
-// into place, so a reader never sees a partial invocation.
+// into place, so a reader never sees a partial invocation. It writes only
+// onto a new name or an existing regular file, whose permission bits it
+// keeps (a new file gets 0644); a symbolic link, a named pipe, a device
+// or a directory at path is refused and left as it is.
 func writeAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	switch st, err := os.Lstat(path); {
+	case err == nil && st.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("-o %s: is a symbolic link; refusing to replace it (name its target, or remove it)", path)
+	case err == nil && !st.Mode().IsRegular():
+		return fmt.Errorf("-o %s: is %s; refusing to replace it with a file", path, runtime.FileKind(st.Mode()))
+	case err == nil:
+		mode = st.Mode().Perm()
+	case !os.IsNotExist(err):
+		return err
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -87,7 +102,7 @@ func writeAtomic(path string, data []byte) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
 		return err
 	}

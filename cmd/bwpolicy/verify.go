@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
@@ -106,14 +105,15 @@ func verifyMain(args []string, stdout, stderr io.Writer) int {
 // bwrap was missing (S10), say — still describes a sandbox that can be
 // verified: it is, with a note saying the runtime will not run it.
 func loadForVerify(file string) (*runtime.Invocation, string, error) {
-	inv, err := runtime.Load(file)
+	data, err := runtime.ReadInvocation(file)
+	if err != nil {
+		return nil, "", err
+	}
+	inv, err := runtime.Decode(data)
 	if err == nil {
 		return inv, "", nil
 	}
-	data, rerr := os.ReadFile(file)
-	if rerr != nil {
-		return nil, "", err
-	}
+	err = fmt.Errorf("invocation %s: %w", file, err)
 	var raw runtime.Invocation
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -1,0 +1,73 @@
+// Package hostile generates the hostile settings files that bwpolicy must
+// refuse quickly, in bounded memory and with a positioned diagnostic: an
+// alias bomb, huge scalars and lists, deep nesting. Tests and benchmarks
+// share them; they are generated, not stored, because some are 50 MB.
+package hostile
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Case is one hostile settings file.
+type Case struct {
+	// Name identifies the case in test and benchmark names.
+	Name string
+	// Src is the file's content.
+	Src []byte
+	// Line is the line the refusal must point at.
+	Line int
+	// Want is a substring of the refusal.
+	Want string
+}
+
+// aliasBomb is the nested-anchor bomb: nine levels of ten aliases, 10^9
+// leaves once expanded, in 372 bytes.
+const aliasBomb = `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]
+`
+
+func repeatLines(head, line string, n int) []byte {
+	var b bytes.Buffer
+	b.Grow(len(head) + n*len(line))
+	b.WriteString(head)
+	for i := 0; i < n; i++ {
+		b.WriteString(line)
+	}
+	return b.Bytes()
+}
+
+// Cases returns the hostile files. Each is refused: the ones over 1 MiB
+// at line 1, the others where the bound is crossed.
+func Cases() []Case {
+	const mb50 = 50 << 20
+	return []Case{
+		{"alias_bomb", []byte(aliasBomb), 5, "aliases are expanded"},
+		{"scalar_50MB", []byte("cwd: /" + strings.Repeat("a", mb50) + "\n"), 1, "larger than"},
+		{"hide_list_50MB", repeatLines("hide:\n", "  - secrets/x\n", mb50/14), 1, "larger than"},
+		{"binds_100000", repeatLines("binds:\n", "  - {src: /a}\n", 100_000), 1, "larger than"},
+		{"hide_flow_100000", []byte("hide: [" + strings.Repeat("a,", 100_000) + "a]\n"), 1, "too much YAML structure"},
+		{"hide_1001", repeatLines("hide:\n", "  - a\n", 1001), 1002, "more than 1000 entries"},
+		{"flow_deep_100000", []byte(strings.Repeat("[", 100_000)), 1, "too much YAML structure"},
+		{"flow_deep_5000", []byte(strings.Repeat("[", 5000) + strings.Repeat("]", 5000)), 1, "nested deeper than"},
+		{"block_deep_5000", []byte(strings.Repeat("- ", 5000) + "x\n"), 1, "nested deeper than"},
+		{"mapping_deep_200", indentedMappings(200), 65, "nested deeper than"},
+	}
+}
+
+// indentedMappings is n mappings nested by indentation, one a line.
+func indentedMappings(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		b.WriteString(strings.Repeat(" ", i))
+		b.WriteString("k:\n")
+	}
+	return b.Bytes()
+}
