@@ -31,7 +31,7 @@ func TestHostileRefused(t *testing.T) {
 // TestBoundsAcceptReal: the bounds leave real files alone: a Hermes
 // config with anchors and a merge key, nested seven levels.
 func TestBoundsAcceptReal(t *testing.T) {
-	src := "defaults: &d {profile: workspace}\nterminal:\n  cwd: /p\nplugins:\n  entries:\n    bubblewrap:\n      settings:\n        <<: *d\n        binds:\n          - {src: /a}\n        hide: [\"**/*.pem\"]\n"
+	src := "defaults: &d {profile: workspace}\nterminal:\n  cwd: /p\nplugins:\n  entries:\n    bwpolicy:\n      settings:\n        <<: *d\n        binds:\n          - {src: /a}\n        hide: [\"**/*.pem\"]\n"
 	doc, ds := Parse("config.yaml", []byte(src))
 	if len(ds) != 0 {
 		t.Fatal(ds)
