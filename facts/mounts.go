@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
@@ -51,29 +50,9 @@ func ParseMountinfo(data []byte) ([]Mount, error) {
 		if len(f) < 5 || !strings.Contains(f[2], ":") || !strings.HasPrefix(f[3], "/") || !strings.HasPrefix(f[4], "/") {
 			return nil, fmt.Errorf("mountinfo line %d: malformed", i+1)
 		}
-		out = append(out, Mount{Dev: f[2], Root: path.Clean(unescapeMount(f[3])), Point: path.Clean(unescapeMount(f[4]))})
+		out = append(out, Mount{Dev: f[2], Root: path.Clean(runtime.UnescapeMount(f[3])), Point: path.Clean(runtime.UnescapeMount(f[4]))})
 	}
 	return out, nil
-}
-
-// unescapeMount undoes the kernel's octal escapes (space, tab, newline,
-// backslash).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // mountOf returns the index of the mount p is on: the longest mount

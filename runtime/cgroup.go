@@ -126,19 +126,21 @@ func cgroup2Mount(mountinfo []byte, self string) (mnt, root string, ok bool) {
 		if !found || len(f) < 5 || len(g) < 1 || g[0] != "cgroup2" {
 			continue
 		}
-		r := unescapeMount(f[3])
+		r := UnescapeMount(f[3])
 		if r == "/" || self == r || strings.HasPrefix(self, r+"/") {
 			if r == "/" {
 				r = ""
 			}
-			return unescapeMount(f[4]), r, true
+			return UnescapeMount(f[4]), r, true
 		}
 	}
 	return "", "", false
 }
 
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
+// UnescapeMount undoes mountinfo's octal escapes (\040 for a space,
+// \011 tab, \012 newline, \134 backslash) in a root or mount point
+// field of /proc/PID/mountinfo.
+func UnescapeMount(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}

@@ -91,7 +91,7 @@ func TestDetectCgroup(t *testing.T) {
 }
 
 func TestUnescapeMount(t *testing.T) {
-	if got := unescapeMount(`/a\040b\134c`); got != `/a b\c` {
+	if got := UnescapeMount(`/a\040b\134c`); got != `/a b\c` {
 		t.Errorf("got %q", got)
 	}
 	mnt, root, ok := cgroup2Mount([]byte(`1 2 0:3 /ns /mnt/cg\040x rw - cgroup2 none rw`+"\n"), "/ns/sub")

@@ -187,8 +187,8 @@ type runner struct {
 	pid1         int // the sandbox's first process (from --info-fd)
 	pidfd        int
 
-	exitCode *int     // from --json-status-fd
-	created  []string // CreatedProtected after the command
+	exitCode *int           // from --json-status-fd
+	created  []string       // CreatedProtected after the command
 	scan     GitScanReport  // ScanGit after the command
 	gitScan  *GitScanReport // Stdio.GitScan
 
