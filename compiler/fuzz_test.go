@@ -2,10 +2,12 @@ package compiler
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 
@@ -17,6 +19,11 @@ import (
 // pipeline over the synthetic host of a case: it must never panic, every
 // diagnostic must carry a rule and a file, and a compiled invocation must
 // satisfy the invariants the runtime relies on.
+// slowCompile is how long one fuzz input may take to compile: settings
+// files are bounded (settings/bounds.go) so that any input finishes in
+// well under two seconds.
+const slowCompile = 10 * time.Second
+
 func FuzzCompile(f *testing.F) {
 	files, _ := filepath.Glob("testdata/cases/*.txtar")
 	for _, file := range files {
@@ -53,6 +60,13 @@ func FuzzCompile(f *testing.F) {
 		tc := loadCase(t, base)
 		tc.req.Source = data
 		tc.req.File = "fuzz.yaml"
+		// A slow input must not pass as a hung worker (the fuzzer then
+		// only reports "context deadline exceeded", without the input):
+		// crash the worker, so that the input is saved.
+		watchdog := time.AfterFunc(slowCompile, func() {
+			panic(fmt.Sprintf("Compile took over %v on input %q", slowCompile, data))
+		})
+		defer watchdog.Stop()
 		res := Compile(context.Background(), tc.req)
 		for _, d := range res.Diags {
 			if d.Rule == "" || d.Pos.File == "" || d.Summary == "" {
