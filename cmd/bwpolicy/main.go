@@ -8,6 +8,7 @@
 //	bwpolicy compile [--config FILE] [--profile NAME] [--cwd DIR] [-o FILE] [--explain]
 //	bwpolicy run [--config FILE] [--profile NAME] [--cwd DIR] -- CMD [ARG...]
 //	bwpolicy doctor [--format text|json]
+//	bwpolicy version (or --version)
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"strings"
 )
 
 // command is one subcommand: its one-line summary and its entry point,
@@ -58,13 +60,59 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "-V" {
+		return runVersion(nil, stdout, stderr)
+	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "bwpolicy: unknown command %q\n", args[0])
+		fmt.Fprintf(stderr, "bwpolicy: unknown command %q%s\n", args[0], didYouMean(args[0]))
 		usage(stderr)
 		return exitUsage
 	}
 	return cmd.run(args[1:], stdout, stderr)
+}
+
+// didYouMean returns `; did you mean "NAME"?` for the command closest to
+// name (at most two edits, or name a prefix of exactly one), else "".
+func didYouMean(name string) string {
+	best, bestD, prefixes := "", 3, 0
+	var prefix string
+	for n := range commands {
+		if d := editDistance(name, n); d < bestD || (d == bestD && n < best) {
+			best, bestD = n, d
+		}
+		if len(name) > 0 && strings.HasPrefix(n, name) {
+			prefix, prefixes = n, prefixes+1
+		}
+	}
+	switch {
+	case best != "":
+		return fmt.Sprintf("; did you mean %q?", best)
+	case prefixes == 1:
+		return fmt.Sprintf("; did you mean %q?", prefix)
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func usage(w io.Writer) {
