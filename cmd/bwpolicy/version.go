@@ -33,15 +33,7 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
+func buildVersion() string { return bwruntime.ModuleVersion(version) }
 
 // buildCommit is " (commit REV)" from the build's VCS stamp, with
 // ", modified" for a dirty tree; "" when the build has none (go run, go

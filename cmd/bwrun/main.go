@@ -31,7 +31,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 
 	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
 )
@@ -156,12 +155,4 @@ func writeStatus(f *os.File, st bwruntime.Status, stderr io.Writer) {
 	f.Close()
 }
 
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
+func buildVersion() string { return bwruntime.ModuleVersion(version) }
