@@ -116,6 +116,9 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
 			}
 		}
+		gi := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, record: true}
+		gi.dotGit(path.Join(r.dir, ".git"))
+		out, looked = append(out, gi.out...), append(looked, gi.looked...)
 		for i := range out {
 			if o := out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == runtime.KindFile && !o.Symlink {
 				out = append(out, g.includeTargets(o, f.Home, seen, 0)...)
@@ -147,6 +150,13 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 					Symlink: pp.HasLink, Allowed: allow[allowName]})
 			}
 		}
+		// The nested repositories' and submodules' indirections
+		// (commondir, config.worktree, worktrees), listed, not recorded.
+		gi = &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen}
+		for _, gd := range gitDirs {
+			gi.gitDir(gd, true)
+		}
+		out = append(out, gi.out...)
 	}
 	return out, looked
 }
