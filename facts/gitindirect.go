@@ -38,6 +38,9 @@ type gitIndirect struct {
 	record bool
 	out    []Protected
 	looked []string
+	// more is true when a repository had more than maxGitWorktrees
+	// linked worktrees (the others are not bound; a host warning).
+	more bool
 }
 
 // entry lists p (a candidate of name) when it exists as a file or a
@@ -115,6 +118,7 @@ func (c *gitIndirect) gitDir(gd string, common bool) {
 	}
 	for i, n := range names {
 		if i == maxGitWorktrees {
+			c.more = true
 			break
 		}
 		w := path.Join(wt, n)

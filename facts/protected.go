@@ -116,9 +116,9 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
 			}
 		}
-		gi := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, record: true}
-		gi.dotGit(path.Join(r.dir, ".git"))
-		out, looked = append(out, gi.out...), append(looked, gi.looked...)
+		first := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, record: true}
+		first.dotGit(path.Join(r.dir, ".git"))
+		out, looked = append(out, first.out...), append(looked, first.looked...)
 		for i := range out {
 			if o := out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == runtime.KindFile && !o.Symlink {
 				out = append(out, g.includeTargets(o, f.Home, seen, 0)...)
@@ -152,11 +152,14 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		}
 		// The nested repositories' and submodules' indirections
 		// (commondir, config.worktree, worktrees), listed, not recorded.
-		gi = &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen}
+		gi := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen}
 		for _, gd := range gitDirs {
 			gi.gitDir(gd, true)
 		}
 		out = append(out, gi.out...)
+		if (gi.more || first.more) && !more {
+			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
+		}
 	}
 	return out, looked
 }
