@@ -140,6 +140,8 @@ func (e *emitter) protections() []hostBind {
 			rel += " (core.hooksPath)"
 		case "include":
 			rel += " (included by a git configuration)"
+		case facts.GitPointerName:
+			rel += " (a git pointer to the configuration and hooks git runs)"
 		}
 		reason := fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what)
 		if p.Name == ".git/config" {

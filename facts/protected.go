@@ -116,6 +116,9 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
 			}
 		}
+		first := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, record: true}
+		first.dotGit(path.Join(r.dir, ".git"))
+		out, looked = append(out, first.out...), append(looked, first.looked...)
 		for i := range out {
 			if o := out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == runtime.KindFile && !o.Symlink {
 				out = append(out, g.includeTargets(o, f.Home, seen, 0)...)
@@ -146,6 +149,16 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 				out = append(out, Protected{Name: allowName, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
 					Symlink: pp.HasLink, Allowed: allow[allowName]})
 			}
+		}
+		// The nested repositories' and submodules' indirections
+		// (commondir, config.worktree, worktrees), listed, not recorded.
+		gi := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen}
+		for _, gd := range gitDirs {
+			gi.gitDir(gd, true)
+		}
+		out = append(out, gi.out...)
+		if (gi.more || first.more) && !more {
+			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
 		}
 	}
 	return out, looked

@@ -228,3 +228,31 @@ ok project_write 'echo x > new-file'
 	r = f.sandbox("", script, call{})
 	f.expect(r, want{"commit": "yes", "project_write": "yes"})
 }
+
+// H9 at compile time: the git indirections that exist when the
+// invocation is compiled are bound read-only. The project is a
+// repository whose .git is a file (git init --separate-git-dir) naming a
+// git directory inside the project, with a linked worktree: the .git
+// file, the target's config and the worktree's gitdir and commondir
+// files cannot be written from inside. Controls: a commit (the rest of
+// the git directory stays writable) and a new file next to the
+// worktree's pointers succeed.
+func testGitIndirectionBound(t *testing.T, f *fixture) {
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git init -q --separate-git-dir={proj}/.gitdir {proj} && cd {proj} && echo x > README && git add README && git commit -qm init && git worktree add -q {proj}/wt2"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	gitFile := f.expand("gitdir: {proj}/.gitdir\n")
+	_ = gitFile
+	r = f.sandbox("", gitEnvSetup+`
+ok gitfile 'echo "gitdir: /tmp" > .git'
+ok target_config 'echo "[core]" >> .gitdir/config'
+ok wt_commondir 'echo /tmp > .gitdir/worktrees/wt2/commondir'
+ok wt_gitdir 'echo /tmp > .gitdir/worktrees/wt2/gitdir'
+ok commit 'git commit -q --allow-empty -m x'
+ok sibling 'echo x > .gitdir/worktrees/wt2/note'
+`, call{})
+	f.expect(r, want{"gitfile": "no", "target_config": "no", "wt_commondir": "no", "wt_gitdir": "no", "commit": "yes", "sibling": "yes"})
+	f.wantHostFile("{proj}/.git", f.expand("gitdir: {proj}/.gitdir\n"))
+	f.wantHostFile("{proj}/.gitdir/worktrees/wt2/commondir", "../..\n")
+}
