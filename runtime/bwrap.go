@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// InstallHint names the packages that provide bwrap (SPEC S10).
+// InstallHint names the packages that provide bwrap (README S10).
 const InstallHint = "install bubblewrap: `apt install bubblewrap` (Debian/Ubuntu), `dnf install bubblewrap` (Fedora), `pacman -S bubblewrap` (Arch)"
 
 // EnvBwrap is the environment variable that overrides which bwrap
@@ -21,7 +21,7 @@ const InstallHint = "install bubblewrap: `apt install bubblewrap` (Debian/Ubuntu
 const EnvBwrap = "BWPOLICY_BWRAP"
 
 // VersionGatedOptions are the bwrap options that not every bwrap in use
-// supports (SPEC §10), with the upstream version that introduced each.
+// supports, with the upstream version that introduced each.
 // Detect them with ParseHelp, not from the version number: distributions
 // backport some (Debian's 0.8.0 has --bind-fd).
 var VersionGatedOptions = []struct {

@@ -1,4 +1,4 @@
-// Package sandboxtest is bwpolicy's real-sandbox test suite (SPEC §12):
+// Package sandboxtest is bwpolicy's real-sandbox test suite:
 // for every S property, every R rule that changes what a command can do,
 // and H1, H2, H4 and H5, a test compiles settings against a fake home
 // directory full of credentials, runs a real command in the sandbox with

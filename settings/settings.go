@@ -4,7 +4,7 @@
 // settings into Settings once the schema stage has accepted them.
 package settings
 
-// Seed defaults (SPEC §3.1); the CUE profile definition carries the same
+// Seed defaults (README, Settings); the CUE profile definition carries the same
 // values and a test keeps them in step.
 const (
 	DefaultProfile    = "network"
@@ -39,7 +39,7 @@ type Settings struct {
 	// directories (bwpolicy compile --sandbox-id).
 	SandboxID string `json:"sandbox_id,omitempty"`
 
-	// Extensions beyond the seed (SPEC §11).
+	// Extensions beyond the seed (README, "Beyond the seed (H)").
 	Hide    []string       `json:"hide,omitempty"`
 	Env     *EnvPolicy     `json:"env,omitempty"`
 	Seccomp *SeccompPolicy `json:"seccomp,omitempty"`

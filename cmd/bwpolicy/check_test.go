@@ -195,7 +195,7 @@ func TestCheckManyInputs(t *testing.T) {
 	wantContains(t, r, "stderr", "no settings files")
 }
 
-// TestCheckExitCodes: SPEC §9 and --fail-on.
+// TestCheckExitCodes: the exit codes of the README's Commands table and --fail-on.
 func TestCheckExitCodes(t *testing.T) {
 	env := sandboxEnv(t)
 	home := strings.TrimPrefix(env[0], "HOME=")

@@ -34,7 +34,7 @@ func register(name, summary string, run func([]string, io.Writer, io.Writer) int
 	commands[name] = command{summary: summary, run: run}
 }
 
-// Exit codes shared by the subcommands (SPEC §9).
+// Exit codes shared by the subcommands (README, Commands).
 const (
 	exitOK      = 0
 	exitFound   = 1 // errors found / refused
