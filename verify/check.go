@@ -132,6 +132,7 @@ func Check(inv *runtime.Invocation) []Violation {
 	c.mountPoints()
 	c.rootReadOnly()
 	c.procDevTmp()
+	c.pid1Memory()
 	c.tmpfsBounded()
 	c.namespaces()
 	c.seccomp()

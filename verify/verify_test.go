@@ -193,6 +193,16 @@ func TestBrokenInvocations(t *testing.T) {
 		{"no /dev/shm tmpfs", "profile_network", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--size", "268435456", "--tmpfs", "/dev/shm")
 		}, InvProcDevTmp, "/dev/shm"},
+		{"pid 1 memory reachable", "profile_network", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--ro-bind", "/dev/null", "/proc/1/mem")
+		}, InvPid1Memory, "/proc/1/mem"},
+		{"pid 1 task memory reachable", "profile_network", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--ro-bind", "/dev/null", "/proc/1/task/1/mem")
+		}, InvPid1Memory, "/proc/1/task/1/mem"},
+		{"pid 1 memory masked before /proc", "profile_network", func(t *testing.T, a []string) []string {
+			a = cut(t, a, "--proc", "/proc")
+			return insertBefore(t, a, "--size", "--proc", "/proc")
+		}, InvPid1Memory, "/proc/1/mem"},
 		{"/tmp without a size", "profile_network", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--tmpfs", "/tmp")
 		}, InvTmpfsBounded, "/tmp"},

@@ -30,6 +30,7 @@ invocation recorded:
   root-read-only      the host root is read-only
   proc-dev-tmp        a fresh /dev (read-only, a tmpfs /dev/shm), a private /proc, a tmpfs /tmp
   tmpfs-bounded       every tmpfs has a size bound (when tmp_mb is not 0)
+  pid1-memory         the sandbox's pid 1 memory (/proc/1/mem) is unreachable
   namespaces          every namespace unshared; the network only under profile network
   seccomp             a seccomp program is installed
   fds                 every fd is declared with the kind its option reads
