@@ -1,78 +1,32 @@
 package facts
 
 import (
-	"bufio"
-	"bytes"
 	"path"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
 // maxGitConfig bounds how much of a git configuration file is read.
 const maxGitConfig = 256 << 10
 
 // gitHooksPath returns the value of core.hooksPath in a git
-// configuration file's content (the last one set), and whether it is set.
-// It reads the subset of git's syntax a hooksPath line uses: sections
-// (case-insensitive, "[core]" or "[core] key = value" on one line),
-// comments (# and ;) outside quotes, double-quoted values with \" \\ \t
-// \n escapes. Includes are not followed.
+// configuration file's content (the last one set), and whether it is set,
+// read with runtime.ParseGitConfig: the parser of git's own grammar that
+// bwrun's post-command scan uses, so compile time and run time cannot
+// disagree on what git sees. A file git would reject still yields the
+// entries before the bad line (git dies on it, so nothing runs; reading
+// them errs on the side of protecting). A key without "=" has no path
+// (git refuses it). Includes are followed by includeTargets, not here.
 func gitHooksPath(content []byte) (string, bool) {
-	section := ""
+	entries, _ := runtime.ParseGitConfig(content)
 	value, set := "", false
-	sc := bufio.NewScanner(bytes.NewReader(content))
-	sc.Buffer(make([]byte, 0, 4096), maxGitConfig)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				continue
-			}
-			name := strings.TrimSpace(line[1:end])
-			name, _, _ = strings.Cut(name, " ") // [section "subsection"]
-			section = strings.ToLower(name)
-			line = strings.TrimSpace(line[end+1:])
+	for _, e := range entries {
+		if e.Key == "core.hookspath" && !e.Bool {
+			value, set = e.Value, true
 		}
-		if section != "core" || line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		key, raw, hasValue := strings.Cut(line, "=")
-		if !strings.EqualFold(strings.TrimSpace(key), "hookspath") || !hasValue {
-			continue
-		}
-		value, set = gitValue(raw), true
 	}
 	return value, set
-}
-
-// gitValue decodes a configuration value: quotes removed, escapes
-// resolved, a comment outside quotes dropped, outer blanks trimmed.
-func gitValue(raw string) string {
-	var b strings.Builder
-	quoted := false
-	raw = strings.TrimSpace(raw)
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case c == '"':
-			quoted = !quoted
-		case c == '\\' && i+1 < len(raw):
-			i++
-			switch raw[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte(raw[i])
-			}
-		case (c == '#' || c == ';') && !quoted:
-			return strings.TrimSpace(b.String())
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return strings.TrimSpace(b.String())
 }
 
 // hooksPathFor returns where git runs hooks from for the repository whose
