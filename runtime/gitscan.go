@@ -2,13 +2,11 @@ package runtime
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -239,26 +237,15 @@ func (s *gitScan) globalHooksPath() string {
 }
 
 // readSmall reads a regular file of at most maxGitFile bytes
-// (following symlinks, as git does). It opens without blocking and
-// without taking a terminal, so a FIFO or a device a command left in
-// its place cannot hang bwrun.
+// (following symlinks, as git does) through OpenRegular, so a FIFO or a
+// device a command left in its place cannot hang bwrun.
 func readSmall(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if fi.Size() > maxGitFile {
-		return nil, errTooLarge
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxGitFile+1))
+	b, err := readLimited(f, maxGitFile+1)
 	if len(b) > maxGitFile {
 		return nil, errTooLarge
 	}
