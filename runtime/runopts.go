@@ -158,5 +158,24 @@ func (f RunFlags) OpenStatus(inv *Invocation) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--status-file %s: %w", f.StatusFile, err)
 	}
-	return os.NewFile(uintptr(fd), p), nil
+	file := os.NewFile(uintptr(fd), p)
+	if inv != nil {
+		// The path checks above compare names; the invocation's own
+		// location check (checkLocation) compares what the sandbox's
+		// read-write binds really are (device and inode), so a writable
+		// directory reached under another name (a bind mount, an NFS
+		// alias) is refused too, and so is a directory another user could
+		// swap the file in.
+		var st unix.Stat_t
+		err := unix.Fstat(fd, &st)
+		if err == nil {
+			err = checkLocation(file, "status file "+p, &st, inv)
+		}
+		if err != nil {
+			file.Close()
+			os.Remove(p)
+			return nil, fmt.Errorf("--status-file: %w", err)
+		}
+	}
+	return file, nil
 }

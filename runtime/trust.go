@@ -39,7 +39,7 @@ func LoadTrusted(path string) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLocation(f, path, st, inv); err != nil {
+	if err := checkLocation(f, "invocation "+path, st, inv); err != nil {
 		return nil, err
 	}
 	return inv, nil
@@ -53,7 +53,7 @@ func CheckInvocationFile(path string, inv *Invocation) error {
 		return err
 	}
 	defer f.Close()
-	return checkLocation(f, path, st, inv)
+	return checkLocation(f, "invocation "+path, st, inv)
 }
 
 // openInvocation opens the invocation at path (never blocking on a FIFO)
@@ -93,14 +93,15 @@ func checkInvocationFile(path string, st *unix.Stat_t) error {
 
 type devIno struct{ dev, ino uint64 }
 
-// checkLocation walks up from the file's directory (by descriptor: each
+// checkLocation walks up from the file's directory (the file is named
+// label in messages: "invocation PATH", "status file PATH") (by descriptor: each
 // step opens ".." of the last) and checks each directory's owner and
 // mode, and whether the file or one of them is the host source of a
 // read-write bind of inv (see LoadTrusted).
-func checkLocation(f *os.File, path string, st *unix.Stat_t, inv *Invocation) error {
+func checkLocation(f *os.File, label string, st *unix.Stat_t, inv *Invocation) error {
 	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
 	if err != nil || !filepath.IsAbs(real) || strings.HasSuffix(real, " (deleted)") {
-		return fmt.Errorf("invocation %s: cannot tell which directory holds it (is /proc mounted?)", path)
+		return fmt.Errorf("%s: cannot tell which directory holds it (is /proc mounted?)", label)
 	}
 	c := &argCheck{inv: inv, last: map[string]int{}, flags: map[string]bool{}}
 	c.parse()
@@ -115,34 +116,34 @@ func checkLocation(f *os.File, path string, st *unix.Stat_t, inv *Invocation) er
 			rw[id] = append(rw[id], k)
 		}
 	}
-	if err := c.outsideWritable(path, real, real, devIno{st.Dev, st.Ino}, rw); err != nil {
+	if err := c.outsideWritable(label, real, real, devIno{st.Dev, st.Ino}, rw); err != nil {
 		return err
 	}
 	dir := filepath.Dir(real)
 	dfd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("invocation %s: opening its directory %s: %v", path, dir, err)
+		return fmt.Errorf("%s: opening its directory %s: %v", label, dir, err)
 	}
 	defer func() { unix.Close(dfd) }()
 	var ds unix.Stat_t
 	if err := unix.Fstatat(dfd, filepath.Base(real), &ds, unix.AT_SYMLINK_NOFOLLOW); err != nil || ds.Dev != st.Dev || ds.Ino != st.Ino {
-		return fmt.Errorf("invocation %s was moved while it was read; run again", path)
+		return fmt.Errorf("%s was moved while it was read; run again", label)
 	}
 	uid := uint32(os.Geteuid())
 	for n := 0; ; n++ {
 		if n > maxWalk {
-			return fmt.Errorf("invocation %s: more than %d directories above it", path, maxWalk)
+			return fmt.Errorf("%s: more than %d directories above it", label, maxWalk)
 		}
 		if err := unix.Fstat(dfd, &ds); err != nil {
-			return fmt.Errorf("invocation %s: %s: %v", path, dir, err)
+			return fmt.Errorf("%s: %s: %v", label, dir, err)
 		}
 		if ds.Uid != 0 && ds.Uid != uid {
-			return fmt.Errorf("directory %s, which holds invocation %s, is owned by uid %d, neither the caller (uid %d) nor root: its owner could replace the invocation; keep invocations in a directory of your own", dir, path, ds.Uid, uid)
+			return fmt.Errorf("directory %s, which holds %s, is owned by uid %d, neither the caller (uid %d) nor root: its owner could replace the invocation; keep invocations in a directory of your own", dir, label, ds.Uid, uid)
 		}
 		if ds.Mode&0o022 != 0 && ds.Mode&unix.S_ISVTX == 0 {
-			return fmt.Errorf("directory %s, which holds invocation %s, is writable by group or others (mode %#o) and not sticky: they could replace the invocation; `chmod go-w %s` or keep invocations elsewhere", dir, path, ds.Mode&0o7777, dir)
+			return fmt.Errorf("directory %s, which holds %s, is writable by group or others (mode %#o) and not sticky: they could replace the invocation; `chmod go-w %s` or keep invocations elsewhere", dir, label, ds.Mode&0o7777, dir)
 		}
-		if err := c.outsideWritable(path, real, dir, devIno{ds.Dev, ds.Ino}, rw); err != nil {
+		if err := c.outsideWritable(label, real, dir, devIno{ds.Dev, ds.Ino}, rw); err != nil {
 			return err
 		}
 		if dir == "/" {
@@ -150,7 +151,7 @@ func checkLocation(f *os.File, path string, st *unix.Stat_t, inv *Invocation) er
 		}
 		up, err := unix.Openat(dfd, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return fmt.Errorf("invocation %s: opening the parent of %s: %v", path, dir, err)
+			return fmt.Errorf("%s: opening the parent of %s: %v", label, dir, err)
 		}
 		unix.Close(dfd)
 		dfd, dir = up, filepath.Dir(dir)
@@ -161,11 +162,11 @@ func checkLocation(f *os.File, path string, st *unix.Stat_t, inv *Invocation) er
 // read-write binds whose host source is the file or directory at host
 // path p with identity id: the file must not be writable, nor its
 // directories renamable, through them.
-func (c *argCheck) outsideWritable(path, real, p string, id devIno, rw map[devIno][]int) error {
+func (c *argCheck) outsideWritable(label, real, p string, id devIno, rw map[devIno][]int) error {
 	for _, k := range rw[id] {
 		m := c.mounts[k]
 		if m.src != p {
-			return fmt.Errorf("invocation %s lies in %s, which the sandbox can write as %s (the read-write bind of %s at args[%d]): a command could rewrite the policy of the next one; keep invocations outside the working directory and the read-write binds (for example in $HERMES_HOME/sandboxes/bwrap-ID/)", path, p, m.dest, m.src, m.i)
+			return fmt.Errorf("%s lies in %s, which the sandbox can write as %s (the read-write bind of %s at args[%d]): a command could rewrite it; keep invocations outside the working directory and the read-write binds (for example in $HERMES_HOME/sandboxes/bwrap-ID/)", label, p, m.dest, m.src, m.i)
 		}
 		// The sandbox shows the file at q; s is the mount that serves q
 		// (m itself, or a later one at or below m's destination).
@@ -173,13 +174,13 @@ func (c *argCheck) outsideWritable(path, real, p string, id devIno, rw map[devIn
 		s := c.cover(q)
 		switch {
 		case s.i == m.i:
-			return fmt.Errorf("invocation %s lies inside the sandbox's writable set (%s is bound read-write at %s, args[%d]): a command could rewrite the policy of the next one; keep invocations outside the working directory and the read-write binds (for example in $HERMES_HOME/sandboxes/bwrap-ID/)", path, m.src, m.dest, m.i)
+			return fmt.Errorf("%s lies inside the sandbox's writable set (%s is bound read-write at %s, args[%d]): a command could rewrite it; keep invocations outside the working directory and the read-write binds (for example in $HERMES_HOME/sandboxes/bwrap-ID/)", label, m.src, m.dest, m.i)
 		case s.dest == m.dest || !Within(s.dest, m.dest):
 			continue // a later mount at or above the bind's place covers all of it
 		}
 		for d := filepath.Dir(s.dest); d != m.dest && Within(d, m.dest); d = filepath.Dir(d) {
 			if j, ok := c.last[d]; !ok || c.mounts[j].i < m.i {
-				return fmt.Errorf("invocation %s lies below %s, which a command could rename in the writable %s (args[%d]) and so replace the invocation; keep invocations outside the working directory and the read-write binds", path, d, m.dest, m.i)
+				return fmt.Errorf("%s lies below %s, which a command could rename in the writable %s (args[%d]) and so replace the invocation; keep invocations outside the working directory and the read-write binds", label, d, m.dest, m.i)
 			}
 		}
 	}
