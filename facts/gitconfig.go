@@ -36,28 +36,37 @@ func gitHooksPath(content []byte) (string, bool) {
 func (g *gatherer) hooksPathFor(root, home string) string {
 	configs := []string{path.Join(root, ".git", "config"), path.Join(home, ".gitconfig"), path.Join(home, ".config", "git", "config")}
 	for _, c := range configs {
-		pc := g.path(c) // a dotfiles repository often links ~/.gitconfig
-		if pc.Kind != "file" {
-			continue
-		}
-		content, err := g.fs.ReadFile(pc.Real, maxGitConfig)
-		if err != nil {
-			continue
-		}
-		v, ok := gitHooksPath(content)
-		if !ok {
-			continue
-		}
-		switch {
-		case v == "":
-			return ""
-		case strings.HasPrefix(v, "~/"):
-			return path.Join(home, v[2:])
-		case path.IsAbs(v):
-			return path.Clean(v)
-		default:
-			return path.Join(root, v)
+		if hp, ok := g.hooksPathIn(c, root, home); ok {
+			return hp
 		}
 	}
 	return ""
+}
+
+// hooksPathIn reads core.hooksPath from the configuration file cfg (a
+// symlinked one followed: a dotfiles repository often links
+// ~/.gitconfig) and resolves it for the worktree root; ok is false when
+// the file does not set it. An empty value resolves to "".
+func (g *gatherer) hooksPathIn(cfg, root, home string) (string, bool) {
+	pc := g.path(cfg)
+	if pc.Kind != "file" {
+		return "", false
+	}
+	content, err := g.fs.ReadFile(pc.Real, maxGitConfig)
+	if err != nil {
+		return "", false
+	}
+	v, ok := gitHooksPath(content)
+	switch {
+	case !ok:
+		return "", false
+	case v == "":
+		return "", true
+	case strings.HasPrefix(v, "~/"):
+		return path.Join(home, v[2:]), true
+	case path.IsAbs(v):
+		return path.Clean(v), true
+	default:
+		return path.Join(root, v), true
+	}
 }

@@ -46,6 +46,16 @@ func TestHooksPathProtected(t *testing.T) {
 		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = /srv/hooks\n"}, "/srv/hooks": {Kind: "dir"}, "/h/proj/x": {Kind: "file"}}, ""},
 		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = .\n"}}, ""},
 		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = missing\n"}}, ""},
+		// Set where git also reads it: a .git file's target, the common
+		// directory, config.worktree, an include target.
+		{Tree{"/h/proj/.git": {Kind: "file", Content: "gitdir: .bare\n"}, "/h/proj/.bare/config": {Kind: "file", Content: "[core]\n hooksPath = gh\n"},
+			"/h/proj/gh": {Kind: "dir"}}, "/h/proj/gh"},
+		{Tree{"/h/proj/.git/config": {Kind: "file"}, "/h/proj/.git/commondir": {Kind: "file", Content: "../common\n"},
+			"/h/proj/common/config": {Kind: "file", Content: "[core]\n hooksPath = ch\n"}, "/h/proj/ch": {Kind: "dir"}}, "/h/proj/ch"},
+		{Tree{"/h/proj/.git/config": {Kind: "file"}, "/h/proj/.git/config.worktree": {Kind: "file", Content: "[core]\nhooksPath=wh\n"},
+			"/h/proj/wh": {Kind: "dir"}}, "/h/proj/wh"},
+		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[include]\n path = ../inc.cfg\n"}, "/h/proj/inc.cfg": {Kind: "file", Content: "[core]\n hooksPath = ih\n"},
+			"/h/proj/ih": {Kind: "dir"}}, "/h/proj/ih"},
 	}
 	for i, c := range cases {
 		g := &gatherer{fs: c.tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}

@@ -106,7 +106,10 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		}
 		// Hooks kept in the worktree through core.hooksPath (husky and
 		// the like, under any name).
-		if hp := g.hooksPathFor(r.dir, f.Home); hp != "" && hp != r.dir && Within(hp, r.dir) && !seen[hp] {
+		protectHooksPath := func(hp string) {
+			if hp == "" || hp == r.dir || !Within(hp, r.dir) || seen[hp] {
+				return
+			}
 			seen[hp] = true
 			if !allow["core.hooksPath"] {
 				looked = append(looked, hp)
@@ -116,12 +119,25 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
 			}
 		}
+		protectHooksPath(g.hooksPathFor(r.dir, f.Home))
 		first := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, record: true}
 		first.dotGit(path.Join(r.dir, ".git"))
 		out, looked = append(out, first.out...), append(looked, first.looked...)
 		for i := range out {
 			if o := out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == runtime.KindFile && !o.Symlink {
 				out = append(out, g.includeTargets(o, f.Home, seen, 0)...)
+			}
+		}
+		// Every configuration git may read for this repository (a .git
+		// file's target, the common directory's, config.worktree, the
+		// include targets) may set core.hooksPath too: protect each
+		// directory any of them names (git uses one; protecting all is
+		// the safe side).
+		for i := 0; i < len(out); i++ {
+			if o := out[i]; o.Root == r.dir && (o.Name == ".git/config" || o.Name == "include") && o.Kind == runtime.KindFile && !o.Symlink {
+				if hp, ok := g.hooksPathIn(o.Path, r.dir, f.Home); ok {
+					protectHooksPath(hp)
+				}
 			}
 		}
 		gitDirs, more := g.nestedGitDirsCached(h, r.dir)
