@@ -86,6 +86,10 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		}
 	}
 	seen := map[string]bool{}
+	isRoot := map[string]bool{}
+	for _, r := range roots {
+		isRoot[r.dir] = true
+	}
 	for _, r := range roots {
 		for _, name := range ProtectedNames {
 			p := path.Join(r.dir, name)
@@ -107,7 +111,11 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		// Hooks kept in the worktree through core.hooksPath (husky and
 		// the like, under any name).
 		protectHooksPath := func(hp string) {
-			if hp == "" || hp == r.dir || !Within(hp, r.dir) || seen[hp] {
+			if hp == "" || !Within(hp, r.dir) || seen[hp] || isRoot[hp] {
+				// A hooks directory that is itself a writable directory of
+				// the settings (the working directory, a read-write bind) is
+				// writable by the user's choice: binding it read-only would
+				// contradict the writable set.
 				return
 			}
 			seen[hp] = true
