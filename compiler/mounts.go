@@ -309,27 +309,8 @@ func (e *emitter) writableRoot(p string) string {
 
 func (e *emitter) masks() {
 	for _, h := range e.present() {
-		why := h.Why
-		rule := "S5"
-		if why == "H4" || why == "H7" || why == "H8" {
-			rule = why
-		}
-		var src string
-		switch {
-		case why == "S5", why == "H7" && h.Var == "":
-			src = e.profilePos("hidden_home")
-		case why == "S5-hermes":
-			src = "host: the Hermes home"
-		case why == "H7":
-			src = "host: $" + h.Var + " names " + h.Entry
-		case why == "H8":
-			src = "host: a privileged host socket (facts.PrivilegedSockets)"
-		default:
-			src = e.settingsPos("hide", h.HideIndex) + " matched " + h.Entry
-		}
-		if h.MirrorOf != "" {
-			rule, src = "H7", "host: a second mount shows "+h.MirrorOf+" here ("+facts.MountinfoPath+")"
-		}
+		row := facts.ProtectionOf(h.Source)
+		rule, src := row.Rule, e.explainSource(row, h)
 		if h.Symlink {
 			src += fmt.Sprintf(" (%s is a symlink to %s)", h.Entry, h.Path)
 		}
@@ -355,7 +336,8 @@ func (e *emitter) masks() {
 		e.hidden = append(e.hidden, h.Path)
 	}
 	if ru := e.f.RunUser; ru.Kind == runtime.KindDir {
-		e.tmpfs("S4", "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.profilePos("run_user"), ru.Real, maskTmpfsBytes)
+		row := facts.ProtectionOf(facts.SourceRunUser)
+		e.tmpfs(row.Rule, "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.explainSource(row, facts.Hidden{Entry: ru.Path}), ru.Real, maskTmpfsBytes)
 		e.hidden = append(e.hidden, ru.Real)
 		e.roMasks = append(e.roMasks, ru.Real)
 	}
@@ -365,8 +347,24 @@ func (e *emitter) masks() {
 			continue
 		}
 		seen[d.Real] = true
-		e.p.add("S4", "the docker socket is replaced by an empty file", e.profilePos("docker_socket"), "--ro-bind-data", e.p.fd(runtime.FDEmpty), d.Real)
+		row := facts.ProtectionOf(facts.SourceDockerSocket)
+		e.p.add(row.Rule, "the docker socket is replaced by an empty file", e.explainSource(row, facts.Hidden{Entry: d.Path}), "--ro-bind-data", e.p.fd(runtime.FDEmpty), d.Real)
 		e.hidden = append(e.hidden, d.Real)
+	}
+}
+
+// explainSource renders the explain source of a path the registry row
+// found (facts.Protection.ExplainSource).
+func (e *emitter) explainSource(row facts.Protection, h facts.Hidden) string {
+	switch src := row.ExplainSource; {
+	case strings.HasPrefix(src, "profile:"):
+		return e.profilePos(strings.TrimPrefix(src, "profile:"))
+	case src == "settings:hide":
+		return e.settingsPos("hide", h.HideIndex) + " matched " + h.Entry
+	case strings.HasPrefix(src, "settings:"):
+		return e.settingsPos(strings.TrimPrefix(src, "settings:"))
+	default:
+		return strings.NewReplacer("{entry}", h.Entry, "{var}", h.Var, "{mirror}", h.MirrorOf).Replace(src)
 	}
 }
 

@@ -22,26 +22,26 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 		}
 	}
 	for _, h := range f.Hidden {
-		note(h.Entry, h.Why)
-		note(h.Path, h.Why)
+		note(h.Entry, string(h.Why))
+		note(h.Path, string(h.Why))
 	}
 	for _, d := range f.DockerSockets {
-		note(d.Path, "S4")
-		note(d.Real, "S4")
+		note(d.Path, string(facts.ReasonAgentSockets))
+		note(d.Real, string(facts.ReasonAgentSockets))
 	}
-	note(f.RunUser.Path, "S4")
+	note(f.RunUser.Path, string(facts.ReasonAgentSockets))
 	for _, ca := range f.CABundles {
-		note(ca.Path.Path, "S8")
+		note(ca.Path.Path, string(facts.ReasonCABundle))
 	}
-	note(f.Scratch.Path, "S6")
-	note(f.ProfileHome.Path, "S6")
+	note(f.Scratch.Path, string(facts.ReasonException))
+	note(f.ProfileHome.Path, string(facts.ReasonException))
 	note(f.Cwd.Real, "S9")
 	for _, p := range f.ProtectedLooked {
 		if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir && facts.Within(p, f.ProfileHome.Real) {
-			note(p, runtime.WhyProfileHome)
+			note(p, string(facts.ReasonProfileHome))
 			continue
 		}
-		note(p, "H9")
+		note(p, string(facts.ReasonProtected))
 	}
 	for _, b := range f.Binds {
 		note(path.Clean(b.Src), fmt.Sprintf("binds[%d]", b.Index))
@@ -55,7 +55,7 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 	out := make([]runtime.Precondition, 0, len(paths))
 	for _, p := range paths {
 		st := f.Observed[p]
-		if why[p] != "H9" && absentAbove(f.Observed, p) {
+		if why[p] != string(facts.ReasonProtected) && absentAbove(f.Observed, p) {
 			// Redundant: p cannot appear before its missing parent does,
 			// and that parent is a precondition of its own. H9 entries
 			// stay: the runtime names the one a command created.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/facts"
 )
 
 // secretWarnings says what H7 could not do for the hidden paths: the
@@ -22,12 +23,12 @@ func (e *emitter) secretWarnings() {
 		}
 		msg := fmt.Sprintf("git tracks %s in %s: hiding the work tree's copy does not hide the repository's (`git show HEAD:%s` prints it); remove it from the repository and its history, and rotate what it holds",
 			files, t.Repo, t.Files[0])
-		if t.Why == "H4" {
+		if t.Why == facts.ReasonHide {
 			i := t.HideIndex
 			e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H4", Path: fmt.Sprintf("hide[%d]", i),
 				Pos: e.st.res.Document.Pos([]any{"hide", i}), Summary: fmt.Sprintf("hide entry %q: %s", t.Hidden, msg)})
 			continue
 		}
-		e.warn(strings.TrimSuffix(t.Why, "-hermes"), t.Hidden+" is hidden, but "+msg)
+		e.warn(facts.RuleOf(t.Why), t.Hidden+" is hidden, but "+msg)
 	}
 }

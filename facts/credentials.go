@@ -127,7 +127,7 @@ func (g *gatherer) envCredentials(h *Host, f *Facts) (out []Hidden, skips []EnvS
 			if alreadyUnreachable(p, f) {
 				continue // not even looked at: no precondition on a path the sandbox cannot see
 			}
-			x := g.hidden(p, "H7")
+			x := g.hidden(p, SourceCredentialVar)
 			x.Var = cv.Name
 			if seen[x.Path] {
 				continue
@@ -220,7 +220,7 @@ func (g *gatherer) privilegedSockets(f *Facts) []Hidden {
 	var out []Hidden
 	seen := map[string]bool{}
 	for _, p := range PrivilegedSockets {
-		x := g.hidden(p, "H8")
+		x := g.hidden(p, SourceHostSocket)
 		if seen[x.Path] || (x.Kind != "absent" && alreadyUnreachable(x.Path, f)) {
 			continue
 		}

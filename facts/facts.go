@@ -133,10 +133,10 @@ type Hidden struct {
 	Kind string `json:"kind"`
 	// Symlink is true when the entry (or a parent) is a symlink.
 	Symlink bool `json:"symlink"`
-	// Why is S5 (home entries), S5-hermes (the Hermes homes), H4 (hide
-	// entries), H7 (credential stores and the paths credential
-	// variables name) or H8 (privileged host sockets).
-	Why string `json:"why"`
+	// Why is the reason it is hidden and Source the registry row that
+	// found it (Protections, role mask).
+	Why    Reason `json:"why"`
+	Source Source `json:"source"`
 	// Var is the credential variable that named the path (H7 only).
 	Var string `json:"var,omitempty"`
 	// HideIndex is the index of the hide entry that matched (H4 only).
@@ -274,27 +274,29 @@ func (g *gatherer) ReadFile(p string, max int) ([]byte, error) {
 func (g *gatherer) hiddenPaths(h *Host, p *profile.Profile) []Hidden {
 	var out []Hidden
 	for _, name := range p.HiddenNames() {
-		why := "S5"
+		src := SourceHomeEntry
 		if credentialStore(name) {
-			why = "H7"
+			src = SourceCredentialStore
 		}
-		out = append(out, g.hidden(path.Join(h.Home, name), why))
+		out = append(out, g.hidden(path.Join(h.Home, name), src))
 	}
 	if p.HideHermesHome {
-		out = append(out, g.hidden(h.HermesHome, "S5-hermes"))
+		out = append(out, g.hidden(h.HermesHome, SourceHermesHome))
 		if def := path.Join(h.Home, ".hermes"); def != h.HermesHome {
-			out = append(out, g.hidden(def, "S5-hermes"))
+			out = append(out, g.hidden(def, SourceHermesHome))
 		}
 	}
 	return out
 }
 
-func (g *gatherer) hidden(entry, why string) Hidden {
+// hidden describes the candidate hidden path entry found by the
+// registry row of src.
+func (g *gatherer) hidden(entry string, src Source) Hidden {
 	// Record each component between the home and the entry, so a parent
 	// turned into a symlink later makes the invocation stale.
 	g.lstat(entry)
 	pp := g.path(entry)
-	return Hidden{Entry: entry, Path: pp.Real, Kind: pp.Kind, Symlink: pp.HasLink, Why: why}
+	return Hidden{Entry: entry, Path: pp.Real, Kind: pp.Kind, Symlink: pp.HasLink, Why: ProtectionOf(src).Reason, Source: src}
 }
 
 func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {

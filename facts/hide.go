@@ -53,7 +53,7 @@ func expandHide(g *gatherer, h *Host, s *settings.Settings, cwd string) ([]Hidde
 				continue
 			}
 			seen[m] = true
-			x := g.hidden(m, "H4")
+			x := g.hidden(m, SourceHide)
 			x.HideIndex = i
 			out = append(out, x)
 		}

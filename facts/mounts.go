@@ -133,7 +133,8 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 				notes = append(notes, fmt.Sprintf("more than %d second locations of hidden paths: %s (which shows %s) and the rest are not hidden", maxMirrors, loc, h.Path))
 				return out, notes
 			}
-			x := g.hidden(loc, h.Why)
+			x := g.hidden(loc, SourceMountMirror)
+			x.Why = h.Why // ReasonInherited: hidden for the same reason
 			if x.Kind == runtime.KindAbsent {
 				continue // covered by another mount: nothing shows there
 			}

@@ -33,7 +33,7 @@ type Tracked struct {
 	// Hidden is the hidden path (as listed) and Why its property; for a
 	// hide entry (H4) HideIndex is its index.
 	Hidden    string
-	Why       string
+	Why       Reason
 	HideIndex int
 }
 
@@ -154,7 +154,7 @@ func (g *gatherer) trackedHidden(s *settings.Settings, f *Facts, home string) []
 		find(base)
 	}
 	for _, h := range f.Hidden {
-		if h.MirrorOf == "" && h.Why != "H8" {
+		if h.MirrorOf == "" && h.Why != ReasonHostSocket {
 			find(path.Dir(h.Path))
 		}
 	}
@@ -172,7 +172,7 @@ func (g *gatherer) trackedHidden(s *settings.Settings, f *Facts, home string) []
 			rel := strings.TrimPrefix(h.Path, r.top+"/")
 			if t := collect(r.paths, func(p string) bool { return p == rel || strings.HasPrefix(p, rel+"/") }); t.Count > 0 {
 				t.Repo, t.Hidden, t.Why, t.HideIndex = r.top, h.Entry, h.Why, h.HideIndex
-				if h.Why == "H4" && h.HideIndex < len(s.Hide) {
+				if h.Why == ReasonHide && h.HideIndex < len(s.Hide) {
 					t.Hidden = s.Hide[h.HideIndex]
 				}
 				out = append(out, t)
@@ -198,7 +198,7 @@ func (g *gatherer) trackedHidden(s *settings.Settings, f *Facts, home string) []
 				return globPrefixMatch(comps, strings.Split(rel, "/")) && !seen[path.Join(r.top, p)] && !underSeen(seen, path.Join(r.top, p))
 			})
 			if t.Count > 0 {
-				t.Repo, t.Hidden, t.Why, t.HideIndex = r.top, e, "H4", i
+				t.Repo, t.Hidden, t.Why, t.HideIndex = r.top, e, ReasonHide, i
 				out = append(out, t)
 			}
 		}

@@ -119,7 +119,7 @@ func TestTrackedHidden(t *testing.T) {
 	f := Gather(h, s, &profile.Profile{HiddenHome: map[string]bool{}})
 	var got []string
 	for _, tr := range f.Tracked {
-		got = append(got, tr.Why+" "+tr.Hidden+": "+strings.Join(tr.Files, ","))
+		got = append(got, string(tr.Why)+" "+tr.Hidden+": "+strings.Join(tr.Files, ","))
 	}
 	want := []string{"H4 .env: .env", "H4 config/*.key: config/master.key", "H4 config/*.key: config/old.key"}
 	if !reflect.DeepEqual(got, want) {

@@ -135,7 +135,7 @@ func (r *runner) readStatus() {
 func CreatedProtected(inv *Invocation) []string {
 	var out []string
 	for _, p := range inv.Preconditions {
-		if p.Why != "H9" && p.Why != WhyProfileHome || p.Kind != KindAbsent {
+		if p.Why != WhyProtected && p.Why != WhyProfileHome || p.Kind != KindAbsent {
 			continue
 		}
 		if _, err := os.Lstat(p.Path); err == nil {

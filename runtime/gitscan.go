@@ -56,6 +56,11 @@ type GitScanReport struct {
 // Stale reports whether the scan makes the invocation stale.
 func (r *GitScanReport) Stale() bool { return len(r.SetAside) > 0 || len(r.StalePaths) > 0 }
 
+// WhyProtected is the Why of a precondition on a protected entry (H9)
+// of a writable directory: one recorded absent that a command created
+// makes the invocation stale.
+const WhyProtected = "H9"
+
 // WhyProfileHome is the Why of a precondition on a protected entry of
 // the profile home (home_mode: profile). One recorded absent that a
 // command created is set aside by ScanGit: the profile home is shared by

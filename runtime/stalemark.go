@@ -45,7 +45,7 @@ func CheckStaleMark(invPath string) error {
 	if len(paths) > 8 {
 		paths = append(paths[:8:8], fmt.Sprintf("and %d more", len(rep.StalePaths)-8))
 	}
-	return &StaleError{Mismatches: []Mismatch{{Precondition: Precondition{Path: invPath + StaleMarkSuffix, Why: "H9"},
+	return &StaleError{Mismatches: []Mismatch{{Precondition: Precondition{Path: invPath + StaleMarkSuffix, Why: WhyProtected},
 		Note: fmt.Sprintf("%s (H9): an earlier command left what a later host git would run, set aside or not checked: %s",
 			invPath+StaleMarkSuffix, strings.Join(paths, ", "))}}}
 }

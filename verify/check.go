@@ -170,7 +170,7 @@ func (c *checker) exception(b *Mount) bool {
 		}
 		return false
 	}
-	if r != "S6" && r != "S8" {
+	if !exceptionRules[r] {
 		return false
 	}
 	for a := path.Dir(b.Dest); ; a = path.Dir(a) {

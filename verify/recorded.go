@@ -15,6 +15,11 @@ import (
 // privileged host sockets (H8).
 var hiddenWhy = map[string]bool{"S4": true, "S5": true, "S5-hermes": true, "H4": true, "H7": true, "H8": true}
 
+// exceptionRules are the rules of the binds that may bring a path back
+// inside a mask: the Hermes home's scratch, state and profile home (S6)
+// and a CA bundle (S8).
+var exceptionRules = map[string]bool{"S6": true, "S8": true}
+
 // maxLinks bounds symlink resolution, as the kernel does (ELOOP).
 const maxLinks = 40
 
