@@ -58,9 +58,8 @@ type emitter struct {
 	inv  *runtime.Invocation
 	drop map[int]string
 	// writable are the host paths the sandbox may write (mount points of
-	// read-write binds); masked are the hidden dirs turned into tmpfs.
+	// read-write binds).
 	writable []string
-	masked   []string
 	hidden   []string
 	// roMasks are masks to remount read-only at the end.
 	roMasks []string

@@ -260,40 +260,19 @@ func (e *emitter) cwdSource() string {
 	return "host: the process's working directory"
 }
 
-// present returns the hidden paths that exist, sorted by path, without
-// those lying inside another hidden directory (already masked by it).
-// Computed once per emitter (the facts do not change).
+// present returns the hidden paths the masks mount (facts.Masks that
+// stand for a hidden path and lie in no other masked directory), sorted
+// by path. Computed once per emitter (the facts do not change).
 func (e *emitter) present() []facts.Hidden {
 	if e.presentHidden == nil {
-		e.presentHidden = e.computePresent()
-	}
-	return e.presentHidden
-}
-
-func (e *emitter) computePresent() []facts.Hidden {
-	var hs []facts.Hidden
-	seen := map[string]bool{}
-	for _, h := range e.f.Hidden {
-		if h.Kind == runtime.KindAbsent || seen[h.Path] {
-			continue
-		}
-		seen[h.Path] = true
-		hs = append(hs, h)
-	}
-	sort.Slice(hs, func(i, j int) bool { return hs[i].Path < hs[j].Path })
-	out := []facts.Hidden{} // not nil: present() caches it
-	for _, h := range hs {
-		covered := false
-		for _, o := range out {
-			if o.Kind == runtime.KindDir && o.Path != h.Path && facts.Within(h.Path, o.Path) {
-				covered = true
+		e.presentHidden = []facts.Hidden{} // not nil: present() caches it
+		for _, m := range e.f.Masks {
+			if m.Hidden >= 0 && m.CoveredBy == "" {
+				e.presentHidden = append(e.presentHidden, e.f.Hidden[m.Hidden])
 			}
 		}
-		if !covered {
-			out = append(out, h)
-		}
 	}
-	return out
+	return e.presentHidden
 }
 
 // writableRoot returns the writable mount that p lies strictly inside.
@@ -322,7 +301,6 @@ func (e *emitter) masks() {
 		}
 		if h.Kind == runtime.KindDir {
 			e.tmpfs(rule, "hide directory "+h.Entry+": an empty tmpfs (writes stay in the sandbox)", src, h.Path, maskTmpfsBytes)
-			e.masked = append(e.masked, h.Path)
 			if e.writableRoot(h.Path) == "" {
 				e.roMasks = append(e.roMasks, h.Path)
 			}
@@ -335,21 +313,20 @@ func (e *emitter) masks() {
 		}
 		e.hidden = append(e.hidden, h.Path)
 	}
-	if ru := e.f.RunUser; ru.Kind == runtime.KindDir {
-		row := facts.ProtectionOf(facts.SourceRunUser)
-		e.tmpfs(row.Rule, "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.explainSource(row, facts.Hidden{Entry: ru.Path}), ru.Real, maskTmpfsBytes)
-		e.hidden = append(e.hidden, ru.Real)
-		e.roMasks = append(e.roMasks, ru.Real)
-	}
-	seen := map[string]bool{}
-	for _, d := range e.f.DockerSockets {
-		if d.Kind == runtime.KindAbsent || seen[d.Real] {
-			continue
+	for _, src := range []facts.Source{facts.SourceRunUser, facts.SourceDockerSocket} {
+		row := facts.ProtectionOf(src)
+		for _, m := range e.f.Masks {
+			if m.Source != src || m.CoveredBy != "" {
+				continue
+			}
+			if src == facts.SourceRunUser {
+				e.tmpfs(row.Rule, "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.explainSource(row, facts.Hidden{Entry: m.Entry}), m.Path, maskTmpfsBytes)
+				e.roMasks = append(e.roMasks, m.Path)
+			} else {
+				e.p.add(row.Rule, "the docker socket is replaced by an empty file", e.explainSource(row, facts.Hidden{Entry: m.Entry}), "--ro-bind-data", e.p.fd(runtime.FDEmpty), m.Path)
+			}
+			e.hidden = append(e.hidden, m.Path)
 		}
-		seen[d.Real] = true
-		row := facts.ProtectionOf(facts.SourceDockerSocket)
-		e.p.add(row.Rule, "the docker socket is replaced by an empty file", e.explainSource(row, facts.Hidden{Entry: d.Path}), "--ro-bind-data", e.p.fd(runtime.FDEmpty), d.Real)
-		e.hidden = append(e.hidden, d.Real)
 	}
 }
 
@@ -366,64 +343,6 @@ func (e *emitter) explainSource(row facts.Protection, h facts.Hidden) string {
 	default:
 		return strings.NewReplacer("{entry}", h.Entry, "{var}", h.Var, "{mirror}", h.MirrorOf).Replace(src)
 	}
-}
-
-// insideMask reports whether p lies inside a masked directory.
-func (e *emitter) insideMask(p string) bool {
-	for _, m := range e.masked {
-		if facts.Within(p, m) {
-			return true
-		}
-	}
-	return false
-}
-
-func (e *emitter) exceptions() {
-	f := e.f
-	pr := e.st.res.Profile
-	cwdWritable := pr.CwdWritable && f.Cwd.Exists
-	if f.Sandbox != nil {
-		e.sandboxDirs()
-	} else if f.Scratch.Kind == runtime.KindDir && e.insideMask(f.Scratch.Real) {
-		if cwdWritable {
-			e.p.add("S6", "the Hermes scratch directory (TMPDIR) stays reachable, writable like the working directory", "host: HERMES_HOME/cache/scratch", "--bind", f.Scratch.Real, f.Scratch.Real)
-			e.writable = append(e.writable, f.Scratch.Real)
-		} else {
-			e.p.add("S6", "the Hermes scratch directory (TMPDIR) stays reachable, read-only like the working directory", "host: HERMES_HOME/cache/scratch", "--ro-bind", f.Scratch.Real, f.Scratch.Real)
-		}
-	}
-	for _, d := range f.StateDirs {
-		if f.Sandbox == nil && e.insideMask(d.Real) {
-			e.p.add("S6", "the backend's state directory stays reachable, read-only", "host: HERMES_HOME/sandboxes/bwrap-*", "--ro-bind", d.Real, d.Real)
-		}
-	}
-	if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir {
-		ph := f.ProfileHome.Real
-		if cwdWritable {
-			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, readable and writable", e.settingsPos("home_mode"), "--bind", ph, ph)
-			e.writable = append(e.writable, ph)
-			e.profileHomeProtections(ph)
-		} else {
-			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, read-only like the working directory", e.settingsPos("home_mode"), "--ro-bind", ph, ph)
-		}
-	}
-	seen := map[string]bool{}
-	for _, ca := range f.CABundles {
-		if ca.Kind == runtime.KindAbsent || seen[ca.Real] || !e.isHidden(ca.Real) {
-			continue
-		}
-		seen[ca.Real] = true
-		e.p.add("S8", "CA bundle named by "+ca.Var+" sits in a hidden path: bound back read-only so TLS keeps working", "host: $"+ca.Var, "--ro-bind", ca.Real, ca.Real)
-	}
-}
-
-func (e *emitter) isHidden(p string) bool {
-	for _, h := range e.hidden {
-		if facts.Within(p, h) {
-			return true
-		}
-	}
-	return false
 }
 
 func (e *emitter) remounts() {

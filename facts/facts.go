@@ -62,6 +62,12 @@ type Facts struct {
 	HardCPU       uint64            `json:"hard_cpu"`
 	HardNProc     uint64            `json:"hard_nproc"`
 
+	// Masks are the present hidden paths and the S4 masks, each once;
+	// Exceptions what is bound back inside them (computeMasks,
+	// computeExceptions). Every later stage reads these.
+	Masks      []Mask      `json:"masks"`
+	Exceptions []Exception `json:"exceptions"`
+
 	// HideErrors are the hide entries that could not be expanded.
 	HideErrors []HideError `json:"hide_errors"`
 	// MountNotes say what the search for second mounts of hidden paths
@@ -225,16 +231,31 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for _, d := range DockerSockets {
 		f.DockerSockets = append(f.DockerSockets, g.path(d))
 	}
+	// The credential searches skip what is masked already and look into
+	// what is bound back: the masks and exceptions are settled after
+	// each stage that adds hidden paths.
+	cwdWritable := p.CwdWritable && f.Cwd.Exists
+	f.settle(cwdWritable)
 	envHidden, skips := g.envCredentials(h, f)
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
+	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
+	f.settle(cwdWritable)
 	mirrors, notes := g.mirrors(f)
 	f.Hidden = append(f.Hidden, mirrors...)
 	f.MountNotes = notes
+	f.settle(cwdWritable)
 	f.Tracked = g.trackedHidden(s, f, h.Home)
 	relate(f)
 	return f
+}
+
+// settle recomputes the masks and the exceptions from the hidden paths
+// found so far.
+func (f *Facts) settle(cwdWritable bool) {
+	f.Masks = computeMasks(f)
+	f.Exceptions = computeExceptions(f, f.Masks, cwdWritable)
 }
 
 type gatherer struct {

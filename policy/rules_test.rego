@@ -12,6 +12,11 @@ base_facts := {
 		{"entry": "/home/u/.aws", "path": "/home/u/dotfiles/aws", "kind": "dir", "symlink": true, "why": "S5"},
 		{"entry": "/home/u/.kube", "path": "/home/u/.kube", "kind": "absent", "symlink": false, "why": "S5"},
 	],
+	"masks": [
+		{"path": "/home/u/.ssh", "entry": "/home/u/.ssh", "entries": ["/home/u/.ssh"], "kind": "dir", "why": "S5", "source": "home-entry", "covered_by": ""},
+		{"path": "/home/u/dotfiles/aws", "entry": "/home/u/.aws", "entries": ["/home/u/.aws"], "kind": "dir", "why": "S5", "source": "home-entry", "covered_by": ""},
+	],
+	"exceptions": [],
 	"binds": [],
 	"home_mode": "auto",
 	"profile_home": {"path": "/home/u/.hermes/home", "real": "/home/u/.hermes/home", "kind": "absent", "has_link": false},
@@ -20,7 +25,8 @@ base_facts := {
 }
 
 # base_hidden_roots: the present hidden paths of base_facts, entries and
-# targets (what the facts stage's relations are computed against).
+# targets (its masks; what the facts stage's relations are computed
+# against).
 base_hidden_roots := {"/home/u/.ssh", "/home/u/.aws", "/home/u/dotfiles/aws"}
 
 base_profile := {
@@ -231,6 +237,7 @@ test_h7_path_in_scratch_refused if {
 	f := object.union(base_facts, {
 		"scratch": {"path": "/home/u/.hermes/cache/scratch", "real": "/home/u/.hermes/cache/scratch", "kind": "dir", "has_link": false},
 		"hidden": [{"entry": "/home/u/.hermes/cache/scratch/a.sock", "path": "/home/u/.hermes/cache/scratch/a.sock", "kind": "socket", "symlink": false, "why": "H7", "var": "SSH_AUTH_SOCK"}],
+		"exceptions": [{"path": "/home/u/.hermes/cache/scratch", "source": "scratch", "writable": true}],
 	})
 	some v in rules.deny with input as {"facts": f, "profile": base_profile, "settings": base_settings}
 	v.rule == "S6"
