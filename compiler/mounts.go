@@ -73,12 +73,17 @@ func (e *emitter) hostBinds() {
 		}
 		bs = append(bs, hb)
 	}
-	if c := e.f.Cwd; c.Exists && e.st.res.Profile.CwdWritable {
+	if c := e.f.Cwd; c.Exists && e.st.res.Profile.CwdWritable && !(e.f.HomeLayout.Active() && c.Real == e.f.HomeLayout.Home) {
 		bs = append(bs, hostBind{dest: c.Real, src: c.Real, rw: true, kind: "cwd",
 			reason: "the working directory is the writable set", pos: e.cwdSource()})
 	}
 	bs = append(bs, e.protections()...)
-	rank := map[string]int{"bind": 0, "pin": 1, "cwd": 2, "protect": 3}
+	dests := map[string]bool{}
+	for _, b := range bs {
+		dests[b.dest] = true
+	}
+	bs = append(bs, e.homeLayoutBinds(dests)...)
+	rank := map[string]int{"home-link": -1, "home-entry": -1, "bind": 0, "pin": 1, "cwd": 2, "home-tmpfs": 3, "protect": 4}
 	depth := func(p string) int { return strings.Count(strings.TrimSuffix(p, "/"), "/") }
 	order := func(bs []hostBind) {
 		sort.SliceStable(bs, func(i, j int) bool {
@@ -97,6 +102,15 @@ func (e *emitter) hostBinds() {
 			opt = "--bind"
 		}
 		switch b.kind {
+		case "home-tmpfs":
+			e.tmpfs("H10", b.reason, b.pos, b.dest, e.tmpBytes())
+		case "home-link":
+			e.p.add("H10", b.reason, b.pos, "--symlink", b.src, b.dest)
+		case "home-entry":
+			e.p.add("H10", b.reason, b.pos, opt, b.src, b.dest)
+			if b.rw {
+				e.writable = append(e.writable, b.dest)
+			}
 		case "cwd":
 			e.p.add("S9", b.reason, b.pos, opt, b.src, b.dest)
 			e.writable = append(e.writable, b.dest)

@@ -82,11 +82,16 @@ func computeMasks(f *Facts) []Mask {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	for i := range out {
+		if f.HomeLayout.Hides(out[i].Path) {
+			out[i].CoveredBy = HomeLayoutCover
+		}
+	}
 	// Sorted by path, a directory comes before what lies inside it.
 	var dirs []string
 	for i := range out {
 		for _, d := range dirs {
-			if d != out[i].Path && Within(out[i].Path, d) {
+			if out[i].CoveredBy == "" && d != out[i].Path && Within(out[i].Path, d) {
 				out[i].CoveredBy = d
 				break
 			}
@@ -97,6 +102,10 @@ func computeMasks(f *Facts) []Mask {
 	}
 	return out
 }
+
+// HomeLayoutCover is Mask.CoveredBy for a path the home layout leaves
+// out: nothing is mounted there, so it needs no mask of its own.
+const HomeLayoutCover = "(home layout)"
 
 // maskedDir reports whether p lies strictly inside a masked directory.
 func maskedDir(masks []Mask, p string) bool {

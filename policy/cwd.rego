@@ -33,6 +33,7 @@ warn contains v("R6", sprintf("the process directory %q lies under the hidden pa
 # R7: a writable home directory makes every dotfile outside the hidden set
 # writable: a path back into the user's own shells.
 warn contains v("R7", sprintf("the working directory %q is the home directory or above it: every dotfile outside the hidden set becomes writable (.config, .cache, .npm and the like; H9 keeps .bashrc, .profile, .local/bin, autostart read-only)", [input.facts.cwd.real]), ["cwd"]) if {
+	not input.facts.home_layout.dirs
 	input.profile.cwd_writable
 	input.facts.cwd.exists
 	input.facts.cwd.real != "/"
@@ -52,4 +53,15 @@ deny contains v("R6", sprintf("hide entry %q matches %q, the working directory o
 	h.kind != "absent"
 	input.facts.cwd.exists
 	within(input.facts.cwd.real, h.path)
+}
+
+# R7 under the allowlist home layout: the dot entries stay read-only and
+# new names land in the layout's tmpfs, but the non-dot entries are
+# writable.
+warn contains v("R7", sprintf("the working directory %q is the home directory or above it: every non-dot entry of the home directory becomes writable (dot entries stay read-only, new names land in the home layout's tmpfs)", [input.facts.cwd.real]), ["cwd"]) if {
+	count(input.facts.home_layout.dirs) > 0
+	input.profile.cwd_writable
+	input.facts.cwd.exists
+	input.facts.cwd.real != "/"
+	within(input.facts.home, input.facts.cwd.real)
 }

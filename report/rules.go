@@ -124,6 +124,9 @@ var builtinRules = []Rule{
 	{ID: "H9", Name: "ProtectedEntries", Level: w, Security: true,
 		Short: "Inside a writable directory, what runs later outside the sandbox stays read-only: .git/config and .git/hooks, shell start-up files, .envrc, .vscode/.idea, agent task files, autostart entries and user services, ~/.local/bin.",
 		Help:  "Change them outside the sandbox. One reached through a symlink inside the writable directory cannot be protected: replace the link by the file or directory."},
+	{ID: "H10", Name: "HomeLayout", Level: e, Security: true,
+		Short: "The home directory's allowlist layout: only non-dot entries and allowed dot entries are visible.",
+		Help:  "HOME is a fresh tmpfs with its non-dot entries bound back and only the allowed dot entries (a built-in list of shell rc files and toolchains, the PATH directories under HOME, home.allow) bound back read-only; denied paths inside them stay masked. A working directory or bind inside an entry the layout leaves out is refused: add it to home.allow, or set home.layout: denylist."},
 
 	{ID: "config", Name: "ConfigSource", Level: w,
 		Short: "Where a Hermes config's sandbox settings came from: plugins.entries.bwpolicy.settings, else plugins.entries.bubblewrap.settings, else the PR-era terminal.bubblewrap_* keys and TERMINAL_BUBBLEWRAP_* variables.",

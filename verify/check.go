@@ -154,7 +154,8 @@ func (c *checker) where(m *Mount) string {
 
 // exception reports whether bind b is a documented exception inside a
 // mask: an S6 or S8 bind of a path onto itself, lying strictly inside a
-// visible mask (directly, or inside another exception there).
+// visible mask or a fresh tmpfs (directly, or inside another exception
+// there).
 func (c *checker) exception(b *Mount) bool {
 	if !b.HostBacked() || b.Source != b.Dest || b.Dest == "/" {
 		return false
@@ -174,7 +175,9 @@ func (c *checker) exception(b *Mount) bool {
 		return false
 	}
 	for a := path.Dir(b.Dest); ; a = path.Dir(a) {
-		if c.isMask(c.t.MountAt(a)) {
+		// Inside a mask, or inside a fresh tmpfs (the home layout's,
+		// H10): the bind shows only itself there.
+		if m := c.t.MountAt(a); c.isMask(m) || m != nil && m.Kind == Tmpfs {
 			return true
 		}
 		if a == "/" {
