@@ -156,6 +156,8 @@ func (e *emitter) protections() []hostBind {
 			rel += " (included by a git configuration)"
 		case facts.GitPointerName:
 			rel += " (a git pointer to the configuration and hooks git runs)"
+		case facts.HomeLinkTarget:
+			rel += " (on the symlink chain of an allowed home entry: the host's shells and tools read it)"
 		}
 		reason := fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what)
 		if p.Name == ".git/config" {

@@ -244,6 +244,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	}
 	f.ProfileHome = g.path(path.Join(h.HermesHome, "home"))
 	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s), s.Protect != nil && s.Protect.Git == "read-only")
+	f.Protected = append(f.Protected, g.homeLinkTargets(f, p.CwdWritable)...)
 	for _, v := range CAVars {
 		if val, ok := h.Env[v]; ok && path.IsAbs(val) {
 			f.CABundles = append(f.CABundles, CABundle{Var: v, Path: g.path(path.Clean(val))})

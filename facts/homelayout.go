@@ -51,6 +51,10 @@ type HomeLayout struct {
 	// Dangling are allowed symlink entries whose target is left out or
 	// hidden: a warning each.
 	Dangling []string `json:"dangling"`
+	// WritableLinks are links on the symlink chain of an allowed entry
+	// (past the entry itself) that lie in the writable set: a command
+	// could re-point them. Refused (H10).
+	WritableLinks []string `json:"writable_links"`
 	// Note says why the layout was not applied in allowlist mode
 	// (HOME is / or not a directory); "" otherwise.
 	Note string `json:"note"`

@@ -52,6 +52,16 @@ warn contains object.union(v("H9", sprintf("%s is reached through a symlink insi
 	some p in input.facts.protected
 	p.symlink
 	not p.allowed
+	not home_link_entry(p.path)
+}
+
+# An allowed home entry that is a symlink is recreated in the home
+# layout's tmpfs (a command can replace only that copy), and its chain's
+# links and target in the writable set are kept read-only (H10).
+home_link_entry(p) if {
+	some e in input.facts.home_layout.entries
+	e.path == p
+	e.kind == "symlink"
 }
 
 # H9: a writable directory with more repositories below it than are

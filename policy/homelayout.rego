@@ -42,6 +42,10 @@ deny contains object.union(v("H10", sprintf("%s has more entries than the home l
 	some d in layout.truncated
 }
 
+deny contains object.union(v("H10", sprintf("%s is a symlink inside the writable set on the symlink chain of an allowed home entry: a command could re-point it and change what the host's shells and tools read; point the home entry at the final target, or move the link out of the writable directory", [p]), []), {"host": true}) if {
+	some p in layout.writable_links
+}
+
 warn contains object.union(v("H10", sprintf("%s is allowed but is a symlink to a path the home layout leaves out or hides: it dangles in the sandbox", [p]), []), {"host": true}) if {
 	some p in layout.dangling
 }
