@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,6 +167,13 @@ func (e *emitter) invocation() *runtime.Invocation {
 	}
 	inv.Writable = sortedUnique(e.writable)
 	inv.Hidden = sortedUnique(e.hidden)
+	if l := f.HomeLayout; l.Active() {
+		inv.Home = &runtime.HomeLayout{Dir: l.Home, Dirs: l.Dirs, Allowed: []string{}}
+		for rel := range l.Allowed {
+			inv.Home.Allowed = append(inv.Home.Allowed, path.Join(l.Home, rel))
+		}
+		inv.Home.Allowed = sortedUnique(inv.Home.Allowed)
+	}
 	inv.Preconditions = preconditions(f)
 	for _, d := range e.st.res.Diags.Warnings() {
 		inv.Warnings = append(inv.Warnings, runtime.Warning{Rule: d.Rule, Message: d.Summary, Source: d.Pos.String()})

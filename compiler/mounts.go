@@ -133,12 +133,13 @@ func (e *emitter) hostBinds() {
 // after the directory, and its parents below the directory are pinned
 // (pinsFor), so it can be neither changed nor renamed away. Entries
 // reached through a symlink (warned by the policy), inside a dropped
-// bind or inside a hidden path are left out.
+// bind, inside a hidden path or left out by the home layout (binding it
+// would show it) are left out.
 func (e *emitter) protections() []hostBind {
 	e.checkProtectAllow()
 	var out []hostBind
 	for _, p := range e.f.Protected {
-		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) {
+		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) || e.f.HomeLayout.Hides(p.Path) {
 			continue
 		}
 		if _, dropped := e.drop[p.BindIndex]; dropped && p.BindIndex >= 0 {

@@ -99,9 +99,9 @@ var argEdits = []struct {
 }
 
 func TestCheckArgsRefusesHandEdits(t *testing.T) {
-	good := goldenInvocations(t)["profile_workspace.json"]
+	good := goldenInvocations(t)["profile_workspace_denylist.json"]
 	if good == nil {
-		t.Fatal("golden profile_workspace.json missing")
+		t.Fatal("golden profile_workspace_denylist.json missing")
 	}
 	for _, c := range argEdits {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,7 +119,7 @@ func TestCheckArgsRefusesHandEdits(t *testing.T) {
 // TestCheckArgsNetworkProfile: only profile network may share the host
 // network, and it may also keep it unshared.
 func TestCheckArgsNetworkProfile(t *testing.T) {
-	inv := *goldenInvocations(t)["profile_network.json"]
+	inv := *goldenInvocations(t)["profile_network_denylist.json"]
 	if err := CheckArgs(&inv); err != nil {
 		t.Fatal(err)
 	}

@@ -130,6 +130,22 @@ func fastDecode(data []byte) (inv *Invocation, ok bool) {
 			return d.strs(&inv.Writable)
 		case "hidden":
 			return d.strs(&inv.Hidden)
+		case "home":
+			if d.null() {
+				return true
+			}
+			inv.Home = &HomeLayout{}
+			return d.object(func(k string) bool {
+				switch k {
+				case "dir":
+					return d.str(&inv.Home.Dir)
+				case "dirs":
+					return d.strs(&inv.Home.Dirs)
+				case "allowed":
+					return d.strs(&inv.Home.Allowed)
+				}
+				return false
+			})
 		case "scratch":
 			return d.str(&inv.Scratch)
 		case "degraded_mode":

@@ -26,6 +26,9 @@ type Invocation struct {
 	Chdir    string   `json:"chdir"`
 	Writable []string `json:"writable"`
 	Hidden   []string `json:"hidden"`
+	// Home declares the home layout (H10) for a verifier; nil when the
+	// home directory is shown as it is.
+	Home *HomeLayout `json:"home,omitempty"`
 	// Scratch is the environment's private scratch directory (compile
 	// --sandbox-id), re-created by the runtime when pruned.
 	Scratch string `json:"scratch,omitempty"`
@@ -37,6 +40,16 @@ type Invocation struct {
 	Landlock      *Landlock      `json:"landlock,omitempty"`
 	Warnings      []Warning      `json:"warnings"`
 	Explain       []Explain      `json:"explain"`
+}
+
+// HomeLayout is the allowlist home layout an invocation mounts (H10):
+// Dirs are rebuilt as a tmpfs (Dir, the home directory, first); inside
+// them only non-dot entries of Dir and the Allowed paths may show host
+// content (besides the S6/S8 exceptions).
+type HomeLayout struct {
+	Dir     string   `json:"dir"`
+	Dirs    []string `json:"dirs"`
+	Allowed []string `json:"allowed"`
 }
 
 // Bwrap says which bwrap to run and with which arguments.

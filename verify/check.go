@@ -67,7 +67,7 @@ const (
 
 // Invariants lists every invariant Check proves, in the order it checks.
 var Invariants = []string{InvReplay, InvHiddenMasked, InvCovered, InvWritableSet, InvPinned, InvProtected,
-	InvMountPoint, InvRootRO, InvProcDevTmp, InvTmpfsBounded, InvNamespaces, InvSeccomp, InvFDs, InvChdir}
+	InvMountPoint, InvRootRO, InvProcDevTmp, InvTmpfsBounded, InvNamespaces, InvSeccomp, InvFDs, InvChdir, InvHomeLayout}
 
 // Violation is one invariant the invocation breaks.
 type Violation struct {
@@ -138,6 +138,7 @@ func Check(inv *runtime.Invocation) []Violation {
 	c.seccomp()
 	c.fds()
 	c.chdir()
+	c.homeLayout()
 	return c.out
 }
 

@@ -245,6 +245,18 @@ func TestBrokenInvocations(t *testing.T) {
 		{"unknown option", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--dev-bind", "/dev", "/dev")
 		}, InvReplay, "args[98]"},
+		{"home layout tmpfs dropped", "profile_workspace", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--size", "268435456", "--tmpfs", "/home/u")
+		}, InvHomeLayout, "/home/u"},
+		{"home layout: a left-out dot entry bound back", "profile_workspace", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u/.kube", "/home/u/.kube")
+		}, InvHomeLayout, "/home/u/.kube"},
+		{"home layout: a left-out entry of a rebuilt directory recreated as a link", "profile_workspace", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--symlink", "/home/u/.ssh", "/home/u/.config/gcloud")
+		}, InvHomeLayout, "/home/u/.config/gcloud"},
+		{"home layout covered by a later bind", "profile_workspace", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u", "/home/u")
+		}, InvHomeLayout, "/home/u"},
 		{"remount-ro of a path that is not a mount point", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--remount-ro", "/home/u")
 		}, InvReplay, "args[98]"},
