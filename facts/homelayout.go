@@ -41,10 +41,12 @@ type HomeLayout struct {
 	// Entries are what is bound back (or recreated, for a symlink).
 	Entries []HomeEntry `json:"entries"`
 	// Left are the entries of Dirs left out (absent in the sandbox).
-	Left []string `json:"left"`
+	// Not in the policy input (the rules judge home_left of the cwd and
+	// binds): a home of thousands of entries would only slow them.
+	Left []string `json:"-"`
 	// Allowed are the allowed paths under HOME and why (built-in, PATH,
-	// home.allow), present or not.
-	Allowed map[string]string `json:"allowed"`
+	// home.allow), present or not (not in the policy input either).
+	Allowed map[string]string `json:"-"`
 	// Truncated are the layout directories with more than
 	// maxHomeEntries entries: refused.
 	Truncated []string `json:"truncated"`
