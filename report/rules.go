@@ -13,7 +13,7 @@ const RulesDoc = "https://github.com/bwpolicy/bwpolicy/blob/main/docs/rules.md"
 
 // BuiltinRules describes every rule ID bwpolicy itself reports: the
 // safety rules R1–R13, the sandbox properties S1–S11 and extensions
-// H1–H9, and the pipeline's own IDs (yaml, schema, input, cue, profile,
+// H1–H10, and the pipeline's own IDs (yaml, schema, input, cue, profile,
 // policy, internal). Each has a HelpURI into RulesDoc.
 func BuiltinRules() []Rule {
 	out := make([]Rule, len(builtinRules))

@@ -44,7 +44,7 @@ func rulesDoc(t *testing.T) []byte {
 	b.WriteString("# Rule IDs\n\n")
 	b.WriteString("Every diagnostic of bwpolicy names a rule ID in brackets (`[R3]`), and\n")
 	b.WriteString("every SARIF rule links here (`helpUri`). The safety rules are R1–R13, the\n")
-	b.WriteString("properties every sandbox has S1–S11, the extensions H1–H9; the last IDs\n")
+	b.WriteString("properties every sandbox has S1–S11, the extensions H1–H10; the last IDs\n")
 	b.WriteString("are the pipeline's own stages. Organisation rules (`custom.*`) are\n")
 	b.WriteString("documented by the organisation that writes them.\n\n")
 	b.WriteString("This page is generated from `report/rules.go` and the golden cases\n")
