@@ -57,6 +57,9 @@ type HomeLayout struct {
 	// (past the entry itself) that lie in the writable set: a command
 	// could re-point them. Refused (H10).
 	WritableLinks []string `json:"writable_links"`
+	// CredentialURLs are the lines of allowed configuration files that
+	// hold a URL with credentials (warned; never the value).
+	CredentialURLs []CredentialURL `json:"credential_urls"`
 	// Note says why the layout was not applied in allowlist mode
 	// (HOME is / or not a directory); "" otherwise.
 	Note string `json:"note"`
@@ -207,6 +210,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []string) 
 		l.Entries = append(l.Entries, g.homeEntry(p, l.Allowed[r], writable))
 	}
 	sort.Slice(l.Entries, func(i, j int) bool { return l.Entries[i].Path < l.Entries[j].Path })
+	l.CredentialURLs = g.homeCredentialURLs(l)
 	for _, e := range l.Entries {
 		if e.Kind == runtime.KindSymlink && e.Why != HomeWhyNonDot {
 			if real := g.path(e.Path).Real; l.Hides(real) {
