@@ -71,6 +71,10 @@ type Facts struct {
 	Masks      []Mask      `json:"masks"`
 	Exceptions []Exception `json:"exceptions"`
 
+	// CreatableDenied are absent denied paths a command could create on
+	// the host (refused by the policy), at most maxCreatable.
+	CreatableDenied []CreatableDenied `json:"creatable_denied"`
+
 	// HideErrors are the hide entries that could not be expanded.
 	HideErrors []HideError `json:"hide_errors"`
 	// MountNotes say what the search for second mounts of hidden paths
@@ -269,6 +273,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.Hidden = append(f.Hidden, mirrors...)
 	f.MountNotes = notes
 	f.settle(cwdWritable)
+	f.CreatableDenied = creatableDenied(f, p.CwdWritable)
 	f.Tracked = g.trackedHidden(s, f, h.Home)
 	relate(f)
 	return f

@@ -80,3 +80,31 @@ home_rel(p) := trim_prefix(p, concat("", [layout.home, "/"]))
 warn contains object.union(v("H10", sprintf("%s:%d holds a URL with credentials (user:password@ or a token@): the file is allowed, so every command can read them; use a credential helper or keyring instead, or hide the file (hide: [the path])", [c.file, c.line]), []), {"host": true}) if {
 	some c in layout.credential_urls
 }
+
+# No command creates a denied path on the host: an absent one inside the
+# writable set would be created by the command and used by the host
+# later (~/.ssh/authorized_keys, ~/.config/gh/hosts.yml). One refusal per
+# writable directory, naming the first paths and the fix.
+deny contains v("H10", sprintf("a command could create the denied path %s on the host (absent now, inside the writable directory %s)%s: use the allowlist home layout (home.layout: allowlist) or a narrower working directory", [first, r, creatable_more(r)]), ["cwd"]) if {
+	some r in {c.root | some c in input.facts.creatable_denied; c.bind_index == -1}
+	first := min({c.path | some c in input.facts.creatable_denied; c.root == r})
+}
+
+deny contains v("H10", sprintf("a command could create the denied path %s on the host (absent now, inside this read-write bind %s)%s: bind it read-only or bind a narrower directory", [first, r, creatable_more(r)]), ["binds", i]) if {
+	some i in {c.bind_index | some c in input.facts.creatable_denied; c.bind_index >= 0}
+	r := min({c.root | some c in input.facts.creatable_denied; c.bind_index == i})
+	first := min({c.path | some c in input.facts.creatable_denied; c.bind_index == i})
+}
+
+creatable_more(r) := "" if count({c | some c in input.facts.creatable_denied; c.root == r}) == 1
+
+creatable_more(r) := sprintf(" and %d more", [n - 1]) if {
+	n := count({c | some c in input.facts.creatable_denied; c.root == r})
+	n > 1
+	count(input.facts.creatable_denied) < 16
+}
+
+creatable_more(r) := " and more" if {
+	count({c | some c in input.facts.creatable_denied; c.root == r}) > 1
+	count(input.facts.creatable_denied) >= 16 # facts lists at most 16
+}

@@ -225,14 +225,14 @@ func TestBrokenInvocations(t *testing.T) {
 			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--size", "0", "--tmpfs", "/tmp")
 		}, InvReplay, "args[25]"},
 		{"pin dropped", "R7_cwd_home", func(t *testing.T, a []string) []string {
-			return cut(t, a, "--bind", "/home/u/dotfiles", "/home/u/dotfiles")
-		}, InvPinned, "/home/u/dotfiles"},
-		{"mount point created on the host", "R7_cwd_home", func(t *testing.T, a []string) []string {
-			return insertBefore(t, a, "--chdir", "--tmpfs", "/home/u/.azure")
-		}, InvMountPoint, "/home/u/.azure"},
-		{"mount point is a symlink", "R7_cwd_home", func(t *testing.T, a []string) []string {
-			return insertBefore(t, a, "--chdir", "--tmpfs", "/home/u/.aws")
-		}, InvMountPoint, "/home/u/.aws"},
+			return cut(t, a, "--bind", "/home/u/dotfiles/keys", "/home/u/dotfiles/keys")
+		}, InvPinned, "/home/u/dotfiles/keys"},
+		{"mount point created on the host", "H9_protected", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--tmpfs", "/home/u/proj/.bash_login")
+		}, InvMountPoint, "/home/u/proj/.bash_login"},
+		{"mount point is a symlink", "H9_protected", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--tmpfs", "/home/u/proj/.idea")
+		}, InvMountPoint, "/home/u/proj/.idea"},
 		{"undeclared fd", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--json-status-fd", "9"}, "--json-status-fd", "11")
 		}, InvFDs, "fd 11"},
@@ -421,9 +421,9 @@ func TestNestedException(t *testing.T) {
 // A hidden entry that resolves inside an exception must be masked there:
 // the exception brings back the Hermes scratch directory, not the secret.
 func TestSecretInsideException(t *testing.T) {
-	inv := rewrite(t, "R7_cwd_home", `"/home/u/dotfiles/aws"`, `"/home/u/.hermes/cache/scratch/aws"`)
-	inv.Bwrap.Args = cut(t, inv.Bwrap.Args, "--bind", "/home/u/dotfiles", "/home/u/dotfiles")
+	inv := rewrite(t, "profile_workspace_denylist", `"/home/u/.aws"`, `"/home/u/.hermes/cache/scratch/aws"`)
 	inv.Bwrap.Args = cut(t, inv.Bwrap.Args, "--size", "16384", "--tmpfs", "/home/u/.hermes/cache/scratch/aws")
+	inv.Bwrap.Args = cut(t, inv.Bwrap.Args, "--remount-ro", "/home/u/.hermes/cache/scratch/aws")
 	vs := Check(inv)
 	if len(vs) == 0 || vs[0].Invariant != InvHiddenMasked {
 		t.Errorf("want hidden-masked, got:\n%s", Summary(vs))
