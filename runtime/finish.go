@@ -31,6 +31,7 @@ func (r *runner) finish(setupErr error) (int, error) {
 		r.w, r.reaped = <-r.waited, true
 	}
 	r.contain()
+	r.leaveCgroup()
 	r.drain()
 	if setupErr != nil {
 		return setupFailure(setupErr)

@@ -123,7 +123,9 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 //     an unset of inv.Env.UnsetAfterRC, see UnsetAfterRC); the
 //     descriptors of inv.FDs at exactly their numbers.
 //  2. start: bwrap starts as `bwrap ARGS... -- argv...` (same process
-//     group, stdio as described at Stdio), forked from a thread that
+//     group, stdio as described at Stdio; cloned into a memory cgroup
+//     of its own where inv sets memory.max and the host delegates one,
+//     see joinCgroup), forked from a thread that
 //     stays locked until bwrap exits (bwrap's --die-with-parent follows
 //     the thread that forked it); with inv.Landlock that thread is first
 //     restricted with it and then discarded.
@@ -186,6 +188,9 @@ type runner struct {
 	reaped       bool
 	pid1         int // the sandbox's first process (from --info-fd)
 	pidfd        int
+
+	cgroup      *Cgroup              // the sandbox's own cgroup, if any
+	cgroupFound <-chan CgroupSupport // findCgroup's answer
 
 	exitCode *int           // from --json-status-fd
 	created  []string       // CreatedProtected after the command
@@ -258,6 +263,7 @@ func (r *runner) runAll(ctx context.Context, argv []string, stdio Stdio) (int, e
 // command's argv as bwrap will run it.
 func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 	inv := r.inv
+	r.findCgroup()
 	if err := r.openStdio(stdio); err != nil {
 		return nil, err
 	}
@@ -298,6 +304,7 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 }
 
 func (r *runner) cleanup() {
+	r.leaveCgroup() // bwrap failed to start
 	if r.fds != nil {
 		r.fds.closeAll()
 	}
