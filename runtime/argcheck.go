@@ -93,6 +93,7 @@ func CheckArgs(inv *Invocation) error {
 	c.parse()
 	c.namespaces()
 	c.filesystem()
+	c.pid1Memory()
 	c.writable()
 	c.hidden()
 	if !c.flags["--seccomp"] && !c.flags["--add-seccomp-fd"] {
@@ -237,6 +238,22 @@ func (c *argCheck) filesystem() {
 	}{{"/dev", mountDev, "--dev"}, {"/proc", mountProc, "--proc"}, {"/tmp", mountMask, "--tmpfs"}} {
 		if m := c.cover(want.p); m == nil || m.dest != want.p || m.kind != want.kind || (want.opt == "--tmpfs" && c.inv.Bwrap.Args[m.i] != "--tmpfs") {
 			c.fail("%s is not a fresh %s (%s %s must be the last mount there)", want.p, strings.TrimPrefix(want.opt, "--"), want.opt, want.p)
+		}
+	}
+}
+
+// pid1Memory checks that both names of the memory of the sandbox's pid
+// 1 (bwrap's init, which runs as the command's user) are served by
+// `--ro-bind /dev/null` at exactly that path, mounted after the fresh
+// /proc (else it would lie below it): without Yama a command could write
+// its code into the init through them and take the sandbox over (S11).
+func (c *argCheck) pid1Memory() {
+	if !requirePid1Mask {
+		return
+	}
+	for _, p := range []string{"/proc/1/mem", "/proc/1/task/1/mem"} {
+		if m := c.cover(p); m == nil || m.dest != p || m.src != "/dev/null" || c.inv.Bwrap.Args[m.i] != "--ro-bind" {
+			c.fail("the memory of the sandbox's pid 1 is reachable at %s (--ro-bind /dev/null %s after --proc /proc must be the last mount there): a command could take the sandbox over (S11)", p, p)
 		}
 	}
 }

@@ -41,7 +41,8 @@ func needBwrap(t *testing.T) string {
 
 // baseArgs is a minimal S2/S3 sandbox.
 var baseArgs = []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
-	"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
+	"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+	"--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem"}
 
 // allowAll is a seccomp program that allows every system call.
 var allowAll = []byte{0x06, 0, 0, 0, 0, 0, 0xff, 0x7f}
