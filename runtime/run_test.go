@@ -513,14 +513,18 @@ func waitForFile(t *testing.T, path string) {
 // (tests may walk /proc; the runtime does not).
 func processesWithArgs(argv ...string) []int {
 	want := strings.Join(argv, "\x00") + "\x00"
+	return hostPIDs(func(dir string) bool {
+		b, _ := os.ReadFile(dir + "/cmdline")
+		return string(b) == want
+	})
+}
+
+// hostPIDs lists the pids whose /proc directory keep accepts.
+func hostPIDs(keep func(dir string) bool) []int {
 	ents, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline"); string(b) == want {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && keep("/proc/"+e.Name()) {
 			pids = append(pids, pid)
 		}
 	}
