@@ -25,7 +25,7 @@ func (r *runner) joinCgroup(sys *syscall.SysProcAttr) error {
 	}
 	s := <-r.cgroupFound
 	if !s.Available {
-		r.warn("memory_mb bounds each process's address space and tmp_mb each tmpfs, not the sandbox's total: no cgroup of its own (" + s.Detail + "; see `bwpolicy doctor`, memory-cgroup)")
+		r.warn("memory_mb bounds each process, not the whole sandbox: no cgroup v2 memory controller is delegated here (`bwpolicy doctor` says why)")
 		return nil
 	}
 	cg, err := cgroupFor(s, r.inv)
