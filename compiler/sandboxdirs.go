@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"path"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
@@ -36,6 +37,17 @@ func (e *emitter) sandboxDirs() {
 		}
 		e.p.add("S6", d.why, src+" (host: HERMES_HOME/"+d.rel+")", "--bind", d.p.Real, d.p.Real)
 		e.writable = append(e.writable, d.p.Real)
+	}
+	// One oversized tool result (cache/spillover/<file>) may be shown to
+	// one run with `bwrun --expose FILE`; the directory itself stays
+	// inside the mask. Its path is the state directory's real HERMES_HOME
+	// (checked above to end in sandboxes/bwrap-<ID>), so no symlink below
+	// it leads elsewhere; bwrun refuses any symlink on the way.
+	if sb.State.Kind == runtime.KindDir && strings.HasSuffix(sb.State.Real, "/sandboxes/bwrap-"+sb.ID) {
+		spill := path.Join(strings.TrimSuffix(sb.State.Real, "/sandboxes/bwrap-"+sb.ID), "cache", "spillover")
+		if e.insideMask(spill) {
+			e.expose = &runtime.Expose{Roots: []string{spill}, BindFD: e.f.Bwrap.Has("--ro-bind-fd")}
+		}
 	}
 	for i, r := range e.f.Staged {
 		if r.Kind != runtime.KindDir || r.HasLink || !e.insideMask(r.Real) {

@@ -63,6 +63,12 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 			}
 			v.Landlock = &Landlock{}
 			return d.decodeLandlock(v.Landlock)
+		case "expose":
+			if d.null() {
+				return true
+			}
+			v.Expose = &Expose{}
+			return d.decodeExpose(v.Expose)
 		case "warnings":
 			if d.null() {
 				return true
@@ -250,6 +256,20 @@ func (d *fastDec) decodeLandlock(v *Landlock) bool {
 			return d.boolean(&v.ScopeAbstractUnix)
 		case "scope_signal":
 			return d.boolean(&v.ScopeSignal)
+		}
+		return false
+	})
+}
+
+// decodeExpose reads one Expose object; false on anything encoding/json
+// must judge (Decode then falls back to it).
+func (d *fastDec) decodeExpose(v *Expose) bool {
+	return d.object(func(k string) bool {
+		switch k {
+		case "roots":
+			return d.strs(&v.Roots)
+		case "bind_fd":
+			return d.boolean(&v.BindFD)
 		}
 		return false
 	})

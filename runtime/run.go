@@ -65,6 +65,10 @@ type Options struct {
 	// Chdir, if set, is the directory the command starts in instead of
 	// the compiled one (see ApplyChdir).
 	Chdir string
+	// Expose are files shown read-only to this run only, at their host
+	// paths (OpenExposed: below the invocation's expose roots, no
+	// symlink on the way, bound through a descriptor).
+	Expose []string
 }
 
 // SetupError is the error Run returns when the command did not run to
@@ -189,6 +193,7 @@ type runner struct {
 	pid1         int // the sandbox's first process (from --info-fd)
 	pidfd        int
 
+	exposed     []exposed            // Options.Expose, opened
 	cgroup      *Cgroup              // the sandbox's own cgroup, if any
 	cgroupFound <-chan CgroupSupport // findCgroup's answer
 
@@ -276,6 +281,12 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 			r.warn(note)
 		}
 	}
+	if len(r.opts.Expose) > 0 {
+		if err := r.applyExpose(r.opts.Expose); err != nil {
+			return nil, err
+		}
+		inv = r.inv
+	}
 	if err := CheckTrust(inv); err != nil {
 		return nil, err
 	}
@@ -296,6 +307,9 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 		return nil, err
 	}
 	r.fds = fds
+	for _, e := range r.exposed {
+		fds.add(e.num, e.file)
+	}
 	if fds.info == nil {
 		return nil, errors.New("the invocation has no --info-fd: the runtime could not kill the sandbox's processes when the command ends (S11); recompile with `bwpolicy compile`")
 	}
@@ -315,6 +329,9 @@ func (r *runner) cleanup() {
 	}
 	for _, f := range r.own {
 		f.Close()
+	}
+	for _, e := range r.exposed {
+		e.file.Close() // if never handed to fds
 	}
 	if r.bwrapPidFile != nil {
 		r.bwrapPidFile.Close()

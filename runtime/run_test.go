@@ -89,6 +89,12 @@ type result struct {
 // run runs argv in inv with stdout and stderr captured in files.
 func run(t *testing.T, inv *Invocation, argv ...string) result {
 	t.Helper()
+	return runOpts(t, inv, Options{}, argv...)
+}
+
+// runOpts is run with Run's options.
+func runOpts(t *testing.T, inv *Invocation, opts Options, argv ...string) result {
+	t.Helper()
 	if err := Validate(inv); err != nil {
 		t.Fatalf("test invocation invalid: %v", err)
 	}
@@ -101,11 +107,12 @@ func run(t *testing.T, inv *Invocation, argv ...string) result {
 	var warnings []string
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	code, err := Run(ctx, inv, argv, Stdio{Stdout: outF, Stderr: errF, Warn: func(m string) {
+	st, err := RunWith(ctx, inv, argv, Stdio{Stdout: outF, Stderr: errF, Warn: func(m string) {
 		mu.Lock()
 		warnings = append(warnings, m)
 		mu.Unlock()
-	}})
+	}}, opts)
+	code := st.ExitStatus
 	o, _ := os.ReadFile(outF.Name())
 	e, _ := os.ReadFile(errF.Name())
 	if len(o)+len(e) < 4096 {
