@@ -61,7 +61,9 @@ type emitter struct {
 	// writable are the host paths the sandbox may write (mount points of
 	// read-write binds).
 	writable []string
-	hidden   []string
+	// expose is what `bwrun --expose` may show (exceptions).
+	expose *runtime.Expose
+	hidden []string
 	// roMasks are masks to remount read-only at the end.
 	roMasks []string
 	// sc is the compiled seccomp program; ll the Landlock rules.
@@ -165,6 +167,7 @@ func (e *emitter) invocation() *runtime.Invocation {
 	if sb := f.Sandbox; sb != nil && sb.Scratch.Kind == runtime.KindDir {
 		inv.Scratch = sb.Scratch.Real
 	}
+	inv.Expose = e.expose
 	inv.Writable = sortedUnique(e.writable)
 	inv.Hidden = sortedUnique(e.hidden)
 	if l := f.HomeLayout; l.Active() {

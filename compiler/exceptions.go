@@ -4,9 +4,11 @@ package compiler
 // masks that stay reachable, each at its own place (S6, S8).
 
 import (
+	"path"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
 // exceptions binds each of facts.Exceptions back, after the masks. The
@@ -34,6 +36,23 @@ func (e *emitter) exceptions() {
 		if x.Source == facts.SourceProfileHome && x.Writable {
 			e.profileHomeProtections(x.Path)
 		}
+	}
+	e.exposeRoots()
+}
+
+// exposeRoots declares what `bwrun --expose` may show: with a sandbox ID,
+// one oversized tool result (HERMES_HOME/cache/spillover/<file>) per run;
+// the directory itself stays hidden. Its path is the state directory's
+// real HERMES_HOME (it must end in sandboxes/bwrap-<ID>), so no symlink
+// below it leads elsewhere; bwrun refuses any symlink on the way.
+func (e *emitter) exposeRoots() {
+	sb := e.f.Sandbox
+	if sb == nil || sb.State.Kind != runtime.KindDir || !strings.HasSuffix(sb.State.Real, "/sandboxes/bwrap-"+sb.ID) {
+		return
+	}
+	spill := path.Join(strings.TrimSuffix(sb.State.Real, "/sandboxes/bwrap-"+sb.ID), "cache", "spillover")
+	if e.f.InsideMaskedDir(spill) {
+		e.expose = &runtime.Expose{Roots: []string{spill}, BindFD: e.f.Bwrap.Has("--ro-bind-fd")}
 	}
 }
 

@@ -117,6 +117,10 @@ func maskedDir(masks []Mask, p string) bool {
 	return false
 }
 
+// InsideMaskedDir reports whether p lies strictly inside a masked
+// directory (one of f.Masks, mounted or covered).
+func (f *Facts) InsideMaskedDir(p string) bool { return maskedDir(f.Masks, p) }
+
 // masked reports whether p is or lies inside any mask.
 func masked(masks []Mask, p string) bool {
 	for _, m := range masks {

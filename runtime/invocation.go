@@ -38,8 +38,11 @@ type Invocation struct {
 	Preconditions []Precondition `json:"preconditions"`
 	Seccomp       *Seccomp       `json:"seccomp,omitempty"`
 	Landlock      *Landlock      `json:"landlock,omitempty"`
-	Warnings      []Warning      `json:"warnings"`
-	Explain       []Explain      `json:"explain"`
+	// Expose declares what `bwrun --expose FILE` may show the command
+	// (ExposeFile); nil: nothing.
+	Expose   *Expose   `json:"expose,omitempty"`
+	Warnings []Warning `json:"warnings"`
+	Explain  []Explain `json:"explain"`
 }
 
 // HomeLayout is the allowlist home layout an invocation mounts (H10):
@@ -203,6 +206,19 @@ type Landlock struct {
 	// ScopeAbstractUnix and ScopeSignal request Landlock scoping (ABI 6).
 	ScopeAbstractUnix bool `json:"scope_abstract_unix"`
 	ScopeSignal       bool `json:"scope_signal"`
+}
+
+// Expose is the invocation's declaration for `bwrun --expose FILE`: one
+// file under one of Roots (directories the sandbox otherwise hides, such
+// as Hermes' cache/spillover) shown read-only to one run.
+type Expose struct {
+	// Roots are the directories (absolute, clean, their real paths: no
+	// symlink in them) under which a file may be exposed.
+	Roots []string `json:"roots"`
+	// BindFD is true when the compiled-for bwrap has --ro-bind-fd: the
+	// file is bound through the descriptor bwrun opened; otherwise its
+	// content (at most ExposeDataMax bytes) is copied with --ro-bind-data.
+	BindFD bool `json:"bind_fd"`
 }
 
 // Warning is a diagnostic that did not stop compilation.
