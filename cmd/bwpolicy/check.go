@@ -26,7 +26,7 @@ func init() {
 	register("check", "lint settings files (and custom profiles) against the schema, CUE and the rules", checkMain)
 }
 
-const checkUsage = `usage: bwpolicy check [--format text|json|sarif|github] [--fail-on error|warning]
+const checkUsage = `usage: bwpolicy check [--format text|json|sarif|github|junit|gitlab] [--fail-on error|warning]
                       [--policy DIR]... [--profiles DIR]... [--exclude GLOB]...
                       [-o FILE] [FILE|DIR|-...]
 
@@ -53,7 +53,7 @@ type checkOptions struct {
 func checkMain(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", stderr)
 	var o checkOptions
-	fs.StringVar(&o.format, "format", "text", "output `FORMAT`: text|json|sarif|github")
+	fs.StringVar(&o.format, "format", "text", "output `FORMAT`: "+strings.Join(report.Formats(), "|"))
 	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of `LEVEL` or worse: error|warning")
 	fs.Var(&o.policies, "policy", "extra `DIR` of organisation .rego rules (repeatable)")
 	fs.Var(&o.profiles, "profiles", "extra `DIR` of custom .cue profiles (repeatable)")
@@ -107,6 +107,7 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 	}
 
 	rep := runCheck(context.Background(), &o)
+	rep.WarningsFail = o.failOn == "warning"
 
 	if err := writeReport(&o, rep, stdout); err != nil {
 		fmt.Fprintf(stderr, "bwpolicy check: writing the report: %v\n", err)

@@ -63,10 +63,7 @@ func TestCheckOrganisationRule(t *testing.T) {
 
 	r = run(t, dir, env, "check", "--format", "json", "--policy", "policy", "sandbox")
 	wantCode(t, r, 1)
-	var diags []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &diags); err != nil {
-		t.Fatalf("json: %v\n%s", err, r)
-	}
+	diags := checkJSON[map[string]any](t, []byte(r.stdout))
 	found := false
 	for _, d := range diags {
 		if d["rule"] == "custom.limits" {
@@ -160,13 +157,10 @@ func TestCheckManyInputs(t *testing.T) {
 	env := sandboxEnv(t)
 	r := run(t, dir, env, "check", "--format", "json", "conf", "c.yaml", "d.yaml", "c.yaml")
 	wantCode(t, r, 1)
-	var diags []struct {
+	diags := checkJSON[struct {
 		File, Rule, Severity string
 		Line                 int
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &diags); err != nil {
-		t.Fatal(err)
-	}
+	}](t, []byte(r.stdout))
 	errs := map[string]string{}
 	for _, d := range diags {
 		if d.Severity == "error" {

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	bwpolicy check [--format text|json|sarif|github] [--policy DIR]... [--profiles DIR]... [FILE|DIR...]
+//	bwpolicy check [--format text|json|sarif|github|junit|gitlab] [--policy DIR]... [--profiles DIR]... [FILE|DIR...]
 //	bwpolicy compile [--config FILE] [--profile NAME] [--cwd DIR] [-o FILE] [--explain]
 //	bwpolicy run [--config FILE] [--profile NAME] [--cwd DIR] -- CMD [ARG...]
 //	bwpolicy doctor [--format text|json]

@@ -12,13 +12,14 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/policy"
+	"github.com/bwpolicy/bwpolicy/report"
 )
 
 func init() {
 	register("test", "run the Rego unit tests (*_test.rego) of organisation rules, like opa test", testMain)
 }
 
-const testUsage = `usage: bwpolicy test [--run REGEX] [--timeout DURATION] [--format text|json] DIR...
+const testUsage = `usage: bwpolicy test [--run REGEX] [--timeout DURATION] [--format text|json|junit] DIR...
 
 Compiles the .rego files under each DIR (the organisation rules that check
 --policy DIR loads, and their *_test.rego tests) with bwpolicy's built-in
@@ -47,7 +48,7 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("test", stderr)
 	run := fs.String("run", "", "run only the tests whose name (data.pkg.test_name) matches `REGEX`")
 	timeout := fs.Duration("timeout", 5*time.Second, "fail a test that runs longer than `DURATION`")
-	format := fs.String("format", "text", "output `FORMAT`: text|json")
+	format := fs.String("format", "text", "output `FORMAT`: text|json|junit")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, testUsage)
 		fs.PrintDefaults()
@@ -63,8 +64,8 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "bwpolicy test: unknown format %q (want text, json)\n", *format)
+	if *format != "text" && *format != "json" && *format != "junit" {
+		fmt.Fprintf(stderr, "bwpolicy test: unknown format %q (want text, json, junit)\n", *format)
 		return exitUsage
 	}
 	if *run != "" {
@@ -87,8 +88,11 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if len(results) == 0 {
-		if *format == "json" {
+		switch *format {
+		case "json":
 			fmt.Fprintln(stdout, "[]")
+		case "junit":
+			report.WriteJUnit(stdout, "bwpolicy test", nil)
 		}
 		what := "no test (a rule named test_* in a .rego file)"
 		if *run != "" {
@@ -110,7 +114,10 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 			fail++
 		}
 	}
-	if *format == "json" {
+	switch *format {
+	case "junit":
+		report.WriteJUnit(stdout, "bwpolicy test", testSuites(results))
+	case "json":
 		out := make([]testJSON, 0, len(results))
 		for _, r := range results {
 			out = append(out, testJSON{Name: r.Name, File: r.File, Line: r.Line, Result: outcome(r),
@@ -118,7 +125,7 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		stdout.Write(append(b, '\n'))
-	} else {
+	default:
 		for _, r := range results {
 			fmt.Fprintf(stdout, "%s:%d: %s %s", r.File, r.Line, strings.ToUpper(outcome(r)), r.Name)
 			if !r.Skip {
@@ -147,6 +154,36 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		return exitFound
 	}
 	return exitOK
+}
+
+// testSuites groups test results into JUnit suites, one per file in the
+// order of the results; a case's classname is its Rego package.
+func testSuites(results []policy.TestResult) []report.JUnitSuite {
+	var suites []report.JUnitSuite
+	index := map[string]int{}
+	for _, r := range results {
+		i, ok := index[r.File]
+		if !ok {
+			i = len(suites)
+			index[r.File] = i
+			suites = append(suites, report.JUnitSuite{Name: r.File})
+		}
+		pkg := r.Name
+		if j := strings.LastIndexByte(pkg, '.'); j > 0 {
+			pkg = pkg[:j]
+		}
+		c := report.JUnitCase{Name: r.Name, Classname: pkg, File: r.File, Line: r.Line, Seconds: r.Duration.Seconds(), Output: r.Output}
+		switch m := (&report.JUnitMessage{Message: firstLineOf(r.Detail), Text: r.Detail}); outcome(r) {
+		case "skip":
+			c.Skipped, c.Seconds = &report.JUnitMessage{Message: "todo"}, 0
+		case "error":
+			c.Error = m
+		case "fail":
+			c.Failure = m
+		}
+		suites[i].Cases = append(suites[i].Cases, c)
+	}
+	return suites
 }
 
 func outcome(r policy.TestResult) string {
