@@ -396,13 +396,3 @@ func TestInternalFailureIsNotAFinding(t *testing.T) {
 		t.Errorf("the failure does not name the file it happened on")
 	}
 }
-
-// TestHelp: -h prints the usage and succeeds.
-func TestHelp(t *testing.T) {
-	env := sandboxEnv(t)
-	for _, c := range []string{"check", "test"} {
-		r := run(t, t.TempDir(), env, c, "-h")
-		wantCode(t, r, 0)
-		wantContains(t, r, "stderr", "usage: bwpolicy "+c)
-	}
-}
