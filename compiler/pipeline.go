@@ -2,7 +2,12 @@
 // invocation. Its pipeline is the ordered table of stages below; each
 // stage is one package with a narrow entry point, and every stage reports
 // positioned diagnostics into one list. Compilation stops after the first
-// stage that reports an error, so later stages never see bad input.
+// stage that reports an error, so later stages never see bad input, with
+// one exception that keeps that promise: the schema stage drops what it
+// refuses (schema.Prune) and, when what is left validates, the later
+// stages run on the rest and report its rule errors too (an unknown key
+// does not hide a refused cwd). A compilation with any error has no
+// invocation, and the emit stage does not run.
 package compiler
 
 import (
@@ -56,6 +61,12 @@ type state struct {
 	res *Result
 	// violations are the policy stage's decisions.
 	violations []policy.Violation
+	// values are the settings the stages after the schema see: the
+	// document's, less what the schema stage dropped.
+	values map[string]any
+	// recovered is the number of errors the schema stage reported and
+	// recovered from by dropping what they were about.
+	recovered int
 }
 
 // stage is one named step of the pipeline.
@@ -79,11 +90,16 @@ var stages = []stage{
 func Compile(ctx context.Context, req *Request) *Result {
 	st := &state{ctx: ctx, req: req, res: &Result{}}
 	for _, s := range stages {
-		s.run(st)
-		if st.res.Diags.HasErrors() {
-			st.res.Invocation = nil
+		if s.name == "emit" && st.res.Diags.HasErrors() {
 			break
 		}
+		s.run(st)
+		if errorCount(st.res.Diags) > st.recovered {
+			break
+		}
+	}
+	if st.res.Diags.HasErrors() {
+		st.res.Invocation = nil
 	}
 	st.res.Diags.Sort()
 	st.res.Diags.Clip()
@@ -97,4 +113,14 @@ func Stages() []string {
 		out[i] = s.name
 	}
 	return out
+}
+
+func errorCount(l diag.List) int {
+	n := 0
+	for _, d := range l {
+		if d.Severity == diag.Error {
+			n++
+		}
+	}
+	return n
 }

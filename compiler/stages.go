@@ -58,14 +58,23 @@ func loadSettings(st *state) {
 	st.res.Diags.Append(ds)
 }
 
+// validateSchema reports what the schema refuses and, when dropping it
+// leaves valid settings, lets the later stages run on those.
 func validateSchema(st *state) {
 	doc := st.res.Document
-	st.res.Diags.Append(schema.Validate(doc.Values, doc))
+	ds := schema.Validate(doc.Values, doc)
+	st.res.Diags.Append(ds)
+	st.values = doc.Values
+	if n := errorCount(ds); n > 0 {
+		if pruned, ok := schema.Prune(doc.Values, ds); ok {
+			st.values, st.recovered = pruned, n
+		}
+	}
 }
 
 func decodeSettings(st *state) {
 	doc := st.res.Document
-	b, err := json.Marshal(doc.Values)
+	b, err := json.Marshal(st.values)
 	var s settings.Settings
 	if err == nil {
 		err = json.Unmarshal(b, &s)

@@ -58,9 +58,34 @@ func JSONDiagnostics(r *Report) []Diagnostic {
 	return out
 }
 
-// JSON writes a JSON array of diagnostics ([] when there are none).
+// JSONVersion is the version of the JSON report's shape
+// (schema/findings.schema.json). It changes only when a field is removed
+// or changes meaning; new optional fields keep it.
+const JSONVersion = 1
+
+// JSONReport is the JSON form of a report: a versioned envelope around
+// the diagnostics.
+type JSONReport struct {
+	// Version is JSONVersion.
+	Version int `json:"version"`
+	// Tool names the program and its module version ("" for a
+	// development build).
+	Tool JSONTool `json:"tool"`
+	// Findings are the diagnostics, as JSONDiagnostics orders them.
+	Findings []Diagnostic `json:"findings"`
+}
+
+// JSONTool names the program that wrote a JSON report.
+type JSONTool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// JSON writes the report as a JSONReport (findings [] when there are
+// none).
 func JSON(w io.Writer, r *Report) error {
-	b, err := json.MarshalIndent(JSONDiagnostics(r), "", "  ")
+	env := JSONReport{Version: JSONVersion, Tool: JSONTool{Name: r.Tool.Name, Version: r.Tool.Version}, Findings: JSONDiagnostics(r)}
+	b, err := json.MarshalIndent(env, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
 // Package report writes the findings of `bwpolicy check` in the formats
 // CI systems read: text (file:line:col: severity: message [RULE] and a
-// source snippet with a caret, like a compiler), json (a list of
-// diagnostics), sarif (SARIF 2.1.0, for GitHub code scanning and other
-// SARIF viewers) and github (workflow commands, which GitHub Actions shows
-// as annotations on the pull request).
+// source snippet with a caret, like a compiler), json (a versioned
+// envelope around the diagnostics, schema/findings.schema.json), sarif
+// (SARIF 2.1.0, for GitHub code scanning and other SARIF viewers), github
+// (workflow commands, which GitHub Actions shows as annotations on the
+// pull request), junit (JUnit XML, for GitLab's and Jenkins' test
+// reports) and gitlab (GitLab Code Quality).
 //
 // A report has two kinds of diagnostics. Findings are what the inputs
 // are wrong about (exit 1). Failures are why the run itself could not be
@@ -50,6 +52,9 @@ type Report struct {
 	// WorkDir is the directory relative file names are relative to (an
 	// absolute path; SARIF records it as %SRCROOT%). "" leaves it out.
 	WorkDir string
+	// WarningsFail is true when warnings fail the run (check --fail-on
+	// warning): JUnit then reports them as failures too.
+	WarningsFail bool
 }
 
 // Suppressed is a finding silenced by an inline comment.
@@ -80,7 +85,7 @@ type Rule struct {
 }
 
 // Formats lists the output formats, the default first.
-func Formats() []string { return []string{"text", "json", "sarif", "github"} }
+func Formats() []string { return []string{"text", "json", "sarif", "github", "junit", "gitlab"} }
 
 // Write writes r in format to w.
 func Write(w io.Writer, format string, r *Report) error {
@@ -93,6 +98,10 @@ func Write(w io.Writer, format string, r *Report) error {
 		return SARIF(w, r)
 	case "github":
 		return GitHub(w, r)
+	case "junit":
+		return JUnit(w, r)
+	case "gitlab":
+		return GitLab(w, r)
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats(), ", "))
 }

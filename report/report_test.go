@@ -73,9 +73,32 @@ func TestText(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
-	var got []map[string]any
-	if err := json.Unmarshal(write(t, "json", sample(true)), &got); err != nil {
-		t.Fatal(err)
+	sch := schematest.CompileFile(t, "../schema/findings.schema.json", "https://bwpolicy.dev/schema/findings.schema.json")
+	decode := func(out []byte) []map[string]any {
+		t.Helper()
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Fatalf("JSON report does not validate against schema/findings.schema.json: %v\n%s", err, out)
+		}
+		var env struct {
+			Version  int
+			Tool     struct{ Name, Version string }
+			Findings []map[string]any
+		}
+		if err := json.Unmarshal(out, &env); err != nil {
+			t.Fatal(err)
+		}
+		if env.Version != JSONVersion || env.Tool.Name != "bwpolicy" {
+			t.Errorf("envelope: %+v", env)
+		}
+		return env.Findings
+	}
+	got := decode(write(t, "json", sample(true)))
+	if v := decode(write(t, "json", sample(false))); len(v) != 6 {
+		t.Errorf("got %d diagnostics without failures, want 6", len(v))
 	}
 	if len(got) != 7 {
 		t.Fatalf("got %d diagnostics, want 7", len(got))
@@ -90,9 +113,9 @@ func TestJSON(t *testing.T) {
 	if got[6]["failure"] != true || got[6]["rule"] != "policy" {
 		t.Errorf("last diagnostic should be the failure: %v", got[6])
 	}
-	empty := string(write(t, "json", &Report{}))
-	if strings.TrimSpace(empty) != "[]" {
-		t.Errorf("no diagnostics: %q, want []", empty)
+	empty := write(t, "json", &Report{Tool: Tool{Name: "bwpolicy"}})
+	if d := decode(empty); d == nil || len(d) != 0 {
+		t.Errorf("no diagnostics: %s, want \"findings\": []", empty)
 	}
 }
 

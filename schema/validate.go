@@ -118,7 +118,7 @@ func leafDiags(e *jsonschema.ValidationError, inst any, at Located) diag.List {
 			kp := append(append([]any(nil), path...), p)
 			out = append(out, diag.Diagnostic{
 				Severity: diag.Error, Rule: "schema", Pos: at.KeyPos(kp), Path: pathString(append(append([]any(nil), path...), name)),
-				Summary: fmt.Sprintf("unknown key %q in %s", name, where),
+				Summary: fmt.Sprintf("unknown key %q in %s", name, where) + suggestKey(p, path),
 			})
 		}
 		return out

@@ -23,24 +23,25 @@ import (
 )
 
 func init() {
-	register("check", "lint settings files (and custom profiles) against the schema, CUE and the rules", checkMain)
+	register(&command{
+		name:     "check",
+		summary:  "lint settings files (and custom profiles) against the schema, CUE and the rules",
+		synopsis: "bwpolicy check [--format " + strings.Join(report.Formats(), "|") + "] [--fail-on error|warning]\n                      [--policy DIR]... [--profiles DIR]... [--exclude GLOB]...\n                      [-o FILE] [FILE|DIR|-...]",
+		description: `Checks settings files (a directory: the *.yaml and *.yml files under it,
+recursively, less --exclude; -: standard input) and the custom profiles of
+--profiles against the schema, the CUE profiles and the rules, with this
+host's facts. With no FILE, checks the file compile would use
+($HERMES_HOME/config.yaml, else the embedded defaults). docs/ci.md
+describes the formats and CI set-ups.`,
+		exits: []exitCode{
+			{exitOK, "no errors (warnings are shown but do not fail, unless --fail-on warning)"},
+			{exitFound, "errors found (or warnings, with --fail-on warning)"},
+			{exitUsage, "usage error, an organisation rule that does not load, or an internal failure"},
+		},
+		args:  "files",
+		setup: checkSetup,
+	})
 }
-
-const checkUsage = `usage: bwpolicy check [--format text|json|sarif|github] [--fail-on error|warning]
-                      [--policy DIR]... [--profiles DIR]... [--exclude GLOB]...
-                      [-o FILE] [FILE|DIR|-...]
-
-Checks settings files (a directory: the *.yaml and *.yml files under it,
-recursively, less --exclude; -: standard input) and the custom profiles of --profiles against the schema, the CUE profiles and the
-rules, with this host's facts. With no FILE, checks the file compile would
-use ($HERMES_HOME/config.yaml, else the embedded defaults).
-
-exit status: 0 no errors; 1 errors found (or warnings, with --fail-on
-warning); 2 usage error, an organisation rule that does not load, or an
-internal failure.
-
-options:
-`
 
 // checkOptions are the flags of check.
 type checkOptions struct {
@@ -50,25 +51,18 @@ type checkOptions struct {
 	stdin                       []byte // the settings read from "-"
 }
 
-func checkMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", stderr)
+func checkSetup(fs *flag.FlagSet) runner {
 	var o checkOptions
-	fs.StringVar(&o.format, "format", "text", "output `FORMAT`: text|json|sarif|github")
+	fs.StringVar(&o.format, "format", "text", "output `FORMAT`: "+strings.Join(report.Formats(), "|"))
 	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of `LEVEL` or worse: error|warning")
 	fs.Var(&o.policies, "policy", "extra `DIR` of organisation .rego rules (repeatable)")
 	fs.Var(&o.profiles, "profiles", "extra `DIR` of custom .cue profiles (repeatable)")
 	fs.Var(&o.exclude, "exclude", "skip files and directories under a DIR argument whose relative path or name matches `GLOB` (repeatable)")
 	fs.StringVar(&o.output, "o", "", "write the report to `FILE` instead of standard output, and a text summary to standard output")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, checkUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
-	}
+	return func(args []string, stdout, stderr io.Writer) int { return checkMain(&o, args, stdout, stderr) }
+}
+
+func checkMain(o *checkOptions, args []string, stdout, stderr io.Writer) int {
 	if !validFormat(o.format) {
 		fmt.Fprintf(stderr, "bwpolicy check: unknown format %q (want %s)\n", o.format, strings.Join(report.Formats(), ", "))
 		return exitUsage
@@ -89,7 +83,7 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	files, err := expandInputs(fs.Args(), len(o.profiles) > 0, o.exclude)
+	files, err := expandInputs(args, len(o.profiles) > 0, o.exclude)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwpolicy check: %v\n", err)
 		return exitUsage
@@ -106,9 +100,10 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	rep := runCheck(context.Background(), &o)
+	rep := runCheck(context.Background(), o)
+	rep.WarningsFail = o.failOn == "warning"
 
-	if err := writeReport(&o, rep, stdout); err != nil {
+	if err := writeReport(o, rep, stdout); err != nil {
 		fmt.Fprintf(stderr, "bwpolicy check: writing the report: %v\n", err)
 		return exitUsage
 	}

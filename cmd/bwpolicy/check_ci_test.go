@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/xml"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -254,10 +255,16 @@ func TestCIExamples(t *testing.T) {
 			if !strings.Contains(string(out), `"uri": "sandbox/big.yaml"`) {
 				t.Errorf("%s: SARIF does not locate sandbox/big.yaml", c.from)
 			}
-		case strings.Contains(c.line, "--format json"):
-			out, _ := os.ReadFile(filepath.Join(bad, "bwpolicy.json"))
-			if !strings.Contains(string(out), `"file": "sandbox/big.yaml"`) {
-				t.Errorf("%s: JSON does not name sandbox/big.yaml:\n%s", c.from, out)
+		case strings.Contains(c.line, "--format gitlab"):
+			out, _ := os.ReadFile(filepath.Join(bad, "gl-code-quality-report.json"))
+			if !strings.Contains(string(out), `"path": "sandbox/big.yaml"`) {
+				t.Errorf("%s: the Code Quality report does not name sandbox/big.yaml:\n%s", c.from, out)
+			}
+			wantContains(t, r, "stdout", "sandbox/big.yaml:2:12: error: memory_mb: memory_mb above the 4096 allowed here [custom.limits]")
+		case strings.Contains(c.line, "--format junit") && strings.HasPrefix(c.line, "bwpolicy check"):
+			out, _ := os.ReadFile(filepath.Join(bad, "bwpolicy-check.xml"))
+			if err := xml.Unmarshal(out, new(struct{})); err != nil || !strings.Contains(string(out), `<testsuite name="sandbox/big.yaml" tests="1" failures="1"`) {
+				t.Errorf("%s: the JUnit report (%v) lacks the failing sandbox/big.yaml:\n%s", c.from, err, out)
 			}
 		case strings.HasPrefix(c.line, "bwpolicy check"):
 			wantContains(t, r, "stdout", "sandbox/big.yaml:2:12: error: memory_mb: memory_mb above the 4096 allowed here [custom.limits]")
@@ -274,6 +281,7 @@ func TestCIDocsShowTheTestedExamples(t *testing.T) {
 	}
 	for _, f := range []string{
 		filepath.Join(ciDir, "github-workflow.yml"),
+		filepath.Join(ciDir, "github-action.yml"),
 		filepath.Join(ciDir, ".gitlab-ci.yml"),
 		filepath.Join(ciDir, ".pre-commit-config.yaml"),
 		"../../.pre-commit-hooks.yaml",

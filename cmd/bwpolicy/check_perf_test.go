@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -67,9 +66,8 @@ func TestCheckThousandFiles(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("%v, want exit 1 (some files have errors)", err)
 	}
-	var diags []map[string]any
-	if err := json.Unmarshal(out.Bytes(), &diags); err != nil || len(diags) < perfFiles/5*2 {
-		t.Fatalf("%d diagnostics (%v), want at least %d", len(diags), err, perfFiles/5*2)
+	if diags := checkJSON[map[string]any](t, out.Bytes()); len(diags) < perfFiles/5*2 {
+		t.Fatalf("%d diagnostics, want at least %d", len(diags), perfFiles/5*2)
 	}
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	t.Logf("bwpolicy check of %d files: %v wall, %v CPU", perfFiles, wall.Round(time.Millisecond), cpu.Round(time.Millisecond))

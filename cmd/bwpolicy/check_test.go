@@ -63,10 +63,7 @@ func TestCheckOrganisationRule(t *testing.T) {
 
 	r = run(t, dir, env, "check", "--format", "json", "--policy", "policy", "sandbox")
 	wantCode(t, r, 1)
-	var diags []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &diags); err != nil {
-		t.Fatalf("json: %v\n%s", err, r)
-	}
+	diags := checkJSON[map[string]any](t, []byte(r.stdout))
 	found := false
 	for _, d := range diags {
 		if d["rule"] == "custom.limits" {
@@ -160,13 +157,10 @@ func TestCheckManyInputs(t *testing.T) {
 	env := sandboxEnv(t)
 	r := run(t, dir, env, "check", "--format", "json", "conf", "c.yaml", "d.yaml", "c.yaml")
 	wantCode(t, r, 1)
-	var diags []struct {
+	diags := checkJSON[struct {
 		File, Rule, Severity string
 		Line                 int
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &diags); err != nil {
-		t.Fatal(err)
-	}
+	}](t, []byte(r.stdout))
 	errs := map[string]string{}
 	for _, d := range diags {
 		if d.Severity == "error" {
@@ -400,15 +394,5 @@ func TestInternalFailureIsNotAFinding(t *testing.T) {
 	}
 	if failures[0].Pos.File == "" {
 		t.Errorf("the failure does not name the file it happened on")
-	}
-}
-
-// TestHelp: -h prints the usage and succeeds.
-func TestHelp(t *testing.T) {
-	env := sandboxEnv(t)
-	for _, c := range []string{"check", "test"} {
-		r := run(t, t.TempDir(), env, c, "-h")
-		wantCode(t, r, 0)
-		wantContains(t, r, "stderr", "usage: bwpolicy "+c)
 	}
 }

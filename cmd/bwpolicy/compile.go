@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,23 +16,47 @@ import (
 )
 
 func init() {
-	register("compile", "print the frozen bwrap invocation (JSON), or the explained plan (--explain)", compileMain)
+	register(&command{
+		name:     "compile",
+		summary:  "print the frozen bwrap invocation (JSON), or the explained plan (--explain)",
+		synopsis: "bwpolicy compile [--config FILE] [--profile NAME] [--cwd DIR] [--sandbox-id ID]\n                        [--profiles DIR]... [--policy DIR]... [-o FILE] [--explain [--view]]",
+		description: `Compiles the settings (--config FILE; default $HERMES_HOME/config.yaml if
+it exists, else the embedded defaults) with this host's facts into the
+frozen invocation bwrun runs (JSON on standard output, or -o FILE), or with
+--explain the plan: every mount, variable and limit with the rule that put
+it there. Diagnostics go to standard error.`,
+		exits: []exitCode{
+			{exitOK, "compiled (warnings on standard error)"},
+			{exitFound, "refused: the settings have errors"},
+			{exitUsage, "usage error, or the output could not be written"},
+		},
+		setup: compileSetup,
+	})
 }
 
-func compileMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compile", stderr)
-	var cf compileFlags
-	cf.register(fs)
-	out := fs.String("o", "", "write the invocation to `FILE` (atomically; nothing is written on error)")
-	explain := fs.Bool("explain", false, "print the explained plan instead of JSON")
-	view := fs.Bool("view", false, "with --explain: also draw the sandbox's filesystem as a tree")
-	if err := fs.Parse(args); err != nil {
+// compileOptions are the flags of compile.
+type compileOptions struct {
+	cf            compileFlags
+	out           string
+	explain, view bool
+}
+
+func compileSetup(fs *flag.FlagSet) runner {
+	var o compileOptions
+	o.cf.register(fs)
+	fs.StringVar(&o.out, "o", "", "write the invocation to `FILE` (atomically; nothing is written on error)")
+	fs.BoolVar(&o.explain, "explain", false, "print the explained plan instead of JSON")
+	fs.BoolVar(&o.view, "view", false, "with --explain: also draw the sandbox's filesystem as a tree")
+	return func(args []string, stdout, stderr io.Writer) int { return compileMain(&o, args, stdout, stderr) }
+}
+
+func compileMain(o *compileOptions, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "bwpolicy compile: unexpected argument %q\n", args[0])
+		commands["compile"].shortUsage(stderr)
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "bwpolicy compile: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
-	}
+	cf, out, explain, view := &o.cf, &o.out, &o.explain, &o.view
 	req, ds, code := cf.request()
 	if req == nil {
 		diag.Render(stderr, ds, nil)
@@ -42,6 +67,7 @@ func compileMain(args []string, stdout, stderr io.Writer) int {
 		diag.Render(stderr, res.Diags, sources(res))
 		return exitFound
 	}
+	noteBwrap(stderr, "compile", res)
 	var body []byte
 	if *explain {
 		var b bytes.Buffer
@@ -114,4 +140,16 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(name, path)
+}
+
+// noteBwrap says why no bwrap was found when $BWPOLICY_BWRAP names one
+// that cannot be used: the compile's S10 warning only says "not found",
+// and the variable's value is what the user has to fix.
+func noteBwrap(stderr io.Writer, cmd string, res *compiler.Result) {
+	if res.Invocation == nil || res.Invocation.Bwrap.Path != "" || os.Getenv(runtime.EnvBwrap) == "" {
+		return
+	}
+	if _, err := runtime.FindBwrap(); err != nil {
+		fmt.Fprintf(stderr, "bwpolicy %s: %v\n", cmd, err)
+	}
 }

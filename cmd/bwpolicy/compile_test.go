@@ -26,7 +26,7 @@ func TestCompileBadInput(t *testing.T) {
 	}{
 		{"malformed", write("bad.yaml", "binds: [\n"), "bad.yaml:1:8: error: invalid YAML"},
 		{"wrong type", write("type.yaml", "memory_mb: lots\n"), "type.yaml:1:12: error: memory_mb: got string, want integer [schema]"},
-		{"unknown key", write("unknown.yaml", "profile: workspace\nprofiel: x\n"), `unknown.yaml:2:1: error: profiel: unknown key "profiel" in the settings [schema]`},
+		{"unknown key", write("unknown.yaml", "profile: workspace\nprofiel: x\n"), `unknown.yaml:2:1: error: profiel: unknown key "profiel" in the settings; did you mean "profile"? [schema]`},
 		{"negative", write("neg.yaml", "cpu_seconds: -3\n"), "neg.yaml:1:14: error: cpu_seconds: must be at least 0, got -3 [schema]"},
 		{"empty", write("empty.yaml", ""), "empty.yaml:1:1: error: empty settings file"},
 		{"comments only", write("comments.yaml", "# nothing\n"), "comments.yaml:1:1: error: settings file has no content"},

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"regexp"
@@ -12,25 +12,26 @@ import (
 )
 
 func init() {
-	register("completion", "print a shell completion script: bash, zsh or fish", completionMain)
-}
-
-const completionUsage = `usage: bwpolicy completion bash|zsh|fish
-
-Prints a completion script for the shell. To load it:
+	register(&command{
+		name:     "completion",
+		summary:  "print a shell completion script: bash, zsh or fish",
+		synopsis: "bwpolicy completion bash|zsh|fish",
+		description: `Prints a completion script for the shell, made from the commands' own
+flag sets. To load it:
 
   bash:  source <(bwpolicy completion bash)        # e.g. in ~/.bashrc
   zsh:   bwpolicy completion zsh > "${fpath[1]}/_bwpolicy"
-  fish:  bwpolicy completion fish > ~/.config/fish/completions/bwpolicy.fish
-`
+  fish:  bwpolicy completion fish > ~/.config/fish/completions/bwpolicy.fish`,
+		exits: []exitCode{{exitOK, "printed"}, {exitUsage, "usage error (no shell, or one not supported)"}},
+		args:  "shells",
+		setup: noFlags(completionMain),
+	})
+}
 
 func completionMain(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-		fmt.Fprint(stderr, completionUsage)
-		return exitOK
-	}
 	if len(args) != 1 {
-		fmt.Fprint(stderr, completionUsage)
+		fmt.Fprintln(stderr, "bwpolicy completion: name one shell: bash, zsh or fish")
+		commands["completion"].shortUsage(stderr)
 		return exitUsage
 	}
 	cmds := describeCommands()
@@ -71,16 +72,10 @@ type flagSpec struct {
 	usage       string
 }
 
-// positional says what each subcommand's arguments are; the default is
-// files.
-var positional = map[string]string{
-	"check": "files", "test": "dirs", "completion": "shells", "run": "command",
-	"compile": "", "doctor": "", "verify": "files",
-}
-
-// describeCommands learns every subcommand's flags the way a user would:
-// from its -h output (flag.PrintDefaults lines "  -name VALUE", and
-// choices written "a|b|c" in the usage).
+// describeCommands describes every subcommand from its data: the
+// summary, what its arguments are, and its flags, walked from the flag
+// set the command parses with (choices are the "a|b|c" list in a flag's
+// usage; --profile offers the built-in profiles).
 func describeCommands() []cmdSpec {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
@@ -89,61 +84,32 @@ func describeCommands() []cmdSpec {
 	sort.Strings(names)
 	var out []cmdSpec
 	for _, n := range names {
-		c := cmdSpec{name: n, summary: commands[n].summary, args: "files"}
-		if a, ok := positional[n]; ok {
-			c.args = a
-		}
-		if n != "completion" {
-			var help bytes.Buffer
-			commands[n].run([]string{"-h"}, io.Discard, &help)
-			c.flags = parseFlagHelp(help.String())
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-var (
-	flagLine    = regexp.MustCompile(`^\s+-{1,2}([A-Za-z0-9][A-Za-z0-9_-]*)(?: ([A-Za-z_][A-Za-z0-9_]*))?\s*$`)
-	choicesRe   = regexp.MustCompile(`(?:^|[\s:])([a-z0-9-]+(?:\|[a-z0-9-]+)+)\b`)
-	headerFlags = regexp.MustCompile(`-{1,2}([A-Za-z0-9][A-Za-z0-9_-]*) ([a-z0-9-]+(?:\|[a-z0-9-]+)+)`)
-)
-
-// parseFlagHelp reads flag.PrintDefaults output (and choices from the
-// usage header, "[--format text|json]").
-func parseFlagHelp(help string) []flagSpec {
-	header := map[string][]string{}
-	for _, m := range headerFlags.FindAllStringSubmatch(help, -1) {
-		header[m[1]] = strings.Split(m[2], "|")
-	}
-	lines := strings.Split(help, "\n")
-	var out []flagSpec
-	for i, l := range lines {
-		m := flagLine.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		f := flagSpec{name: m[1], value: m[2]}
-		if i+1 < len(lines) && strings.HasPrefix(strings.TrimLeft(lines[i+1], " "), "\t") {
-			f.usage = strings.TrimSpace(lines[i+1])
-		}
-		if f.value != "" {
-			if c := choicesRe.FindStringSubmatch(f.usage); c != nil {
-				f.choices = strings.Split(c[1], "|")
-			} else if h, ok := header[f.name]; ok {
-				f.choices = h
+		c := commands[n]
+		spec := cmdSpec{name: n, summary: c.summary, args: c.args}
+		fs, _ := c.flagSet(io.Discard)
+		fs.VisitAll(func(fl *flag.Flag) {
+			value, usage := flag.UnquoteUsage(fl)
+			if isBoolFlag(fl) {
+				value = ""
 			}
-		}
-		if f.name == "h" || f.name == "help" {
-			continue
-		}
-		if f.name == "profile" && f.choices == nil {
-			f.choices = append([]string(nil), profiles.Names...)
-		}
-		out = append(out, f)
+			f := flagSpec{name: fl.Name, value: value, usage: usage}
+			if value != "" {
+				if m := choicesRe.FindStringSubmatch(usage); m != nil {
+					f.choices = strings.Split(m[1], "|")
+				}
+			}
+			if f.name == "profile" && f.choices == nil {
+				f.choices = append([]string(nil), profiles.Names...)
+			}
+			spec.flags = append(spec.flags, f)
+		})
+		out = append(out, spec)
 	}
 	return out
 }
+
+// choicesRe finds a fixed list of values in a flag's usage: "text|json".
+var choicesRe = regexp.MustCompile(`(?:^|[\s:])([a-z0-9-]+(?:\|[a-z0-9-]+)+)\b`)
 
 // dash is how the flag is written: -o, --format.
 func (f flagSpec) dash() string {

@@ -10,40 +10,43 @@ import (
 )
 
 func init() {
-	register("doctor", "check that this host can run the sandboxes: bwrap, its options, a real probe, user namespaces, rlimits, Landlock", doctorMain)
+	register(&command{
+		name:     "doctor",
+		summary:  "check that this host can run the sandboxes: bwrap, its options, a real probe, user namespaces, rlimits, Landlock",
+		synopsis: "bwpolicy doctor [--format text|json]",
+		description: `Checks whether this host can run bwpolicy's sandboxes: bwrap
+(BWPOLICY_BWRAP, else bwrap on PATH) and its options, a real sandboxed
+command, user namespaces and the AppArmor restriction, RLIMIT_NPROC per
+user namespace, Landlock, Yama's ptrace_scope; prints each check with its
+fix.`,
+		exits: []exitCode{
+			{exitOK, "all good"},
+			{exitFound, "something is missing"},
+			{exitUsage, "usage error"},
+		},
+		setup: doctorSetup,
+	})
 }
 
-// doctorMain implements `bwpolicy doctor [--format text|json]`: it checks
-// whether this host can run bwpolicy's sandboxes (bwrap and its options,
-// a real sandboxed command, user namespaces and the AppArmor restriction,
-// RLIMIT_NPROC per user namespace, Landlock) and prints each check with
-// its fix. Exit status: 0 all good, 1 something missing, 2 usage error.
-func doctorMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("doctor", stderr)
-	format := fs.String("format", "text", "output format: text or json")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: bwpolicy doctor [--format text|json]")
-		fmt.Fprintln(stderr, "\nChecks that this host can run bwpolicy's sandboxes. Exit status: 0 all good, 1 something missing, 2 usage error.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
+func doctorSetup(fs *flag.FlagSet) runner {
+	format := fs.String("format", "text", "output `FORMAT`: text|json")
+	return func(args []string, stdout, stderr io.Writer) int { return doctorMain(*format, args, stdout, stderr) }
+}
+
+// doctorMain implements bwpolicy doctor.
+func doctorMain(format string, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "bwpolicy doctor: unexpected argument %q\n", args[0])
+		commands["doctor"].shortUsage(stderr)
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "bwpolicy doctor: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return exitUsage
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "bwpolicy doctor: --format must be text or json, not %q\n", *format)
+	if format != "text" && format != "json" {
+		fmt.Fprintf(stderr, "bwpolicy doctor: --format must be text or json, not %q\n", format)
 		return exitUsage
 	}
 	report := doctor.Run(context.Background(), doctor.SystemHost())
 	var err error
-	if *format == "json" {
+	if format == "json" {
 		err = report.WriteJSON(stdout)
 	} else {
 		err = report.WriteText(stdout)

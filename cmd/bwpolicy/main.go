@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	bwpolicy check [--format text|json|sarif|github] [--policy DIR]... [--profiles DIR]... [FILE|DIR...]
+//	bwpolicy check [--format text|json|sarif|github|junit|gitlab] [--policy DIR]... [--profiles DIR]... [FILE|DIR...]
 //	bwpolicy compile [--config FILE] [--profile NAME] [--cwd DIR] [-o FILE] [--explain]
 //	bwpolicy run [--config FILE] [--profile NAME] [--cwd DIR] -- CMD [ARG...]
 //	bwpolicy doctor [--format text|json]
@@ -17,22 +17,9 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
-	"strings"
+
+	"github.com/bwpolicy/bwpolicy/diag"
 )
-
-// command is one subcommand: its one-line summary and its entry point,
-// which returns the process exit code.
-type command struct {
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
-}
-
-// commands is filled by each subcommand's file.
-var commands = map[string]command{}
-
-func register(name, summary string, run func([]string, io.Writer, io.Writer) int) {
-	commands[name] = command{summary: summary, run: run}
-}
 
 // Exit codes shared by the subcommands (README, Commands).
 const (
@@ -53,11 +40,17 @@ func main() {
 }
 
 func mainCode(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
+		return exitUsage
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		if len(args) > 1 && args[0] == "help" {
+			if cmd, ok := commands[args[1]]; ok {
+				return cmd.execute([]string{"--help"}, stdout, stderr)
+			}
 		}
+		usage(stdout)
 		return exitOK
 	}
 	if args[0] == "--version" || args[0] == "-version" || args[0] == "-V" {
@@ -69,54 +62,21 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
-	return cmd.run(args[1:], stdout, stderr)
+	return cmd.execute(args[1:], stdout, stderr)
 }
 
-// didYouMean returns `; did you mean "NAME"?` for the command closest to
-// name (at most two edits, or name a prefix of exactly one), else "".
+// didYouMean returns `; did you mean "NAME"?` for the command closest
+// to name, else "".
 func didYouMean(name string) string {
-	best, bestD, prefixes := "", 3, 0
-	var prefix string
+	names := make([]string, 0, len(commands))
 	for n := range commands {
-		if d := editDistance(name, n); d < bestD || (d == bestD && n < best) {
-			best, bestD = n, d
-		}
-		if len(name) > 0 && strings.HasPrefix(n, name) {
-			prefix, prefixes = n, prefixes+1
-		}
+		names = append(names, n)
 	}
-	switch {
-	case best != "":
-		return fmt.Sprintf("; did you mean %q?", best)
-	case prefixes == 1:
-		return fmt.Sprintf("; did you mean %q?", prefix)
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return diag.DidYouMean(name, names)
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: bwpolicy COMMAND [OPTIONS]\n\ncommands:")
+	fmt.Fprintln(w, "usage: bwpolicy COMMAND [OPTIONS] (bwpolicy COMMAND --help for one)\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -125,4 +85,5 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "\n--version prints the version (bwpolicy version).\nexit status: that of the command; 0 for --help and --version; 2 for an unknown command.")
 }

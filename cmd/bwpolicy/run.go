@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,35 +13,55 @@ import (
 )
 
 func init() {
-	register("run", "compile in memory, then run a command in the sandbox (the runtime bwrun uses)", runMain)
+	register(&command{
+		name:     "run",
+		summary:  "compile in memory, then run a command in the sandbox (the runtime bwrun uses)",
+		synopsis: runUsage,
+		description: `Compiles the settings in memory and runs CMD in the sandbox, through the
+runtime bwrun uses. Nothing ever runs outside the sandbox: with
+degraded_mode warn a missing bwrap is a "degraded" result, with fail an
+error; both exit 125. Like bwrun and env(1), run keeps 125 for its own
+usage errors, so that 2 stays the command's. --status-fd, --status-file,
+--timeout and --chdir are bwrun's options.`,
+		exits: []exitCode{
+			{0, "... 255: the command's own exit status"},
+			{124, "--timeout expired; the whole sandbox was killed"},
+			{exitRuntime, "the sandbox could not be set up, the compilation was refused, or a usage error (not 2: that is the command's)"},
+		},
+		args:      "command",
+		usageExit: exitRuntime,
+		setup:     runSetup,
+	})
+}
+
+// runOptions are the flags of run.
+type runOptions struct {
+	cf compileFlags
+	rf bwruntime.RunFlags
+}
+
+func runSetup(fs *flag.FlagSet) runner {
+	o := &runOptions{rf: bwruntime.RunFlags{StatusFD: -1}}
+	o.cf.register(fs)
+	for _, f := range []struct{ name, usage string }{
+		{"status-fd", "write one JSON object (schema/status.schema.json) saying how the run ended to descriptor `N`, which the command cannot reach"},
+		{"status-file", "the same, to a new `FILE` (created exclusively, never through a symlink; refused inside the sandbox's writable directories)"},
+		{"timeout", "kill the whole sandbox after `S` seconds of wall clock (exit 124)"},
+		{"chdir", "start the command in `DIR` (a hidden one: the compiled directory, with a note)"},
+	} {
+		name := f.name
+		fs.Func(name, f.usage, func(v string) error { return o.rf.Set("--"+name, v) })
+	}
+	return func(args []string, stdout, stderr io.Writer) int { return runMain(o, args, stdout, stderr) }
 }
 
 // runMain compiles the settings and runs argv through runtime.Run, the
 // same code cmd/bwrun runs. Exit: the command's status, or 125 when the
-// sandbox could not be set up (a refused compilation included). Nothing
-// ever runs outside the sandbox: with degraded_mode warn a missing bwrap
-// is a "degraded" result, with fail an error; both exit 125.
-func runMain(args []string, stdout, stderr io.Writer) int {
+// sandbox could not be set up (a refused compilation included).
+func runMain(o *runOptions, argv []string, stdout, stderr io.Writer) int {
 	// Nothing the caller left open may reach the sandbox.
 	bwruntime.CloseInheritedFDs()
-	fs := newFlagSet("run", stderr)
-	var cf compileFlags
-	cf.register(fs)
-	rf := bwruntime.RunFlags{StatusFD: -1}
-	for _, name := range []string{"status-fd", "status-file", "timeout", "chdir"} {
-		fs.Func(name, "(see Run options)", func(v string) error { return rf.Set("--"+name, v) })
-	}
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s\n\nCompiles the settings in memory and runs CMD in the sandbox, as bwrun does.\nExit: CMD's status; 124 if --timeout expired; 125 if the sandbox could not be\nset up, the compilation was refused, or on a usage error.\n\nRun options:\n%s\nAll options:\n", runUsage, bwruntime.RunFlagsUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitRuntime
-	}
-	argv := fs.Args()
+	cf, rf := &o.cf, &o.rf
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
 	}
@@ -63,6 +82,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	inv := res.Invocation
 	if inv.Bwrap.Path == "" {
+		noteBwrap(stderr, "run", res)
 		if res.Settings.DegradedMode == "fail" {
 			fmt.Fprintf(stderr, "bwpolicy run: error: bwrap not found (degraded_mode: fail); %s. The command was not run.\n", bwruntime.InstallHint)
 		} else {
@@ -91,7 +111,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	return st.ExitStatus
 }
 
-const runUsage = "bwpolicy run [--status-fd N] [--status-file F] [--timeout S] [--chdir DIR] [--config FILE] [--profile NAME] [--cwd DIR] -- CMD [ARG...]"
+const runUsage = "bwpolicy run [--status-fd N|--status-file F] [--timeout S] [--chdir DIR] [--config FILE] [--profile NAME]\n                    [--cwd DIR] [--sandbox-id ID] [--profiles DIR]... [--policy DIR]... -- CMD [ARG...]"
 
 // fileOr returns w when it is an *os.File, else def.
 func fileOr(w io.Writer, def *os.File) *os.File {

@@ -12,25 +12,28 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/policy"
+	"github.com/bwpolicy/bwpolicy/report"
 )
 
 func init() {
-	register("test", "run the Rego unit tests (*_test.rego) of organisation rules, like opa test", testMain)
-}
-
-const testUsage = `usage: bwpolicy test [--run REGEX] [--timeout DURATION] [--format text|json] DIR...
-
-Compiles the .rego files under each DIR (the organisation rules that check
+	register(&command{
+		name:     "test",
+		summary:  "run the Rego unit tests (*_test.rego) of organisation rules, like opa test",
+		synopsis: "bwpolicy test [--run REGEX] [--timeout DURATION] [--format text|json|junit] DIR...",
+		description: `Compiles the .rego files under each DIR (the organisation rules that check
 --policy DIR loads, and their *_test.rego tests) with bwpolicy's built-in
 rules, and runs every rule named test_* (todo_test_* is skipped), like
 opa test. A test in a package outside bwpolicy.custom may also query the
-whole decision, data.bwpolicy.main.result.
-
-exit status: 0 every test passed; 1 a test failed or errored; 2 usage error,
-a file that does not parse or compile, or no test found.
-
-options:
-`
+whole decision, data.bwpolicy.main.result.`,
+		exits: []exitCode{
+			{exitOK, "every test passed"},
+			{exitFound, "a test failed or errored"},
+			{exitUsage, "usage error, a file that does not parse or compile, or no test found"},
+		},
+		args:  "dirs",
+		setup: testSetup,
+	})
+}
 
 // testJSON is one result of `bwpolicy test --format json`.
 type testJSON struct {
@@ -43,58 +46,56 @@ type testJSON struct {
 	DurationMS float64 `json:"duration_ms"`
 }
 
-func testMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("test", stderr)
+func testSetup(fs *flag.FlagSet) runner {
 	run := fs.String("run", "", "run only the tests whose name (data.pkg.test_name) matches `REGEX`")
 	timeout := fs.Duration("timeout", 5*time.Second, "fail a test that runs longer than `DURATION`")
-	format := fs.String("format", "text", "output `FORMAT`: text|json")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, testUsage)
-		fs.PrintDefaults()
+	format := fs.String("format", "text", "output `FORMAT`: text|json|junit")
+	return func(args []string, stdout, stderr io.Writer) int {
+		return testMain(*run, *timeout, *format, args, stdout, stderr)
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() == 0 {
+}
+
+func testMain(run string, timeout time.Duration, format string, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
 		fmt.Fprintln(stderr, "bwpolicy test: name at least one DIR of .rego files")
-		fs.Usage()
+		commands["test"].shortUsage(stderr)
 		return exitUsage
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "bwpolicy test: unknown format %q (want text, json)\n", *format)
+	if format != "text" && format != "json" && format != "junit" {
+		fmt.Fprintf(stderr, "bwpolicy test: unknown format %q (want text, json, junit)\n", format)
 		return exitUsage
 	}
-	if *run != "" {
-		if _, err := regexp.Compile(*run); err != nil {
+	if run != "" {
+		if _, err := regexp.Compile(run); err != nil {
 			fmt.Fprintf(stderr, "bwpolicy test: --run: %v\n", err)
 			return exitUsage
 		}
 	}
-	for _, d := range fs.Args() {
+	for _, d := range args {
 		if err := requireDir(d); err != nil {
 			fmt.Fprintf(stderr, "bwpolicy test: %v\n", err)
 			return exitUsage
 		}
 	}
-	results, err := policy.RunTestDirs(context.Background(), fs.Args(), policy.TestOptions{Run: *run, Timeout: *timeout})
+	results, err := policy.RunTestDirs(context.Background(), args, policy.TestOptions{Run: run, Timeout: timeout})
 	if err != nil {
 		ds := policyErrorDiags(err)
-		diag.Render(stderr, ds, regoSources(fs.Args()))
+		diag.Render(stderr, ds, regoSources(args))
 		fmt.Fprintf(stderr, "bwpolicy test: %s: the rules or tests do not compile\n", plural(len(ds), "error"))
 		return exitUsage
 	}
 	if len(results) == 0 {
-		if *format == "json" {
+		switch format {
+		case "json":
 			fmt.Fprintln(stdout, "[]")
+		case "junit":
+			report.WriteJUnit(stdout, "bwpolicy test", nil)
 		}
 		what := "no test (a rule named test_* in a .rego file)"
-		if *run != "" {
-			what = fmt.Sprintf("no test matching %q", *run)
+		if run != "" {
+			what = fmt.Sprintf("no test matching %q", run)
 		}
-		fmt.Fprintf(stderr, "bwpolicy test: %s in %s\n", what, strings.Join(fs.Args(), ", "))
+		fmt.Fprintf(stderr, "bwpolicy test: %s in %s\n", what, strings.Join(args, ", "))
 		return exitUsage
 	}
 	var pass, fail, errd, skip int
@@ -110,7 +111,10 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 			fail++
 		}
 	}
-	if *format == "json" {
+	switch format {
+	case "junit":
+		report.WriteJUnit(stdout, "bwpolicy test", testSuites(results))
+	case "json":
 		out := make([]testJSON, 0, len(results))
 		for _, r := range results {
 			out = append(out, testJSON{Name: r.Name, File: r.File, Line: r.Line, Result: outcome(r),
@@ -118,7 +122,7 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		stdout.Write(append(b, '\n'))
-	} else {
+	default:
 		for _, r := range results {
 			fmt.Fprintf(stdout, "%s:%d: %s %s", r.File, r.Line, strings.ToUpper(outcome(r)), r.Name)
 			if !r.Skip {
@@ -147,6 +151,36 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		return exitFound
 	}
 	return exitOK
+}
+
+// testSuites groups test results into JUnit suites, one per file in the
+// order of the results; a case's classname is its Rego package.
+func testSuites(results []policy.TestResult) []report.JUnitSuite {
+	var suites []report.JUnitSuite
+	index := map[string]int{}
+	for _, r := range results {
+		i, ok := index[r.File]
+		if !ok {
+			i = len(suites)
+			index[r.File] = i
+			suites = append(suites, report.JUnitSuite{Name: r.File})
+		}
+		pkg := r.Name
+		if j := strings.LastIndexByte(pkg, '.'); j > 0 {
+			pkg = pkg[:j]
+		}
+		c := report.JUnitCase{Name: r.Name, Classname: pkg, File: r.File, Line: r.Line, Seconds: r.Duration.Seconds(), Output: r.Output}
+		switch m := (&report.JUnitMessage{Message: firstLineOf(r.Detail), Text: r.Detail}); outcome(r) {
+		case "skip":
+			c.Skipped, c.Seconds = &report.JUnitMessage{Message: "todo"}, 0
+		case "error":
+			c.Error = m
+		case "fail":
+			c.Failure = m
+		}
+		suites[i].Cases = append(suites[i].Cases, c)
+	}
+	return suites
 }
 
 func outcome(r policy.TestResult) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -12,12 +13,22 @@ import (
 )
 
 func init() {
-	register("verify", "prove a compiled invocation's invariants (or draw it with --view)", verifyMain)
+	register(&command{
+		name:        "verify",
+		summary:     "prove a compiled invocation's invariants (or draw it with --view)",
+		synopsis:    "bwpolicy verify [--view] [--host=false] INVOCATION",
+		description: verifyDescription,
+		exits: []exitCode{
+			{exitOK, "every invariant holds"},
+			{exitFound, "violations (one a line: INVARIANT: PATH: detail)"},
+			{exitUsage, "usage error or unreadable invocation"},
+		},
+		args:  "files",
+		setup: verifySetup,
+	})
 }
 
-const verifyUsage = `usage: bwpolicy verify [--view] [--host=false] INVOCATION
-
-Replays the bwrap arguments of a compiled invocation into the mount table
+const verifyDescription = `Replays the bwrap arguments of a compiled invocation into the mount table
 they produce — with the verifier's own model of bwrap, sharing nothing
 with the compiler — and proves its invariants against the host state the
 invocation recorded:
@@ -44,31 +55,23 @@ and checks on this host what bwrun checks before it runs anything (unless
   invocation-file     the file is yours or root's, not writable by group or others, in
                       directories nobody else can write, outside the sandbox's writable set
 
-With --view, it also draws the sandbox's file system as a tree.
+With --view, it also draws the sandbox's file system as a tree.`
 
-exit status: 0 every invariant holds; 1 violations (one a line:
-INVARIANT: PATH: detail); 2 usage error or unreadable invocation.
-
-options:
-`
-
-func verifyMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("verify", stderr)
+func verifySetup(fs *flag.FlagSet) runner {
 	view := fs.Bool("view", false, "draw the sandbox's file system as a tree of mount points")
 	host := fs.Bool("host", true, "also check bwrap-binary and invocation-file on this host (--host=false for an invocation compiled for another machine)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, verifyUsage)
-		fs.PrintDefaults()
+	return func(args []string, stdout, stderr io.Writer) int {
+		return verifyMain(*view, *host, args, stdout, stderr)
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 1 {
+}
+
+func verifyMain(view, host bool, args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
 		fmt.Fprintln(stderr, "bwpolicy verify: name one INVOCATION file")
-		fs.Usage()
+		commands["verify"].shortUsage(stderr)
 		return exitUsage
 	}
-	file := fs.Arg(0)
+	file := args[0]
 	inv, note, err := loadForVerify(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwpolicy verify: %v\n", err)
@@ -79,11 +82,11 @@ func verifyMain(args []string, stdout, stderr io.Writer) int {
 	}
 	vs := verify.Check(inv)
 	hostInvs := []string{}
-	if *host {
+	if host {
 		vs = append(vs, verify.CheckHost(inv, file)...)
 		hostInvs = verify.HostInvariants
 	}
-	if *view {
+	if view {
 		if t, err := verify.Replay(inv.Bwrap.Args); err != nil {
 			fmt.Fprintf(stderr, "bwpolicy verify: cannot draw the file system: %v\n", err)
 		} else {

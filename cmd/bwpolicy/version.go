@@ -14,20 +14,23 @@ import (
 var version = ""
 
 func init() {
-	register("version", "print bwpolicy's version, the commit it was built from and the invocation format it writes", runVersion)
+	register(&command{
+		name:        "version",
+		summary:     "print bwpolicy's version, the commit it was built from and the invocation format it writes",
+		synopsis:    "bwpolicy version (or bwpolicy --version)",
+		description: "Prints bwpolicy's version, the commit it was built from and the invocation\nformat it writes, in the shape of bwrun --version.",
+		exits:       []exitCode{{exitOK, "printed"}, {exitUsage, "usage error"}},
+		setup:       noFlags(runVersion),
+	})
 }
 
 // runVersion prints one line: `bwpolicy VERSION (commit REV[, modified])
 // (invocation format F)`, the same shape as `bwrun --version`, so a
 // backend can check that the two binaries and the format agree.
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" {
+	if len(args) > 0 {
 		fmt.Fprintf(stderr, "bwpolicy version: takes no arguments (got %q)\n", args[0])
 		return exitUsage
-	}
-	if len(args) > 0 {
-		fmt.Fprintln(stdout, "usage: bwpolicy version (or bwpolicy --version)\n\nPrints bwpolicy's version, the commit it was built from and the invocation format it writes.\n\nExit codes: 0; 2 on a usage error.")
-		return exitOK
 	}
 	fmt.Fprintf(stdout, "bwpolicy %s%s (invocation format %s)\n", buildVersion(), buildCommit(), bwruntime.Format)
 	return exitOK
