@@ -147,6 +147,13 @@ type policyInput struct {
 	Settings map[string]any   `json:"settings"`
 	Profile  *profile.Profile `json:"profile"`
 	Facts    *facts.Facts     `json:"facts"`
+	Known    known            `json:"known"`
+}
+
+// newPolicyInput is the policy input of a compilation that reached the
+// policy stage.
+func newPolicyInput(res *Result) policyInput {
+	return policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts, Known: knownNames}
 }
 
 // mergedSettings is the settings with the profile's defaults filled in:
@@ -163,6 +170,16 @@ func mergedSettings(s *settings.Settings, p *profile.Profile) map[string]any {
 	if _, ok := m["binds"]; !ok {
 		m["binds"] = []any{}
 	}
+	// An empty port allowlist allows nothing: the rules must see it,
+	// though JSON leaves an empty list out.
+	if n, ok := m["network"].(map[string]any); ok && s.Network != nil {
+		if s.Network.TCPConnect != nil {
+			n["tcp_connect"] = s.Network.TCPConnect
+		}
+		if s.Network.TCPBind != nil {
+			n["tcp_bind"] = s.Network.TCPBind
+		}
+	}
 	return m
 }
 
@@ -176,7 +193,7 @@ func evaluatePolicy(st *state) {
 			return
 		}
 	}
-	in := policyInput{Settings: mergedSettings(st.res.Settings, st.res.Profile), Profile: st.res.Profile, Facts: st.res.Facts}
+	in := newPolicyInput(st.res)
 	vs, err := eng.Evaluate(st.ctx, in)
 	if err != nil {
 		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "internal", Summary: "policy: " + err.Error()})
@@ -186,6 +203,7 @@ func evaluatePolicy(st *state) {
 	for _, v := range vs {
 		st.res.Diags.Add(st.violationDiag(v))
 	}
+	st.secretWarnings()
 }
 
 func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
@@ -198,6 +216,11 @@ func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
 			d.Summary += fmt.Sprintf(" (built-in profile %s, %s)", st.res.Profile.Name, d.Pos)
 			d.Pos = st.res.Document.Pos([]any{"profile"})
 		}
+		return d
+	}
+	if v.Host && len(v.Path) == 0 {
+		// About the machine, not a line of the file.
+		d.Pos = diag.Pos{File: st.res.Document.File}
 		return d
 	}
 	d.Pos = st.res.Document.Pos(v.Path)
