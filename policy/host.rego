@@ -10,23 +10,55 @@ host_warn(rule, msg, path) := object.union(v(rule, msg, path), {"host": true})
 bwrap_found if input.facts.bwrap.path != ""
 
 # S10: without bwrap nothing runs.
+# METADATA
+# title: "Without a working bwrap no command runs."
+# description: "Install bubblewrap: apt install bubblewrap, dnf install bubblewrap or pacman -S bubblewrap."
+# custom:
+#   id: S10
+#   name: NeverUnsandboxed
+#   level: error
+#   security: true
 warn contains host_warn("S10", "bwrap was not found: no command can run until it is installed (apt install bubblewrap | dnf install bubblewrap | pacman -S bubblewrap)", []) if {
 	not bwrap_found
 }
 
 # H1: nested user namespaces stay possible with a bwrap older than 0.8.0.
+# METADATA
+# title: "Nested user namespaces are disabled where bwrap supports it."
+# description: "--unshare-user --disable-userns."
+# custom:
+#   id: H1
+#   name: DisableUserns
+#   level: error
+#   security: true
 warn contains host_warn("H1", "this bwrap lacks --disable-userns (needs 0.8.0+): commands can create nested user namespaces", []) if {
 	bwrap_found
 	not input.facts.bwrap.options["--disable-userns"]
 }
 
 # S3: a bwrap older than 0.7.0 cannot bound a tmpfs.
+# METADATA
+# title: "The host root is read-only; /dev, /proc and /tmp are the sandbox's own."
+# description: "/tmp is fresh for every command."
+# custom:
+#   id: S3
+#   name: Filesystem
+#   level: error
+#   security: true
 warn contains host_warn("S3", "this bwrap lacks --size (needs 0.7.0+): /tmp, /dev/shm and the masks are unbounded tmpfs, each may fill half of RAM", []) if {
 	bwrap_found
 	not input.facts.bwrap.options["--size"]
 }
 
 # H2: no seccomp filter for this architecture.
+# METADATA
+# title: "A seccomp deny list blocks terminal injection, keyrings, ptrace, bpf, the mount API and namespace changes."
+# description: "seccomp.allow may relax named groups; an unknown group name is an error."
+# custom:
+#   id: H2
+#   name: Seccomp
+#   level: error
+#   security: true
 warn contains host_warn("H2", "no seccomp filter: this architecture is not supported", []) if {
 	input.facts.arch == ""
 }

@@ -106,30 +106,30 @@ func policyErrorDiags(err error) diag.List {
 func customRules(files []string, sources map[string][]byte) []report.Rule {
 	byID := map[string]report.Rule{}
 	for _, f := range files {
-		m, err := ast.ParseModuleWithOpts(f, string(sources[f]), ast.ParserOptions{ProcessAnnotation: true})
-		if err != nil || m == nil {
+		pkg, doc, err := policy.ModuleDoc(f, string(sources[f]))
+		if err != nil {
 			continue
 		}
-		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.bwpolicy.")
-		if _, ok := byID[pkg]; ok && !hasAnnotation(m) {
+		pkg = strings.TrimPrefix(pkg, "bwpolicy.")
+		if _, ok := byID[pkg]; ok && doc == nil {
 			continue
 		}
 		ru := report.GenericRule(pkg)
 		ru.Help += fmt.Sprintf(" Source: %s.", f)
-		if a := moduleAnnotation(m); a != nil {
-			if a.Title != "" {
-				ru.Short = a.Title
+		if doc != nil {
+			if doc.Title != "" {
+				ru.Short = doc.Title
 			}
-			if a.Description != "" {
-				if a.Title == "" {
-					ru.Short = firstSentence(a.Description)
+			if doc.Description != "" {
+				if doc.Title == "" {
+					ru.Short = firstSentence(doc.Description)
 				}
-				ru.Help = strings.TrimSpace(a.Description) + fmt.Sprintf(" (Source: %s.)", f)
+				ru.Help = doc.Description + fmt.Sprintf(" (Source: %s.)", f)
 			}
-			if len(a.RelatedResources) > 0 && a.RelatedResources[0].Ref.String() != "" {
-				ru.HelpURI = a.RelatedResources[0].Ref.String()
+			if doc.HelpURI != "" {
+				ru.HelpURI = doc.HelpURI
 			}
-			if lv, ok := a.Custom["severity"].(string); ok && lv == "warning" {
+			if doc.Level == "warning" {
 				ru.Level = diag.Warning
 			}
 		}
@@ -145,27 +145,6 @@ func customRules(files []string, sources map[string][]byte) []report.Rule {
 		out = append(out, byID[id])
 	}
 	return out
-}
-
-func hasAnnotation(m *ast.Module) bool { return moduleAnnotation(m) != nil }
-
-// moduleAnnotation returns the package's annotation, else that of the
-// first deny or warn rule that has one.
-func moduleAnnotation(m *ast.Module) *ast.Annotations {
-	var rule *ast.Annotations
-	for _, a := range m.Annotations {
-		switch a.Scope {
-		case "package", "subpackages":
-			return a
-		case "rule", "document":
-			if rule == nil {
-				if p, err := a.GetTargetPath().Ptr(); err == nil && (strings.HasSuffix(p, "/deny") || strings.HasSuffix(p, "/warn")) {
-					rule = a
-				}
-			}
-		}
-	}
-	return rule
 }
 
 func firstSentence(s string) string {
