@@ -3,7 +3,6 @@ package compiler
 import (
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
@@ -100,7 +99,7 @@ func (e *emitter) settingsPos(path ...any) string {
 func (e *emitter) profilePos(field string) string {
 	pr := e.st.res.Profile
 	if p, ok := pr.Pos[field]; ok {
-		return p
+		return p.String()
 	}
 	return pr.Source
 }
@@ -188,19 +187,4 @@ func sortedUnique(in []string) []string {
 		m[s] = true
 	}
 	return sortedKeys(m)
-}
-
-// parsePos parses "file:line[:col]".
-func parsePos(s string) diag.Pos {
-	parts := strings.Split(s, ":")
-	p := diag.Pos{File: s}
-	if len(parts) >= 2 {
-		if n, err := strconv.Atoi(parts[1]); err == nil {
-			p = diag.Pos{File: parts[0], Line: n}
-			if len(parts) >= 3 {
-				p.Col, _ = strconv.Atoi(parts[2])
-			}
-		}
-	}
-	return p
 }

@@ -196,7 +196,9 @@ func evaluatePolicy(st *state) {
 	in := newPolicyInput(st.res)
 	vs, err := eng.Evaluate(st.ctx, in)
 	if err != nil {
-		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "internal", Summary: "policy: " + err.Error()})
+		// An organisation rule that fails when evaluated: "policy" at
+		// its position; a built-in one: "internal" (see Failure).
+		st.res.Diags.Append(policy.ErrorDiags(err))
 		return
 	}
 	st.violations = vs
@@ -233,7 +235,7 @@ func profilePos(p *profile.Profile, path []any) diag.Pos {
 	if len(path) > 0 {
 		if f, ok := path[0].(string); ok {
 			if where, ok := p.Pos[f]; ok {
-				pos = parsePos(where)
+				pos = where
 			}
 		}
 	}

@@ -54,9 +54,9 @@ type Profile struct {
 	Source string `json:"source"`
 	// Custom is true for a profile loaded from a --profiles directory.
 	Custom bool `json:"custom"`
-	// Pos maps a field name to "file:line" where its value comes from,
-	// for --explain.
-	Pos map[string]string `json:"-"`
+	// Pos maps a field name to where its value comes from (file and
+	// line), for --explain and the policy stage's findings.
+	Pos map[string]diag.Pos `json:"-"`
 }
 
 // HiddenNames returns the hidden home entries, sorted.
@@ -258,12 +258,12 @@ func (s *Set) decode(name string) (*Profile, error) {
 	}
 	p.Source = s.files[name]
 	p.Custom = s.custom[name]
-	p.Pos = map[string]string{}
+	p.Pos = map[string]diag.Pos{}
 	for _, f := range []string{"name", "cwd_writable", "network", "hidden_home", "namespaces", "root",
 		"defaults.memory_mb", "defaults.cpu_seconds", "defaults.max_procs", "run_user", "docker_socket", "unset_env"} {
 		pos := v.LookupPath(cue.ParsePath(f)).Pos()
 		if pos.Filename() != "" {
-			p.Pos[f] = fmt.Sprintf("%s:%d", pos.Filename(), pos.Line())
+			p.Pos[f] = diag.Pos{File: pos.Filename(), Line: pos.Line()}
 		}
 	}
 	s.decoded.Store(name, &p)

@@ -124,7 +124,7 @@ func TestCheckBrokenPolicy(t *testing.T) {
 		"unsafe variable":  {"package bwpolicy.custom.bad\n\ndeny contains v if {\n\tv := {\"msg\": y}\n}\n", "policy/bad.rego:4:"},
 		"wrong package":    {"# org rules\npackage bwpolicy.rules\n\ndeny contains \"x\" if true\n", "policy/bad.rego:2:1: error: bwpolicy_package_error: package bwpolicy.rules: custom rules must live in a package under bwpolicy.custom"},
 		"misspelt input":   {"package bwpolicy.custom.bad\n\ndeny contains v if {\n\tinput.settings.memroy_mb > 4096\n\tv := {\"msg\": \"m\", \"path\": [\"memory_mb\"]}\n}\n", "policy/bad.rego:4:2: error: rego_type_error: undefined ref: input.settings.memroy_mb"},
-		"conflict at eval": {"package bwpolicy.custom.bad\n\nx := 1 if input.settings.memory_mb > 0\n\nx := 2 if input.settings.memory_mb > 0\n\ndeny contains {\"msg\": \"m\"} if x == 1\n", "policy/bad.rego:5: error: eval_conflict_error"},
+		"conflict at eval": {"package bwpolicy.custom.bad\n\nx := 1 if input.settings.memory_mb > 0\n\nx := 2 if input.settings.memory_mb > 0\n\ndeny contains {\"msg\": \"m\"} if x == 1\n", "policy/bad.rego:5:1: error: eval_conflict_error"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := testtree.Write(t, map[string]string{"policy/bad.rego": tc.rego, "s.yaml": "profile: workspace\n"})

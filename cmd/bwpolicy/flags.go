@@ -53,7 +53,7 @@ func (c *compileFlags) request() (*compiler.Request, diag.List, int) {
 	if len(c.policies) > 0 {
 		eng, err := policy.Load(c.policies)
 		if err != nil {
-			return nil, policyErrorDiags(err), exitUsage
+			return nil, policy.ErrorDiags(err), exitUsage
 		}
 		req.Policy = eng
 	}

@@ -81,7 +81,7 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 	}
 	results, err := policy.RunTestDirs(context.Background(), fs.Args(), policy.TestOptions{Run: *run, Timeout: *timeout})
 	if err != nil {
-		ds := policyErrorDiags(err)
+		ds := policy.ErrorDiags(err)
 		diag.Render(stderr, ds, regoSources(fs.Args()))
 		fmt.Fprintf(stderr, "bwpolicy test: %s: the rules or tests do not compile\n", plural(len(ds), "error"))
 		return exitUsage
