@@ -5,6 +5,7 @@ package diag
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -55,13 +56,17 @@ type Diagnostic struct {
 	Rule string
 	// Summary is one line saying what is wrong.
 	Summary string
-	// Detail optionally says why it matters or how to fix it.
+	// Detail optionally says how to fix it (a migration's steps); every
+	// format shows it after the summary.
 	Detail string
 	// Fix optionally is the text to write instead (a migration's
 	// replacement), for tools that apply it.
 	Fix string
 	// Pos is where the offending value is.
 	Pos Pos
+	// Related are the other places the finding involves: the other
+	// side of a conflict (CUE's second position), in order.
+	Related []Related
 	// Path is the key path inside the settings, such as "binds[1].src".
 	Path string
 	// Host marks a diagnostic about the machine compiling (no bwrap, an
@@ -91,6 +96,19 @@ func (d Diagnostic) String() string {
 		b.WriteString("]")
 	}
 	return b.String()
+}
+
+// Related is another place a diagnostic involves.
+type Related struct {
+	Pos Pos
+	// Message says what is there ("the other value").
+	Message string
+}
+
+// Equal reports whether d and o are the same diagnostic.
+func (d Diagnostic) Equal(o Diagnostic) bool {
+	return d.Severity == o.Severity && d.Rule == o.Rule && d.Summary == o.Summary && d.Detail == o.Detail && d.Fix == o.Fix &&
+		d.Pos == o.Pos && d.Path == o.Path && d.Host == o.Host && slices.Equal(d.Related, o.Related)
 }
 
 // List is a list of diagnostics, sortable by position.
@@ -150,7 +168,7 @@ func (l *List) Sort() {
 	})
 	out := s[:0]
 	for i, d := range s {
-		if i > 0 && d == s[i-1] {
+		if i > 0 && d.Equal(s[i-1]) {
 			continue
 		}
 		out = append(out, d)

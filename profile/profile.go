@@ -279,28 +279,3 @@ func (p *Profile) clone() *Profile {
 	c.Pos = maps.Clone(p.Pos)
 	return &c
 }
-
-// cueDiags turns CUE errors into positioned diagnostics, all of them.
-func cueDiags(err error, rule string) diag.List {
-	var out diag.List
-	for _, e := range cueerrors.Errors(err) {
-		d := diag.Diagnostic{Severity: diag.Error, Rule: rule}
-		format, args := e.Msg()
-		d.Summary = fmt.Sprintf(format, args...)
-		if p := e.Position(); p.Filename() != "" {
-			d.Pos = diag.Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
-		}
-		// Prefer the position inside the profile over the definition's.
-		for _, ip := range e.InputPositions() {
-			if ip.Filename() != "" && ip.Filename() != "schema/sandbox.cue" {
-				d.Pos = diag.Pos{File: ip.Filename(), Line: ip.Line(), Col: ip.Column()}
-				break
-			}
-		}
-		if path := e.Path(); len(path) > 0 {
-			d.Path = strings.Join(path, ".")
-		}
-		out = append(out, d)
-	}
-	return out
-}
