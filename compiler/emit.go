@@ -93,7 +93,7 @@ func newEmitter(st *state) *emitter {
 }
 
 func (e *emitter) settingsPos(path ...any) string {
-	return e.st.res.Document.Pos(path).String()
+	return e.st.settingsPos(path...).String()
 }
 
 func (e *emitter) profilePos(field string) string {

@@ -227,10 +227,7 @@ func (e *emitter) pinsFor(bs []hostBind) []hostBind {
 }
 
 func (e *emitter) cwdSource() string {
-	if e.st.req.Cwd != "" {
-		return "command line: --cwd"
-	}
-	if e.f.Cwd.Explicit {
+	if e.f.Cwd.Explicit || e.st.req.Cwd != "" {
 		return e.settingsPos("cwd")
 	}
 	return "host: the process's working directory"

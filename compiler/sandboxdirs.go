@@ -17,9 +17,9 @@ import (
 // directory that holds only this environment's mount point.
 func (e *emitter) sandboxDirs() {
 	sb := e.f.Sandbox
-	src := "--sandbox-id " + sb.ID
-	if e.st.req.SandboxID == "" {
-		src = e.settingsPos("sandbox_id")
+	src := e.settingsPos("sandbox_id")
+	if e.st.req.SandboxID != "" {
+		src += " " + sb.ID
 	}
 	for _, d := range []struct {
 		p   facts.Path

@@ -33,7 +33,7 @@ func (st *state) secretWarnings() {
 		if t.Why == facts.ReasonHide {
 			i := t.HideIndex
 			st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H4", Path: fmt.Sprintf("hide[%d]", i),
-				Pos: st.res.Document.Pos([]any{"hide", i}), Summary: fmt.Sprintf("hide entry %q: %s", t.Hidden, msg)})
+				Pos: st.settingsPos("hide", i), Summary: fmt.Sprintf("hide entry %q: %s", t.Hidden, msg)})
 			continue
 		}
 		host(facts.RuleOf(t.Why), t.Hidden+" is hidden, but "+msg)

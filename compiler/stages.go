@@ -103,7 +103,7 @@ func resolveProfile(st *state) {
 	p, err := set.Resolve(s.Profile, s.MemoryMB, s.CPUSeconds, s.MaxProcs)
 	if err != nil {
 		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "profile", Path: "profile",
-			Pos: st.res.Document.Pos([]any{"profile"}), Summary: err.Error()})
+			Pos: st.settingsPos("profile"), Summary: err.Error()})
 		return
 	}
 	st.res.Profile = p
@@ -120,7 +120,7 @@ func gatherFacts(st *state) {
 		if _, real := h.FS.(facts.OS); real {
 			if err := facts.MakeSandboxDirs(h.HermesHome, id); err != nil {
 				st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "S6", Path: "sandbox_id",
-					Pos: st.res.Document.Pos([]any{"sandbox_id"}), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
+					Pos: st.settingsPos("sandbox_id"), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
 				return
 			}
 		}
@@ -216,7 +216,7 @@ func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
 			// A built-in profile is no file of the user's: the finding
 			// goes to the settings line that selected it.
 			d.Summary += fmt.Sprintf(" (built-in profile %s, %s)", st.res.Profile.Name, d.Pos)
-			d.Pos = st.res.Document.Pos([]any{"profile"})
+			d.Pos = st.settingsPos("profile")
 		}
 		return d
 	}
@@ -225,7 +225,7 @@ func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
 		d.Pos = diag.Pos{File: st.res.Document.File}
 		return d
 	}
-	d.Pos = st.res.Document.Pos(v.Path)
+	d.Pos = st.settingsPos(v.Path...)
 	return d
 }
 

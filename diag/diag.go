@@ -29,16 +29,25 @@ func (s Severity) String() string {
 }
 
 // Pos is a position in a source file. Line and Col are 1-based; zero
-// means unknown.
+// means unknown. A value given on the command line has Flag set (and no
+// file): it is blamed on the flag, not on a settings file.
 type Pos struct {
 	File string
 	Line int
 	Col  int
+	// Flag is the command-line flag ("--profile") the value came from.
+	Flag string
 }
 
-// String renders p as "file:line:col", dropping unknown parts.
+// CommandLine is the position of a value given by flag.
+func CommandLine(flag string) Pos { return Pos{Flag: flag} }
+
+// String renders p as "file:line:col", dropping unknown parts, or
+// "command line: --flag".
 func (p Pos) String() string {
 	switch {
+	case p.Flag != "":
+		return "command line: " + p.Flag
 	case p.File == "":
 		return ""
 	case p.Line == 0:
