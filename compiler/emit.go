@@ -99,6 +99,7 @@ func (e *emitter) settingsPos(path ...any) string {
 func (e *emitter) profilePos(field string) string {
 	pr := e.st.res.Profile
 	if p, ok := pr.Pos[field]; ok {
+		p.Col = 0 // explain sources name file and line
 		return p.String()
 	}
 	return pr.Source

@@ -54,8 +54,9 @@ type Profile struct {
 	Source string `json:"source"`
 	// Custom is true for a profile loaded from a --profiles directory.
 	Custom bool `json:"custom"`
-	// Pos maps a field name to where its value comes from (file and
-	// line), for --explain and the policy stage's findings.
+	// Pos maps a field name to where its value comes from (file, line
+	// and column), for --explain (which names file and line) and the
+	// policy stage's findings.
 	Pos map[string]diag.Pos `json:"-"`
 }
 
@@ -263,7 +264,7 @@ func (s *Set) decode(name string) (*Profile, error) {
 		"defaults.memory_mb", "defaults.cpu_seconds", "defaults.max_procs", "run_user", "docker_socket", "unset_env"} {
 		pos := v.LookupPath(cue.ParsePath(f)).Pos()
 		if pos.Filename() != "" {
-			p.Pos[f] = diag.Pos{File: pos.Filename(), Line: pos.Line()}
+			p.Pos[f] = diag.Pos{File: pos.Filename(), Line: pos.Line(), Col: pos.Column()}
 		}
 	}
 	s.decoded.Store(name, &p)

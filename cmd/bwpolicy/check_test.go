@@ -246,7 +246,7 @@ func TestCheckCustomProfiles(t *testing.T) {
 	r := run(t, dir, env, "check", "--profiles", "profiles", "sandbox")
 	wantCode(t, r, 1)
 	for _, want := range []string{
-		`profiles/leaky.cue:4: error: network: profile "leaky" shares the host network`,
+		`profiles/leaky.cue:4:15: error: network: profile "leaky" shares the host network`,
 		`profiles/nossh.cue:4:22: error: hidden_home.".ssh": conflicting values false and true: every sandbox keeps hidden_home as #Profile fixes it (S5)`,
 		`profiles/rwroot.cue:4:15: error: root: conflicting values "read-write" and "read-only": every sandbox keeps root as #Profile fixes it (S3)`,
 		`sandbox/nossh.yaml:1:10: error: profile: profile "nossh" was refused (see profiles/nossh.cue:4:22) [profile]`,
