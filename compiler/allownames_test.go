@@ -55,3 +55,28 @@ func TestSeccompAllowCheckedLikeTheBuilder(t *testing.T) {
 		t.Fatalf("only %d lists", len(lists))
 	}
 }
+
+// TestProtectAllowAcceptsEveryKnownName: every name the policy input
+// publishes for protect.allow compiles (with its H9 warning), and a name
+// outside the list is an H9 error — nothing else refuses either.
+func TestProtectAllowAcceptsEveryKnownName(t *testing.T) {
+	for _, name := range append(append([]string(nil), knownNames.ProtectNames...), ".gitconfig.bak") {
+		tc := loadCase(t, "testdata/cases/profile_workspace.txtar")
+		tc.req.File = "s.yaml"
+		tc.req.Source = []byte("protect:\n  allow: [\"" + name + "\"]\n")
+		res := Compile(context.Background(), tc.req)
+		known := name != ".gitconfig.bak"
+		warned := false
+		for _, d := range res.Diags {
+			switch {
+			case d.Severity == diag.Error && (known || d.Rule != "H9"):
+				t.Errorf("%s: %s", name, d)
+			case d.Rule == "H9" && d.Path == "protect.allow[0]":
+				warned = true
+			}
+		}
+		if !warned || known != (res.Invocation != nil) {
+			t.Errorf("%s: warned %v, compiled %v", name, warned, res.Invocation != nil)
+		}
+	}
+}
