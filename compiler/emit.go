@@ -32,12 +32,12 @@ func (p *plan) fd(kind string) string {
 // emitInvocation builds the invocation from input the earlier stages
 // checked: it reports nothing (the policy stage says what this machine
 // or these settings lack), except an internal error, which fails
-// closed. Mount order is the security
-// property here: broad mounts first (root, /dev, /proc, /tmp, the
-// writable set, the user's binds), then the pins, then the masks, then
-// the exceptions bound back into masks, then the read-only remounts.
-// A later mount covers an earlier one, so nothing after the masks may
-// cover a hidden path except the exceptions S6 and S8 name.
+// closed. Mount order is the security property here: broad mounts
+// first (root, /dev, /proc, /tmp, the writable set, the user's binds),
+// then the pins, then the masks, then the exceptions bound back into
+// masks, then the read-only remounts. A later mount covers an earlier
+// one, so nothing after the masks may cover a hidden path except the
+// exceptions S6 and S8 name.
 func emitInvocation(st *state) {
 	e := newEmitter(st)
 	e.namespaces()
