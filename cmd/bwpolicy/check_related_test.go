@@ -39,7 +39,7 @@ func TestCheckRelatedPositions(t *testing.T) {
 				RelatedLocations []struct {
 					ID               int `json:"id"`
 					PhysicalLocation *struct {
-						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
 						Region           struct{ StartLine int } `json:"region"`
 					} `json:"physicalLocation"`
 					Message struct{ Text string } `json:"message"`
