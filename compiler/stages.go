@@ -229,15 +229,22 @@ func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
 	return d
 }
 
-// profilePos returns where a profile field is set, as a position.
+// profilePos returns where a profile field is set, as a position: the
+// longest prefix of path the profile records ("defaults.memory_mb",
+// else "defaults"), else the profile's file.
 func profilePos(p *profile.Profile, path []any) diag.Pos {
-	pos := diag.Pos{File: p.Source}
-	if len(path) > 0 {
-		if f, ok := path[0].(string); ok {
-			if where, ok := p.Pos[f]; ok {
-				pos = where
-			}
+	var keys []string
+	for _, k := range path {
+		s, ok := k.(string)
+		if !ok {
+			break
+		}
+		keys = append(keys, s)
+	}
+	for n := len(keys); n > 0; n-- {
+		if where, ok := p.Pos[strings.Join(keys[:n], ".")]; ok {
+			return where
 		}
 	}
-	return pos
+	return diag.Pos{File: p.Source}
 }
