@@ -93,8 +93,10 @@ func isDecision(a *ast.Annotations) bool {
 // Rego rule documents: the METADATA annotations of deny and warn rules
 // that carry custom.id, sorted by ID. Each ID is annotated once, with a
 // title, a description, a name and a level.
-func BuiltinRuleDocs() ([]RuleDoc, error) {
-	mods := BuiltinModules(false)
+func BuiltinRuleDocs() ([]RuleDoc, error) { return ruleDocs(BuiltinModules(false)) }
+
+// ruleDocs reads the custom.id annotations of mods (name → source).
+func ruleDocs(mods map[string]string) ([]RuleDoc, error) {
 	names := make([]string, 0, len(mods))
 	for n := range mods {
 		names = append(names, n)

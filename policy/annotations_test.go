@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestBuiltinRuleDocs: the built-in annotations are read whole (R1's
 // title, level and security flag), each ID once.
@@ -33,5 +36,27 @@ func TestModuleDoc(t *testing.T) {
 	_, d, err = ModuleDoc("bare.rego", "package bwpolicy.custom.bare\n\nwarn contains {\"msg\": \"x\"} if true\n")
 	if err != nil || d != nil {
 		t.Fatalf("%+v %v", d, err)
+	}
+}
+
+// TestRuleDocsRefusesBadAnnotations: an ID annotated twice, an
+// annotation missing its level, or one on a helper rule is an error,
+// naming the file and line.
+func TestRuleDocsRefusesBadAnnotations(t *testing.T) {
+	ann := func(id, level string) string {
+		return "# METADATA\n# title: T\n# description: D\n# custom:\n#   id: " + id + "\n#   name: N\n#   level: " + level + "\n"
+	}
+	for name, src := range map[string]string{
+		"twice":  "package p\n\n" + ann("X1", "error") + "deny contains 1 if true\n\n" + ann("X1", "error") + "warn contains 2 if true\n",
+		"level":  "package p\n\n" + ann("X1", "fatal") + "deny contains 1 if true\n",
+		"helper": "package p\n\n" + ann("X1", "error") + "helper := 1\n",
+	} {
+		if _, err := ruleDocs(map[string]string{"x.rego": src}); err == nil || !strings.Contains(err.Error(), "x.rego:") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	docs, err := ruleDocs(map[string]string{"x.rego": "package p\n\n" + ann("X1", "warning") + "warn contains 1 if true\n"})
+	if err != nil || len(docs) != 1 || docs[0].Level != "warning" || docs[0].Row != 3 {
+		t.Fatalf("%+v %v", docs, err)
 	}
 }
