@@ -79,7 +79,7 @@ func BenchmarkPolicy(b *testing.B) {
 		b.Fatal(res.Diags)
 	}
 	eng, _ := policy.Builtin()
-	in := policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts}
+	in := newPolicyInput(res)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := eng.Evaluate(context.Background(), in); err != nil {

@@ -61,10 +61,11 @@ func (e *emitter) exceptionText(x facts.Exception) (why, src string) {
 	row := facts.ProtectionOf(x.Source)
 	src = row.ExplainSource
 	sandbox := func(rel string) string {
+		src := e.settingsPos("sandbox_id") // the flag's position when --sandbox-id set it
 		if e.st.req.SandboxID != "" {
-			return "--sandbox-id " + e.f.Sandbox.ID + " (host: HERMES_HOME/" + rel + ")"
+			src += " " + e.f.Sandbox.ID
 		}
-		return e.settingsPos("sandbox_id") + " (host: HERMES_HOME/" + rel + ")"
+		return src + " (host: HERMES_HOME/" + rel + ")"
 	}
 	switch x.Source {
 	case facts.SourceSandboxState:

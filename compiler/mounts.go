@@ -8,11 +8,9 @@ package compiler
 import (
 	"fmt"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/settings"
@@ -129,14 +127,14 @@ func (e *emitter) hostBinds() {
 }
 
 // protections keeps the entries of facts.ProtectedNames found in a
-// writable directory read-only (H9): each is bound read-only onto itself
+// writable directory read-only (H9; protect.allow's names were checked
+// by the policy stage, and facts marked the entries it names Allowed): each is bound read-only onto itself
 // after the directory, and its parents below the directory are pinned
 // (pinsFor), so it can be neither changed nor renamed away. Entries
 // reached through a symlink (warned by the policy), inside a dropped
 // bind, inside a hidden path or left out by the home layout (binding it
 // would show it) are left out.
 func (e *emitter) protections() []hostBind {
-	e.checkProtectAllow()
 	var out []hostBind
 	for _, p := range e.f.Protected {
 		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) || e.f.HomeLayout.Hides(p.Path) {
@@ -169,28 +167,6 @@ func (e *emitter) protections() []hostBind {
 			pos:    "host: " + p.Path + " exists"})
 	}
 	return out
-}
-
-// checkProtectAllow warns of each name protect.allow leaves writable
-// (the facts stage marked its entries Allowed); a name that is not one
-// of facts.ProtectedNames (or "core.hooksPath") is an error, so a typo
-// never reads as a protection given up, nor is one given up unnoticed.
-func (e *emitter) checkProtectAllow() {
-	s := e.st.res.Settings
-	if s.Protect == nil {
-		return
-	}
-	known := append(append([]string(nil), facts.ProtectedNames...), "core.hooksPath")
-	for i, name := range s.Protect.Allow {
-		pos := e.st.res.Document.Pos([]any{"protect", "allow", i})
-		if !slices.Contains(known, name) {
-			e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "H9", Path: fmt.Sprintf("protect.allow[%d]", i), Pos: pos,
-				Summary: fmt.Sprintf("%q is not a protected entry (known: %s)", name, strings.Join(known, ", "))})
-			continue
-		}
-		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H9", Path: fmt.Sprintf("protect.allow[%d]", i), Pos: pos,
-			Summary: fmt.Sprintf("commands may change %s, which runs outside the sandbox later", name)})
-	}
 }
 
 // insideHidden reports whether p lies in a present hidden path (masked
@@ -268,10 +244,7 @@ func (e *emitter) pinsFor(bs []hostBind) []hostBind {
 }
 
 func (e *emitter) cwdSource() string {
-	if e.st.req.Cwd != "" {
-		return "command line: --cwd"
-	}
-	if e.f.Cwd.Explicit {
+	if e.f.Cwd.Explicit || e.st.req.Cwd != "" {
 		return e.settingsPos("cwd")
 	}
 	return "host: the process's working directory"

@@ -8,8 +8,17 @@ layout := input.facts.home_layout
 
 # The working directory inside an entry the layout leaves out: no command
 # could start there (and binding it would show what the layout hides).
+# METADATA
+# title: "The home directory's allowlist layout: only non-dot entries and allowed dot entries are visible, and no command creates a denied path on the host."
+# description: "HOME is a fresh tmpfs with its non-dot entries bound back and only the allowed dot entries (a built-in list of shell rc files and toolchains, the PATH directories under HOME, home.allow) bound back read-only; denied paths inside them stay masked. A working directory or bind inside an entry the layout leaves out, or a writable directory where a command could create an absent denied path, is refused: add the entry to home.allow, use the allowlist layout, or narrow the working directory."
+# custom:
+#   id: H10
+#   name: HomeLayout
+#   level: error
+#   security: true
 deny contains v("H10", sprintf("the working directory %q lies in %q, which the home layout leaves out: add it to home.allow (e.g. home: {allow: [%q]}) or set home.layout: denylist", [input.facts.cwd.real, input.facts.cwd.home_left, home_rel(input.facts.cwd.home_left)]), ["cwd"]) if {
 	input.facts.cwd.home_left != ""
+	input.facts.cwd.hidden_by == "" # else R6 refuses it
 }
 
 # The working directory at a directory the layout rebuilds (~/.config):
