@@ -100,6 +100,7 @@ func CheckArgs(inv *Invocation) error {
 	c.exposures()
 	c.writable()
 	c.hidden()
+	c.homeLayout()
 	if !c.flags["--seccomp"] && !c.flags["--add-seccomp-fd"] {
 		c.fail("no --seccomp: the seccomp deny-list (H2) would not be installed")
 	}

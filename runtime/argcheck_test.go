@@ -170,3 +170,36 @@ func BenchmarkCheckArgs(b *testing.B) {
 		}
 	}
 }
+
+// TestCheckArgsHomeLayout: the home layout's tmpfs (H10) cannot be taken
+// away or covered by a hand edit; the allowlist golden passes as is.
+func TestCheckArgsHomeLayout(t *testing.T) {
+	good := goldenInvocations(t)["profile_workspace.json"]
+	if good == nil || good.Home == nil {
+		t.Fatal("golden profile_workspace.json missing or without a home layout")
+	}
+	if err := CheckArgs(good); err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func([]string) []string{
+		"tmpfs dropped": func(a []string) []string {
+			i := slices.Index(a, "/home/u")
+			if i < 3 || a[i-1] != "--tmpfs" {
+				t.Fatalf("no --tmpfs /home/u in %q", a)
+			}
+			return slices.Delete(a, i-3, i+1) // --size N --tmpfs /home/u
+		},
+		"covered by a later bind": func(a []string) []string {
+			i := slices.Index(a, "--chdir")
+			return slices.Insert(a, i, "--ro-bind", "/home/u", "/home/u")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			inv := *good
+			inv.Bwrap.Args = edit(slices.Clone(good.Bwrap.Args))
+			if err := CheckArgs(&inv); err == nil || !strings.Contains(err.Error(), "home layout directory /home/u is not a tmpfs") {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+}
