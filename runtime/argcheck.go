@@ -36,13 +36,13 @@ type argOp struct {
 
 // Mount kinds as the check sees them.
 const (
-	mountRO    = iota // a read-only bind of a host path
-	mountRW           // a read-write bind of a host path
-	mountMask         // an empty tmpfs or an empty file (hides what is below)
-	mountDev          // --dev
-	mountProc         // --proc
-	mountOther        // anything else that lands on a path (mqueue, overlays)
-	mountExpose       // a file's content or descriptor: `bwrun --expose`
+	mountRO     = iota // a read-only bind of a host path
+	mountRW            // a read-write bind of a host path
+	mountMask          // an empty tmpfs or an empty file (hides what is below)
+	mountDev           // --dev
+	mountProc          // --proc
+	mountOther         // anything else that lands on a path (mqueue, overlays)
+	mountExpose        // a file's content or descriptor: `bwrun --expose`
 )
 
 // mountOps maps each option that mounts something at its last value to
@@ -51,7 +51,7 @@ var mountOps = map[string]int{
 	"--ro-bind": mountRO, "--ro-bind-try": mountRO,
 	"--bind": mountRW, "--bind-try": mountRW, "--dev-bind": mountRW, "--dev-bind-try": mountRW, "--bind-fd": mountRW,
 	"--ro-bind-fd": mountExpose,
-	"--tmpfs": mountMask, "--ro-bind-data": mountMask, "--bind-data": mountMask, "--file": mountMask,
+	"--tmpfs":      mountMask, "--ro-bind-data": mountMask, "--bind-data": mountMask, "--file": mountMask,
 	"--dev": mountDev, "--proc": mountProc,
 	"--mqueue": mountOther, "--tmp-overlay": mountOther, "--ro-overlay": mountOther, "--overlay": mountOther,
 }
