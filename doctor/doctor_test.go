@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +17,7 @@ import (
 const help080 = `usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]
 
     --unshare-all                Unshare every namespace we support by default
+    --unshare-user               Create new user namespace (may be automatically implied if not setuid)
     --share-net                  Retain the network namespace (can only combine with --unshare-all)
     --disable-userns             Disable further use of user namespaces inside sandbox
     --assert-userns-disabled     Fail unless further use of user namespace inside sandbox is disabled
@@ -30,7 +33,9 @@ const help080 = `usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]
     --dev DEST                   Mount new dev on DEST
     --tmpfs DEST                 Mount new tmpfs on DEST
     --ro-bind-data FD DEST       Copy from FD to file which is readonly bind-mounted on DEST
+    --seccomp FD                 Load and use seccomp rules from FD (not repeatable)
     --add-seccomp-fd FD          Load and use seccomp rules from FD (repeatable)
+    --symlink SRC DEST           Create symlink at DEST with target SRC
     --block-fd FD                Block on FD until some data to read is available
     --info-fd FD                 Write information about the running container to FD
     --json-status-fd FD          Write container status to FD as multiple JSON documents
@@ -332,5 +337,43 @@ func TestMemoryCgroup(t *testing.T) {
 	c := check(t, r, CheckMemoryCgroup)
 	if c.OK || r.OK || !strings.Contains(c.Detail, "not the sandbox's total") || !strings.Contains(c.Fix, "Delegate=yes") {
 		t.Errorf("not delegated: %+v", c)
+	}
+}
+
+// TestRequiredOptionsFollowInvocations: every option a golden invocation
+// uses is one doctor requires, or one the invocation itself names as
+// version-gated (bwrap.requires); and every required option is used.
+func TestRequiredOptionsFollowInvocations(t *testing.T) {
+	files, _ := filepath.Glob("../golden/*.json")
+	if len(files) < 20 {
+		t.Fatalf("only %d golden invocations", len(files))
+	}
+	used := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inv runtime.Invocation
+		if err := json.Unmarshal(data, &inv); err != nil || inv.Format == "" {
+			continue // a refused case's golden is empty
+		}
+		for i := 0; i < len(inv.Bwrap.Args); {
+			opt := inv.Bwrap.Args[i]
+			n, ok := runtime.BwrapArity(opt)
+			if !ok {
+				t.Fatalf("%s: unknown option %s", f, opt)
+			}
+			used[opt] = true
+			if !slices.Contains(requiredOptions, opt) && !slices.Contains(inv.Bwrap.Requires, opt) && opt != "--disable-userns" {
+				t.Errorf("%s uses %s, which doctor neither requires nor the invocation lists as version-gated", f, opt)
+			}
+			i += 1 + n
+		}
+	}
+	for _, o := range requiredOptions {
+		if !used[o] {
+			t.Errorf("doctor requires %s, which no golden invocation uses", o)
+		}
 	}
 }

@@ -223,6 +223,15 @@ var fdOptions = map[string][]string{
 	"--userns-block-fd": nil,
 }
 
+// BwrapArity returns the number of values bwrap option opt takes, and
+// whether it is a bwrap option at all (bwrap 0.5 to 0.12). Tools that
+// walk an invocation's arguments (bench) use it; verify keeps its own
+// table on purpose.
+func BwrapArity(opt string) (int, bool) {
+	n, ok := bwrapArity[opt]
+	return n, ok
+}
+
 // bwrapArity is the number of values each bwrap option takes (bwrap 0.5
 // to 0.12). Validate uses it to tell options from their values.
 var bwrapArity = map[string]int{

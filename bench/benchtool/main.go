@@ -100,26 +100,6 @@ func usage() {
 	os.Exit(2)
 }
 
-// arity is the number of arguments each bwrap option takes (bwrap
-// 0.8.0 to 0.12.0). An option missing here makes bare refuse, rather
-// than guess where the next option starts.
-var arity = map[string]int{
-	"--unshare-all": 0, "--share-net": 0, "--unshare-user": 0, "--unshare-user-try": 0, "--unshare-ipc": 0,
-	"--unshare-pid": 0, "--unshare-net": 0, "--unshare-uts": 0, "--unshare-cgroup": 0, "--unshare-cgroup-try": 0,
-	"--disable-userns": 0, "--assert-userns-disabled": 0, "--die-with-parent": 0, "--new-session": 0,
-	"--as-pid-1": 0, "--clearenv": 0, "--level-prefix": 0,
-	"--dev": 1, "--proc": 1, "--tmpfs": 1, "--mqueue": 1, "--dir": 1, "--remount-ro": 1, "--chdir": 1,
-	"--hostname": 1, "--uid": 1, "--gid": 1, "--unsetenv": 1, "--exec-label": 1, "--file-label": 1,
-	"--cap-add": 1, "--cap-drop": 1, "--perms": 1, "--size": 1, "--argv0": 1, "--lock-file": 1,
-	"--overlay-src": 1, "--tmp-overlay": 1, "--ro-overlay": 1,
-	"--info-fd": 1, "--json-status-fd": 1, "--block-fd": 1, "--userns-block-fd": 1, "--sync-fd": 1,
-	"--seccomp": 1, "--add-seccomp-fd": 1, "--userns": 1, "--userns2": 1, "--pidns": 1, "--args": 1,
-	"--bind": 2, "--bind-try": 2, "--dev-bind": 2, "--dev-bind-try": 2, "--ro-bind": 2, "--ro-bind-try": 2,
-	"--symlink": 2, "--setenv": 2, "--chmod": 2, "--file": 2, "--bind-data": 2, "--ro-bind-data": 2,
-	"--bind-fd": 2, "--ro-bind-fd": 2,
-	"--overlay": 3,
-}
-
 // fdFirst are the options whose first argument is a file descriptor.
 var fdFirst = map[string]bool{
 	"--info-fd": true, "--json-status-fd": true, "--block-fd": true, "--userns-block-fd": true, "--sync-fd": true,
@@ -139,7 +119,7 @@ func bareArgs(inv *runtime.Invocation, firstEmpty int, seccompFD string) (out []
 	args := inv.Bwrap.Args
 	for i := 0; i < len(args); {
 		opt := args[i]
-		n, ok := arity[opt]
+		n, ok := runtime.BwrapArity(opt) // an unknown option: refuse rather than guess
 		if !ok {
 			return nil, nil, fmt.Errorf("argument %d: %q is not a bwrap option benchtool knows", i, opt)
 		}
