@@ -16,16 +16,18 @@ var (
 // invocation sets memory.max and the host delegates a cgroup v2 memory
 // controller: bwrap is then cloned into it (CLONE_INTO_CGROUP), so
 // bwrap and every process of the sandbox are charged to it before the
-// command runs. Where none is delegated it warns once and the run goes
-// on with the per-process and per-tmpfs bounds only; where one is
-// delegated but the cgroup cannot be made, the run is refused.
+// command runs. Where none is delegated the run goes on with the
+// per-process and per-tmpfs bounds only, silently: a note on every
+// command would drown the command's own output (an agent reads it), and
+// `bwpolicy doctor` and --explain say which bound applies on this host.
+// Where one is delegated but the cgroup cannot be made, the run is
+// refused.
 func (r *runner) joinCgroup(sys *syscall.SysProcAttr) error {
 	if r.inv.Rlimits.MemoryMax == 0 {
 		return nil
 	}
 	s := <-r.cgroupFound
 	if !s.Available {
-		r.warn("memory_mb bounds each process, not the whole sandbox: no cgroup v2 memory controller is delegated here (`bwpolicy doctor` says why)")
 		return nil
 	}
 	cg, err := cgroupFor(s, r.inv)
