@@ -66,6 +66,8 @@ func rulesDoc(t *testing.T) []byte {
 			b.WriteString(ex)
 		} else if ex, ok := explainExample(cases, ru.ID); ok {
 			b.WriteString(ex)
+		} else if ex, ok := cliExample(ru.ID); ok {
+			b.WriteString(ex)
 		}
 	}
 	return b.Bytes()
@@ -138,6 +140,33 @@ func explainExample(cases []string, id string) (string, bool) {
 			}
 			return fmt.Sprintf("\nNot a finding: every sandbox gets it. In the plan `bwpolicy compile --explain` prints (`golden/%s.explain.txt`):\n\n```\n%s\n```\n", name, shown), true
 		}
+	}
+	return "", false
+}
+
+// cliExample renders the CLIExamples entry of id: the files, the command
+// line, and its output.
+func cliExample(id string) (string, bool) {
+	for _, ex := range CLIExamples {
+		if ex.ID != id {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("\nExample (run by `go test ./cmd/bwpolicy -run TestRuleExamples`):\n\n")
+		names := make([]string, 0, len(ex.Files))
+		for n := range ex.Files {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if ex.Files[n] == "<fifo>" {
+				fmt.Fprintf(&b, "`%s` is a named pipe (`mkfifo %s`).\n\n", n, n)
+				continue
+			}
+			fmt.Fprintf(&b, "`%s`:\n\n```\n%s```\n\n", n, ex.Files[n])
+		}
+		fmt.Fprintf(&b, "```\n$ bwpolicy %s\n%s%s$ echo $?\n%d\n```\n", strings.Join(ex.Args, " "), ex.Stdout, ex.Stderr, ex.Exit)
+		return b.String(), true
 	}
 	return "", false
 }
