@@ -79,11 +79,47 @@ func BenchmarkPolicy(b *testing.B) {
 		b.Fatal(res.Diags)
 	}
 	eng, _ := policy.Builtin()
-	in := policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts}
+	in := newPolicyInput(res)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := eng.Evaluate(context.Background(), in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCompileHome measures in-process compilation of the workspace
+// profile over a home directory of 200 top-level entries (100 non-dot
+// directories, 50 allowed and 50 unknown dot entries), in both home
+// layouts (H10).
+func BenchmarkCompileHome(b *testing.B) {
+	if _, ds := profile.Builtin(); ds.HasErrors() {
+		b.Fatal(ds)
+	}
+	if _, err := policy.Builtin(); err != nil {
+		b.Fatal(err)
+	}
+	for _, layout := range []string{"allowlist", "denylist"} {
+		b.Run(layout, func(b *testing.B) {
+			req := benchRequest("workspace", 0)
+			tree := req.Host.FS.(facts.Tree)
+			for i := 0; i < 100; i++ {
+				tree[fmt.Sprintf("/home/u/dir%03d", i)] = facts.Stat{Kind: runtime.KindDir}
+			}
+			for i, a := range facts.HomeAllowed[:min(50, len(facts.HomeAllowed))] {
+				tree["/home/u/"+a.Path] = facts.Stat{Kind: []string{runtime.KindFile, runtime.KindDir}[i%2]}
+			}
+			for i := 0; i < 50; i++ {
+				tree[fmt.Sprintf("/home/u/.unknown%02d", i)] = facts.Stat{Kind: runtime.KindDir}
+			}
+			req.Source = append(req.Source, []byte("home:\n  layout: "+layout+"\n")...)
+			if res := Compile(context.Background(), req); res.Invocation == nil {
+				b.Fatal(res.Diags)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				Compile(context.Background(), req)
+			}
+		})
 	}
 }

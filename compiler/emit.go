@@ -1,9 +1,9 @@
 package compiler
 
 import (
+	"path"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
@@ -30,24 +30,30 @@ func (p *plan) fd(kind string) string {
 	return strconv.Itoa(n)
 }
 
-// emitInvocation builds the invocation. Mount order is the security
-// property here: broad mounts first (root, /dev, /proc, /tmp, the
-// writable set, the user's binds), then the pins, then the masks, then
-// the exceptions bound back into masks, then the read-only remounts.
-// A later mount covers an earlier one, so nothing after the masks may
-// cover a hidden path except the exceptions S6 and S8 name.
+// emitInvocation builds the invocation from input the earlier stages
+// checked: it reports nothing (the policy stage says what this machine
+// or these settings lack), except an internal error, which fails
+// closed. Mount order is the security property here: broad mounts
+// first (root, /dev, /proc, /tmp, the writable set, the user's binds),
+// then the pins, then the masks, then the exceptions bound back into
+// masks, then the read-only remounts. A later mount covers an earlier
+// one, so nothing after the masks may cover a hidden path except the
+// exceptions S6 and S8 name.
 func emitInvocation(st *state) {
 	e := newEmitter(st)
 	e.namespaces()
 	e.baseFilesystem()
 	e.hostBinds()
 	e.masks()
-	e.secretWarnings()
 	e.exceptions()
 	e.remounts()
 	e.process()
 	e.seccomp()
 	e.landlock()
+	if e.err != nil {
+		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "internal", Summary: "emit: " + e.err.Error()})
+		return
+	}
 	st.res.Invocation = e.invocation()
 }
 
@@ -58,10 +64,11 @@ type emitter struct {
 	inv  *runtime.Invocation
 	drop map[int]string
 	// writable are the host paths the sandbox may write (mount points of
-	// read-write binds); masked are the hidden dirs turned into tmpfs.
+	// read-write binds).
 	writable []string
-	masked   []string
-	hidden   []string
+	// expose is what `bwrun --expose` may show (exceptions).
+	expose *runtime.Expose
+	hidden []string
 	// roMasks are masks to remount read-only at the end.
 	roMasks []string
 	// sc is the compiled seccomp program; ll the Landlock rules.
@@ -71,8 +78,9 @@ type emitter struct {
 	keptBinds []facts.Bind
 	// presentHidden caches present().
 	presentHidden []facts.Hidden
-	// sizeWarned is set once the missing --size has been warned.
-	sizeWarned bool
+	// err is an internal error: input the policy stage should have
+	// refused (the invocation is not built).
+	err error
 }
 
 func newEmitter(st *state) *emitter {
@@ -87,22 +95,16 @@ func newEmitter(st *state) *emitter {
 }
 
 func (e *emitter) settingsPos(path ...any) string {
-	return e.st.res.Document.Pos(path).String()
+	return e.st.settingsPos(path...).String()
 }
 
 func (e *emitter) profilePos(field string) string {
 	pr := e.st.res.Profile
 	if p, ok := pr.Pos[field]; ok {
-		return p
+		p.Col = 0 // explain sources name file and line
+		return p.String()
 	}
 	return pr.Source
-}
-
-// warn reports a warning about this machine (bwrap, kernel), not about
-// the settings.
-func (e *emitter) warn(rule, msg string) {
-	e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: rule, Summary: msg,
-		Pos: diag.Pos{File: e.st.res.Document.File}, Host: true})
 }
 
 func (e *emitter) namespaces() {
@@ -113,15 +115,11 @@ func (e *emitter) namespaces() {
 	} else {
 		e.p.add("S2", "unshare every namespace, network included: only loopback inside (profile "+pr.Name+")", e.profilePos("network"), "--unshare-all")
 	}
-	if e.f.Bwrap.Path == "" {
-		e.warn("S10", "bwrap was not found: no command can run until it is installed (apt install bubblewrap | dnf install bubblewrap | pacman -S bubblewrap)")
-	}
 	if e.f.Bwrap.Has("--disable-userns") || e.f.Bwrap.Path == "" {
 		e.p.requires["--disable-userns"] = true
 		e.p.add("H1", "no nested user namespaces: a command cannot gain CAP_SYS_ADMIN over new mount namespaces", src, "--unshare-user", "--disable-userns")
 	} else {
 		e.p.add("H1", "the user namespace unshared for certain (--unshare-all only tries it)", src, "--unshare-user")
-		e.warn("H1", "this bwrap lacks --disable-userns (needs 0.8.0+): commands can create nested user namespaces")
 	}
 	e.p.add("S2", "the sandbox dies with its parent and runs in a new session (no terminal input injection)", src, "--die-with-parent", "--new-session")
 }
@@ -165,8 +163,16 @@ func (e *emitter) invocation() *runtime.Invocation {
 	if sb := f.Sandbox; sb != nil && sb.Scratch.Kind == runtime.KindDir {
 		inv.Scratch = sb.Scratch.Real
 	}
+	inv.Expose = e.expose
 	inv.Writable = sortedUnique(e.writable)
 	inv.Hidden = sortedUnique(e.hidden)
+	if l := f.HomeLayout; l.Active() {
+		inv.Home = &runtime.HomeLayout{Dir: l.Home, Dirs: l.Dirs, Allowed: []string{}}
+		for rel := range l.Allowed {
+			inv.Home.Allowed = append(inv.Home.Allowed, path.Join(l.Home, rel))
+		}
+		inv.Home.Allowed = sortedUnique(inv.Home.Allowed)
+	}
 	inv.Preconditions = preconditions(f)
 	for _, d := range e.st.res.Diags.Warnings() {
 		inv.Warnings = append(inv.Warnings, runtime.Warning{Rule: d.Rule, Message: d.Summary, Source: d.Pos.String()})
@@ -192,19 +198,4 @@ func sortedUnique(in []string) []string {
 		m[s] = true
 	}
 	return sortedKeys(m)
-}
-
-// parsePos parses "file:line[:col]".
-func parsePos(s string) diag.Pos {
-	parts := strings.Split(s, ":")
-	p := diag.Pos{File: s}
-	if len(parts) >= 2 {
-		if n, err := strconv.Atoi(parts[1]); err == nil {
-			p = diag.Pos{File: parts[0], Line: n}
-			if len(parts) >= 3 {
-				p.Col, _ = strconv.Atoi(parts[2])
-			}
-		}
-	}
-	return p
 }

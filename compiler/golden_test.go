@@ -174,6 +174,9 @@ func renderDiags(l diag.List) []byte {
 	var b bytes.Buffer
 	for _, d := range l {
 		fmt.Fprintln(&b, d.String())
+		for _, r := range d.Related {
+			fmt.Fprintf(&b, "  %s: note: %s\n", r.Pos, r.Message)
+		}
 	}
 	if b.Len() == 0 {
 		b.WriteString("(no diagnostics)\n")

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/seccomp"
@@ -24,24 +23,19 @@ func (e *emitter) seccomp() {
 		relax = s.Seccomp.Allow
 	}
 	if e.f.Arch == "" {
-		e.warn("H2", "no seccomp filter: this architecture is not supported")
-		return
+		return // warned by the policy stage (policy/host.rego)
 	}
 	var net seccomp.Network
 	if n := s.Network; n != nil {
 		net.TCPOnly = n.TCPConnect != nil || n.TCPBind != nil
 		net.NoUDP = n.UDP != nil && !*n.UDP
 	}
+	// The group names were checked by the policy stage
+	// (policy/host.rego); an error here is internal.
 	prog, err := seccomp.BuildNetwork(e.f.Arch, relax, net)
 	if err != nil {
-		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "H2", Path: "seccomp.allow",
-			Pos: e.st.res.Document.Pos([]any{"seccomp", "allow"}), Summary: err.Error()})
+		e.err = err
 		return
-	}
-	for _, r := range relax {
-		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H2", Path: "seccomp.allow",
-			Pos:     e.st.res.Document.Pos([]any{"seccomp", "allow"}),
-			Summary: fmt.Sprintf("seccomp group %q is relaxed: those system calls reach the kernel", r)})
 	}
 	e.p.add("H2", fmt.Sprintf("seccomp deny-list (%d instructions): non-native architectures killed; blocked: %s", prog.Len(), strings.Join(prog.Blocked, ", ")),
 		"built in", "--seccomp", e.p.fd(runtime.FDSeccomp))
@@ -51,23 +45,15 @@ func (e *emitter) seccomp() {
 // landlock prepares the Landlock rules (H3) the runtime applies before
 // bwrap starts: abstract-socket and signal scoping in every profile (ABI
 // 6), and the TCP port allowlists of the settings (ABI 4). What this
-// kernel cannot enforce is a warning, never a silent pretence.
+// kernel cannot enforce is a warning of the policy stage, never a silent
+// pretence.
 func (e *emitter) landlock() {
 	l := &runtime.Landlock{ScopeAbstractUnix: true, ScopeSignal: true, MinABI: 6}
 	if n := e.st.res.Settings.Network; n != nil {
 		l.TCPConnect = ports(n.TCPConnect)
 		l.TCPBind = ports(n.TCPBind)
 	}
-	abi := e.f.LandlockABI
-	if abi < 6 {
-		e.warn("H3", fmt.Sprintf("this kernel's Landlock ABI is %d (< 6): abstract Unix sockets and signals outside the sandbox are not scoped", abi))
-	}
-	if (l.TCPConnect != nil || l.TCPBind != nil) && abi < 4 {
-		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H3", Path: "network", Host: true,
-			Pos:     e.st.res.Document.Pos([]any{"network"}),
-			Summary: fmt.Sprintf("this kernel's Landlock ABI is %d (< 4): the TCP port allowlist is NOT enforced", abi)})
-	}
-	e.ll = l
+	e.ll = l // what this kernel's ABI cannot enforce: policy/host.rego
 }
 
 // ports returns the sorted, unique ports; nil stays nil (unrestricted),

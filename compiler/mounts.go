@@ -8,11 +8,9 @@ package compiler
 import (
 	"fmt"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/settings"
@@ -73,12 +71,17 @@ func (e *emitter) hostBinds() {
 		}
 		bs = append(bs, hb)
 	}
-	if c := e.f.Cwd; c.Exists && e.st.res.Profile.CwdWritable {
+	if c := e.f.Cwd; c.Exists && e.st.res.Profile.CwdWritable && !(e.f.HomeLayout.Active() && c.Real == e.f.HomeLayout.Home) {
 		bs = append(bs, hostBind{dest: c.Real, src: c.Real, rw: true, kind: "cwd",
 			reason: "the working directory is the writable set", pos: e.cwdSource()})
 	}
 	bs = append(bs, e.protections()...)
-	rank := map[string]int{"bind": 0, "pin": 1, "cwd": 2, "protect": 3}
+	dests := map[string]bool{}
+	for _, b := range bs {
+		dests[b.dest] = true
+	}
+	bs = append(bs, e.homeLayoutBinds(dests)...)
+	rank := map[string]int{"home-link": -1, "home-entry": -1, "bind": 0, "pin": 1, "cwd": 2, "home-tmpfs": 3, "protect": 4}
 	depth := func(p string) int { return strings.Count(strings.TrimSuffix(p, "/"), "/") }
 	order := func(bs []hostBind) {
 		sort.SliceStable(bs, func(i, j int) bool {
@@ -97,6 +100,15 @@ func (e *emitter) hostBinds() {
 			opt = "--bind"
 		}
 		switch b.kind {
+		case "home-tmpfs":
+			e.tmpfs("H10", b.reason, b.pos, b.dest, e.tmpBytes())
+		case "home-link":
+			e.p.add("H10", b.reason, b.pos, "--symlink", b.src, b.dest)
+		case "home-entry":
+			e.p.add("H10", b.reason, b.pos, opt, b.src, b.dest)
+			if b.rw {
+				e.writable = append(e.writable, b.dest)
+			}
 		case "cwd":
 			e.p.add("S9", b.reason, b.pos, opt, b.src, b.dest)
 			e.writable = append(e.writable, b.dest)
@@ -115,16 +127,17 @@ func (e *emitter) hostBinds() {
 }
 
 // protections keeps the entries of facts.ProtectedNames found in a
-// writable directory read-only (H9): each is bound read-only onto itself
+// writable directory read-only (H9; protect.allow's names were checked
+// by the policy stage, and facts marked the entries it names Allowed): each is bound read-only onto itself
 // after the directory, and its parents below the directory are pinned
 // (pinsFor), so it can be neither changed nor renamed away. Entries
 // reached through a symlink (warned by the policy), inside a dropped
-// bind or inside a hidden path are left out.
+// bind, inside a hidden path or left out by the home layout (binding it
+// would show it) are left out.
 func (e *emitter) protections() []hostBind {
-	e.checkProtectAllow()
 	var out []hostBind
 	for _, p := range e.f.Protected {
-		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) {
+		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) || e.f.HomeLayout.Hides(p.Path) {
 			continue
 		}
 		if _, dropped := e.drop[p.BindIndex]; dropped && p.BindIndex >= 0 {
@@ -142,6 +155,8 @@ func (e *emitter) protections() []hostBind {
 			rel += " (included by a git configuration)"
 		case facts.GitPointerName:
 			rel += " (a git pointer to the configuration and hooks git runs)"
+		case facts.HomeLinkTarget:
+			rel += " (on the symlink chain of an allowed home entry: the host's shells and tools read it)"
 		}
 		reason := fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what)
 		if p.Name == ".git/config" {
@@ -152,28 +167,6 @@ func (e *emitter) protections() []hostBind {
 			pos:    "host: " + p.Path + " exists"})
 	}
 	return out
-}
-
-// checkProtectAllow warns of each name protect.allow leaves writable
-// (the facts stage marked its entries Allowed); a name that is not one
-// of facts.ProtectedNames (or "core.hooksPath") is an error, so a typo
-// never reads as a protection given up, nor is one given up unnoticed.
-func (e *emitter) checkProtectAllow() {
-	s := e.st.res.Settings
-	if s.Protect == nil {
-		return
-	}
-	known := append(append([]string(nil), facts.ProtectedNames...), "core.hooksPath")
-	for i, name := range s.Protect.Allow {
-		pos := e.st.res.Document.Pos([]any{"protect", "allow", i})
-		if !slices.Contains(known, name) {
-			e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "H9", Path: fmt.Sprintf("protect.allow[%d]", i), Pos: pos,
-				Summary: fmt.Sprintf("%q is not a protected entry (known: %s)", name, strings.Join(known, ", "))})
-			continue
-		}
-		e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H9", Path: fmt.Sprintf("protect.allow[%d]", i), Pos: pos,
-			Summary: fmt.Sprintf("commands may change %s, which runs outside the sandbox later", name)})
-	}
 }
 
 // insideHidden reports whether p lies in a present hidden path (masked
@@ -251,49 +244,25 @@ func (e *emitter) pinsFor(bs []hostBind) []hostBind {
 }
 
 func (e *emitter) cwdSource() string {
-	if e.st.req.Cwd != "" {
-		return "command line: --cwd"
-	}
-	if e.f.Cwd.Explicit {
+	if e.f.Cwd.Explicit || e.st.req.Cwd != "" {
 		return e.settingsPos("cwd")
 	}
 	return "host: the process's working directory"
 }
 
-// present returns the hidden paths that exist, sorted by path, without
-// those lying inside another hidden directory (already masked by it).
-// Computed once per emitter (the facts do not change).
+// present returns the hidden paths the masks mount (facts.Masks that
+// stand for a hidden path and lie in no other masked directory), sorted
+// by path. Computed once per emitter (the facts do not change).
 func (e *emitter) present() []facts.Hidden {
 	if e.presentHidden == nil {
-		e.presentHidden = e.computePresent()
-	}
-	return e.presentHidden
-}
-
-func (e *emitter) computePresent() []facts.Hidden {
-	var hs []facts.Hidden
-	seen := map[string]bool{}
-	for _, h := range e.f.Hidden {
-		if h.Kind == runtime.KindAbsent || seen[h.Path] {
-			continue
-		}
-		seen[h.Path] = true
-		hs = append(hs, h)
-	}
-	sort.Slice(hs, func(i, j int) bool { return hs[i].Path < hs[j].Path })
-	out := []facts.Hidden{} // not nil: present() caches it
-	for _, h := range hs {
-		covered := false
-		for _, o := range out {
-			if o.Kind == runtime.KindDir && o.Path != h.Path && facts.Within(h.Path, o.Path) {
-				covered = true
+		e.presentHidden = []facts.Hidden{} // not nil: present() caches it
+		for _, m := range e.f.Masks {
+			if m.Hidden >= 0 && m.CoveredBy == "" {
+				e.presentHidden = append(e.presentHidden, e.f.Hidden[m.Hidden])
 			}
 		}
-		if !covered {
-			out = append(out, h)
-		}
 	}
-	return out
+	return e.presentHidden
 }
 
 // writableRoot returns the writable mount that p lies strictly inside.
@@ -322,7 +291,6 @@ func (e *emitter) masks() {
 		}
 		if h.Kind == runtime.KindDir {
 			e.tmpfs(rule, "hide directory "+h.Entry+": an empty tmpfs (writes stay in the sandbox)", src, h.Path, maskTmpfsBytes)
-			e.masked = append(e.masked, h.Path)
 			if e.writableRoot(h.Path) == "" {
 				e.roMasks = append(e.roMasks, h.Path)
 			}
@@ -335,21 +303,20 @@ func (e *emitter) masks() {
 		}
 		e.hidden = append(e.hidden, h.Path)
 	}
-	if ru := e.f.RunUser; ru.Kind == runtime.KindDir {
-		row := facts.ProtectionOf(facts.SourceRunUser)
-		e.tmpfs(row.Rule, "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.explainSource(row, facts.Hidden{Entry: ru.Path}), ru.Real, maskTmpfsBytes)
-		e.hidden = append(e.hidden, ru.Real)
-		e.roMasks = append(e.roMasks, ru.Real)
-	}
-	seen := map[string]bool{}
-	for _, d := range e.f.DockerSockets {
-		if d.Kind == runtime.KindAbsent || seen[d.Real] {
-			continue
+	for _, src := range []facts.Source{facts.SourceRunUser, facts.SourceDockerSocket} {
+		row := facts.ProtectionOf(src)
+		for _, m := range e.f.Masks {
+			if m.Source != src || m.CoveredBy != "" {
+				continue
+			}
+			if src == facts.SourceRunUser {
+				e.tmpfs(row.Rule, "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.explainSource(row, facts.Hidden{Entry: m.Entry}), m.Path, maskTmpfsBytes)
+				e.roMasks = append(e.roMasks, m.Path)
+			} else {
+				e.p.add(row.Rule, "the docker socket is replaced by an empty file", e.explainSource(row, facts.Hidden{Entry: m.Entry}), "--ro-bind-data", e.p.fd(runtime.FDEmpty), m.Path)
+			}
+			e.hidden = append(e.hidden, m.Path)
 		}
-		seen[d.Real] = true
-		row := facts.ProtectionOf(facts.SourceDockerSocket)
-		e.p.add(row.Rule, "the docker socket is replaced by an empty file", e.explainSource(row, facts.Hidden{Entry: d.Path}), "--ro-bind-data", e.p.fd(runtime.FDEmpty), d.Real)
-		e.hidden = append(e.hidden, d.Real)
 	}
 }
 
@@ -366,64 +333,6 @@ func (e *emitter) explainSource(row facts.Protection, h facts.Hidden) string {
 	default:
 		return strings.NewReplacer("{entry}", h.Entry, "{var}", h.Var, "{mirror}", h.MirrorOf).Replace(src)
 	}
-}
-
-// insideMask reports whether p lies inside a masked directory.
-func (e *emitter) insideMask(p string) bool {
-	for _, m := range e.masked {
-		if facts.Within(p, m) {
-			return true
-		}
-	}
-	return false
-}
-
-func (e *emitter) exceptions() {
-	f := e.f
-	pr := e.st.res.Profile
-	cwdWritable := pr.CwdWritable && f.Cwd.Exists
-	if f.Sandbox != nil {
-		e.sandboxDirs()
-	} else if f.Scratch.Kind == runtime.KindDir && e.insideMask(f.Scratch.Real) {
-		if cwdWritable {
-			e.p.add("S6", "the Hermes scratch directory (TMPDIR) stays reachable, writable like the working directory", "host: HERMES_HOME/cache/scratch", "--bind", f.Scratch.Real, f.Scratch.Real)
-			e.writable = append(e.writable, f.Scratch.Real)
-		} else {
-			e.p.add("S6", "the Hermes scratch directory (TMPDIR) stays reachable, read-only like the working directory", "host: HERMES_HOME/cache/scratch", "--ro-bind", f.Scratch.Real, f.Scratch.Real)
-		}
-	}
-	for _, d := range f.StateDirs {
-		if f.Sandbox == nil && e.insideMask(d.Real) {
-			e.p.add("S6", "the backend's state directory stays reachable, read-only", "host: HERMES_HOME/sandboxes/bwrap-*", "--ro-bind", d.Real, d.Real)
-		}
-	}
-	if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir {
-		ph := f.ProfileHome.Real
-		if cwdWritable {
-			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, readable and writable", e.settingsPos("home_mode"), "--bind", ph, ph)
-			e.writable = append(e.writable, ph)
-			e.profileHomeProtections(ph)
-		} else {
-			e.p.add("S6", "home_mode profile: HERMES_HOME/home is HOME, read-only like the working directory", e.settingsPos("home_mode"), "--ro-bind", ph, ph)
-		}
-	}
-	seen := map[string]bool{}
-	for _, ca := range f.CABundles {
-		if ca.Kind == runtime.KindAbsent || seen[ca.Real] || !e.isHidden(ca.Real) {
-			continue
-		}
-		seen[ca.Real] = true
-		e.p.add("S8", "CA bundle named by "+ca.Var+" sits in a hidden path: bound back read-only so TLS keeps working", "host: $"+ca.Var, "--ro-bind", ca.Real, ca.Real)
-	}
-}
-
-func (e *emitter) isHidden(p string) bool {
-	for _, h := range e.hidden {
-		if facts.Within(p, h) {
-			return true
-		}
-	}
-	return false
 }
 
 func (e *emitter) remounts() {

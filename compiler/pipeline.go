@@ -106,6 +106,14 @@ func Compile(ctx context.Context, req *Request) *Result {
 	return st.res
 }
 
+// Failure reports whether d says the compilation itself could not be
+// trusted rather than finding something wrong with the input: an
+// internal error, or an organisation rule that fails when evaluated
+// (rule ID "policy"). Callers exit 2 for these, never 1.
+func Failure(d diag.Diagnostic) bool {
+	return d.Rule == "internal" || d.Rule == "policy"
+}
+
 // Stages returns the pipeline's stage names in order (for docs and tests).
 func Stages() []string {
 	out := make([]string, len(stages))

@@ -32,7 +32,7 @@ func inputOf(res *Result) (any, bool) {
 	if res.Settings == nil || res.Profile == nil || res.Facts == nil {
 		return nil, false
 	}
-	in := policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts}
+	in := newPolicyInput(res)
 	b, err := json.Marshal(in)
 	if err != nil {
 		return nil, false
@@ -119,7 +119,7 @@ func TestPolicyInputValueMatchesJSON(t *testing.T) {
 		if res.Settings == nil || res.Profile == nil || res.Facts == nil {
 			continue
 		}
-		in := policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts}
+		in := newPolicyInput(res)
 		got, err := policy.InputValue(in)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

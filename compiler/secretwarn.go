@@ -8,15 +8,22 @@ import (
 	"github.com/bwpolicy/bwpolicy/facts"
 )
 
-// secretWarnings says what H7 could not do for the hidden paths: the
-// second mounts it could not look through (facts.MountNotes), and the
-// hidden files git tracks, whose content stays readable from the
-// repository (facts.Tracked), positioned on their hide entry.
-func (e *emitter) secretWarnings() {
-	for _, n := range e.f.MountNotes {
-		e.warn("H7", n)
+// secretWarnings is the policy stage's Go-side check (the facts it reads
+// are Go data, not part of the policy input): what H7 could not do for
+// the hidden paths — the second mounts it could not look through
+// (facts.MountNotes), and the hidden files git tracks, whose content
+// stays readable from the repository (facts.Tracked), positioned on
+// their hide entry.
+func (st *state) secretWarnings() {
+	f := st.res.Facts
+	host := func(rule, msg string) {
+		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: rule, Summary: msg,
+			Pos: diag.Pos{File: st.res.Document.File}, Host: true})
 	}
-	for _, t := range e.f.Tracked {
+	for _, n := range f.MountNotes {
+		host("H7", n)
+	}
+	for _, t := range f.Tracked {
 		files := strings.Join(t.Files, ", ")
 		if more := t.Count - len(t.Files); more > 0 {
 			files += fmt.Sprintf(" and %d more", more)
@@ -25,10 +32,10 @@ func (e *emitter) secretWarnings() {
 			files, t.Repo, t.Files[0])
 		if t.Why == facts.ReasonHide {
 			i := t.HideIndex
-			e.st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H4", Path: fmt.Sprintf("hide[%d]", i),
-				Pos: e.st.res.Document.Pos([]any{"hide", i}), Summary: fmt.Sprintf("hide entry %q: %s", t.Hidden, msg)})
+			st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H4", Path: fmt.Sprintf("hide[%d]", i),
+				Pos: st.settingsPos("hide", i), Summary: fmt.Sprintf("hide entry %q: %s", t.Hidden, msg)})
 			continue
 		}
-		e.warn(facts.RuleOf(t.Why), t.Hidden+" is hidden, but "+msg)
+		host(facts.RuleOf(t.Why), t.Hidden+" is hidden, but "+msg)
 	}
 }

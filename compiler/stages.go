@@ -112,7 +112,7 @@ func resolveProfile(st *state) {
 	p, err := set.Resolve(s.Profile, s.MemoryMB, s.CPUSeconds, s.MaxProcs)
 	if err != nil {
 		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "profile", Path: "profile",
-			Pos: st.res.Document.Pos([]any{"profile"}), Summary: err.Error()})
+			Pos: st.settingsPos("profile"), Summary: err.Error()})
 		return
 	}
 	st.res.Profile = p
@@ -129,7 +129,7 @@ func gatherFacts(st *state) {
 		if _, real := h.FS.(facts.OS); real {
 			if err := facts.MakeSandboxDirs(h.HermesHome, id); err != nil {
 				st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "S6", Path: "sandbox_id",
-					Pos: st.res.Document.Pos([]any{"sandbox_id"}), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
+					Pos: st.settingsPos("sandbox_id"), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
 				return
 			}
 		}
@@ -156,6 +156,13 @@ type policyInput struct {
 	Settings map[string]any   `json:"settings"`
 	Profile  *profile.Profile `json:"profile"`
 	Facts    *facts.Facts     `json:"facts"`
+	Known    known            `json:"known"`
+}
+
+// newPolicyInput is the policy input of a compilation that reached the
+// policy stage.
+func newPolicyInput(res *Result) policyInput {
+	return policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts, Known: knownNames}
 }
 
 // mergedSettings is the settings with the profile's defaults filled in:
@@ -172,6 +179,16 @@ func mergedSettings(s *settings.Settings, p *profile.Profile) map[string]any {
 	if _, ok := m["binds"]; !ok {
 		m["binds"] = []any{}
 	}
+	// An empty port allowlist allows nothing: the rules must see it,
+	// though JSON leaves an empty list out.
+	if n, ok := m["network"].(map[string]any); ok && s.Network != nil {
+		if s.Network.TCPConnect != nil {
+			n["tcp_connect"] = s.Network.TCPConnect
+		}
+		if s.Network.TCPBind != nil {
+			n["tcp_bind"] = s.Network.TCPBind
+		}
+	}
 	return m
 }
 
@@ -185,16 +202,19 @@ func evaluatePolicy(st *state) {
 			return
 		}
 	}
-	in := policyInput{Settings: mergedSettings(st.res.Settings, st.res.Profile), Profile: st.res.Profile, Facts: st.res.Facts}
+	in := newPolicyInput(st.res)
 	vs, err := eng.Evaluate(st.ctx, in)
 	if err != nil {
-		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "internal", Summary: "policy: " + err.Error()})
+		// An organisation rule that fails when evaluated: "policy" at
+		// its position; a built-in one: "internal" (see Failure).
+		st.res.Diags.Append(policy.ErrorDiags(err))
 		return
 	}
 	st.violations = vs
 	for _, v := range vs {
 		st.res.Diags.Add(st.violationDiag(v))
 	}
+	st.secretWarnings()
 }
 
 func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
@@ -205,23 +225,35 @@ func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
 			// A built-in profile is no file of the user's: the finding
 			// goes to the settings line that selected it.
 			d.Summary += fmt.Sprintf(" (built-in profile %s, %s)", st.res.Profile.Name, d.Pos)
-			d.Pos = st.res.Document.Pos([]any{"profile"})
+			d.Pos = st.settingsPos("profile")
 		}
 		return d
 	}
-	d.Pos = st.res.Document.Pos(v.Path)
+	if v.Host && len(v.Path) == 0 {
+		// About the machine, not a line of the file.
+		d.Pos = diag.Pos{File: st.res.Document.File}
+		return d
+	}
+	d.Pos = st.settingsPos(v.Path...)
 	return d
 }
 
-// profilePos returns where a profile field is set, as a position.
+// profilePos returns where a profile field is set, as a position: the
+// longest prefix of path the profile records ("defaults.memory_mb",
+// else "defaults"), else the profile's file.
 func profilePos(p *profile.Profile, path []any) diag.Pos {
-	pos := diag.Pos{File: p.Source}
-	if len(path) > 0 {
-		if f, ok := path[0].(string); ok {
-			if where, ok := p.Pos[f]; ok {
-				pos = parsePos(where)
-			}
+	var keys []string
+	for _, k := range path {
+		s, ok := k.(string)
+		if !ok {
+			break
+		}
+		keys = append(keys, s)
+	}
+	for n := len(keys); n > 0; n-- {
+		if where, ok := p.Pos[strings.Join(keys[:n], ".")]; ok {
+			return where
 		}
 	}
-	return pos
+	return diag.Pos{File: p.Source}
 }

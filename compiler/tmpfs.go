@@ -22,7 +22,7 @@ const cgroupMemoryFactor = 4
 
 // tmpfs emits a tmpfs at dest bounded to size bytes with bwrap's --size
 // (which applies to the next --tmpfs only). size 0, or a bwrap without
-// --size (warned once), leaves it unbounded. Every tmpfs the compiler
+// --size (warned by the policy stage), leaves it unbounded. Every tmpfs the compiler
 // emits goes through here.
 func (e *emitter) tmpfs(rule, reason, source, dest string, size uint64) {
 	if size == 0 || !e.hasSize() {
@@ -36,14 +36,7 @@ func (e *emitter) tmpfs(rule, reason, source, dest string, size uint64) {
 // hasSize reports whether this bwrap takes --size; without bwrap nothing
 // runs, so the plan is written for one that does.
 func (e *emitter) hasSize() bool {
-	if e.f.Bwrap.Path == "" || e.f.Bwrap.Has("--size") {
-		return true
-	}
-	if !e.sizeWarned {
-		e.sizeWarned = true
-		e.warn("S3", "this bwrap lacks --size (needs 0.7.0+): /tmp, /dev/shm and the masks are unbounded tmpfs, each may fill half of RAM")
-	}
-	return false
+	return e.f.Bwrap.Path == "" || e.f.Bwrap.Has("--size")
 }
 
 // tmpBytes is the bound of /tmp and /dev/shm: tmp_mb, or 0 when it is 0

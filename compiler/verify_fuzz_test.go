@@ -262,6 +262,24 @@ func newScenario(data []byte) *scenario {
 	if a := s.choose("", "", ".vscode", ".git/hooks", "core.hooksPath"); a != "" {
 		s.settings = append(s.settings, "protect:\n  allow: ["+a+"]")
 	}
+	// H10 (drawn last): home trees with allowed, denied, unknown and
+	// symlinked entries, PATH directories under HOME, home.allow and the
+	// denylist layout.
+	for i, n := 0, s.pick(4); i < n; i++ {
+		s.addTree(s.choose("dir /home/u/.zz\nfile /home/u/.zzfile", "file /home/u/.cache/huggingface/token\ndir /home/u/.cache/pip",
+			"file /home/u/dotfiles/bashrc\nlink /home/u/.bashrc -> dotfiles/bashrc",
+			"file /home/u/proj/cfg/gitconfig\nlink /home/u/.gitconfig -> proj/cfg/gitconfig",
+			"file /home/u/proj/cfg/gitconfig\nlink /home/u/proj/gitconfig -> cfg/gitconfig\nlink /home/u/.gitconfig -> proj/gitconfig",
+			"file /home/u/.config/git/config\ndir /home/u/.config/zz\nfile /home/u/.local/share/zz/z",
+			"dir /home/u/.local/share/keyrings\nfile /home/u/.cargo/credentials.toml\ndir /home/u/.cargo/bin",
+			"file /home/u/.tools/bin/hello", "link /home/u/.mytool -> /home/u/.ssh", "link /home/u/Documents -> /srv/data"))
+	}
+	if s.pick(2) == 1 {
+		s.host = append(s.host, "env PATH=/usr/bin:"+home+"/.tools/bin:"+home+"/.cargo/bin")
+	}
+	if h := s.choose("", "", "home:\n  layout: denylist", "home:\n  allow: [.mytool, .zz, .ssh/x]", "home:\n  allow: [\".config/zz\", \".local/share/zz\"]"); h != "" {
+		s.settings = append(s.settings, h)
+	}
 	s.tree = consistentTree(s.tree)
 	return s
 }

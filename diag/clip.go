@@ -46,11 +46,15 @@ func Clip(s string) string {
 	return fmt.Sprintf("%s… (%d more bytes)", p, len(s)-len(p))
 }
 
-// Clip bounds the summary and detail of every diagnostic of l (see
-// Clip); stages whose messages quote input (CUE, Rego) are bounded here.
+// Clip bounds the summary, detail and related messages of every
+// diagnostic of l (see Clip); stages whose messages quote input (CUE,
+// Rego) are bounded here.
 func (l List) Clip() {
 	for i := range l {
 		l[i].Summary = Clip(l[i].Summary)
 		l[i].Detail = Clip(l[i].Detail)
+		for j := range l[i].Related {
+			l[i].Related[j].Message = Clip(l[i].Related[j].Message)
+		}
 	}
 }

@@ -5,6 +5,7 @@ package diag
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -28,16 +29,25 @@ func (s Severity) String() string {
 }
 
 // Pos is a position in a source file. Line and Col are 1-based; zero
-// means unknown.
+// means unknown. A value given on the command line has Flag set (and no
+// file): it is blamed on the flag, not on a settings file.
 type Pos struct {
 	File string
 	Line int
 	Col  int
+	// Flag is the command-line flag ("--profile") the value came from.
+	Flag string
 }
 
-// String renders p as "file:line:col", dropping unknown parts.
+// CommandLine is the position of a value given by flag.
+func CommandLine(flag string) Pos { return Pos{Flag: flag} }
+
+// String renders p as "file:line:col", dropping unknown parts, or
+// "command line: --flag".
 func (p Pos) String() string {
 	switch {
+	case p.Flag != "":
+		return "command line: " + p.Flag
 	case p.File == "":
 		return ""
 	case p.Line == 0:
@@ -55,13 +65,17 @@ type Diagnostic struct {
 	Rule string
 	// Summary is one line saying what is wrong.
 	Summary string
-	// Detail optionally says why it matters or how to fix it.
+	// Detail optionally says how to fix it (a migration's steps); every
+	// format shows it after the summary.
 	Detail string
 	// Fix optionally is the text to write instead (a migration's
 	// replacement), for tools that apply it.
 	Fix string
 	// Pos is where the offending value is.
 	Pos Pos
+	// Related are the other places the finding involves: the other
+	// side of a conflict (CUE's second position), in order.
+	Related []Related
 	// Path is the key path inside the settings, such as "binds[1].src".
 	Path string
 	// Host marks a diagnostic about the machine compiling (no bwrap, an
@@ -91,6 +105,19 @@ func (d Diagnostic) String() string {
 		b.WriteString("]")
 	}
 	return b.String()
+}
+
+// Related is another place a diagnostic involves.
+type Related struct {
+	Pos Pos
+	// Message says what is there ("the other value").
+	Message string
+}
+
+// Equal reports whether d and o are the same diagnostic.
+func (d Diagnostic) Equal(o Diagnostic) bool {
+	return d.Severity == o.Severity && d.Rule == o.Rule && d.Summary == o.Summary && d.Detail == o.Detail && d.Fix == o.Fix &&
+		d.Pos == o.Pos && d.Path == o.Path && d.Host == o.Host && slices.Equal(d.Related, o.Related)
 }
 
 // List is a list of diagnostics, sortable by position.
@@ -150,7 +177,7 @@ func (l *List) Sort() {
 	})
 	out := s[:0]
 	for i, d := range s {
-		if i > 0 && d == s[i-1] {
+		if i > 0 && d.Equal(s[i-1]) {
 			continue
 		}
 		out = append(out, d)

@@ -54,3 +54,38 @@ func TestSeverityAndFilters(t *testing.T) {
 		t.Fatal("pos rendering")
 	}
 }
+
+// TestRenderDetailAndRelated: the detail follows the snippet as a help
+// line, each related position as a note with its own snippet.
+func TestRenderDetailAndRelated(t *testing.T) {
+	src := []byte("a: 1\na: 2\n")
+	l := List{{Severity: Error, Rule: "cue", Summary: "conflicting values 2 and 1", Detail: "keep one",
+		Pos:     Pos{File: "p.cue", Line: 2, Col: 4},
+		Related: []Related{{Pos: Pos{File: "p.cue", Line: 1, Col: 4}, Message: "the other value"}, {Pos: Pos{File: "elsewhere.cue", Line: 7, Col: 1}, Message: "a third"}}}}
+	var b bytes.Buffer
+	Render(&b, l, map[string][]byte{"p.cue": src})
+	want := "p.cue:2:4: error: conflicting values 2 and 1 [cue]\n" +
+		"     2 | a: 2\n" +
+		"       |    ^\n" +
+		"  help: keep one\n" +
+		"  p.cue:1:4: note: the other value\n" +
+		"     1 | a: 1\n" +
+		"       |    ^\n" +
+		"  elsewhere.cue:7:1: note: a third\n"
+	if b.String() != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestSortKeepsDiagnosticsDifferingInRelated: two diagnostics that differ
+// only in their related positions are both kept.
+func TestSortKeepsDiagnosticsDifferingInRelated(t *testing.T) {
+	d := Diagnostic{Rule: "cue", Summary: "x", Pos: Pos{File: "a", Line: 1}}
+	e := d
+	e.Related = []Related{{Pos: Pos{File: "b", Line: 2}}}
+	l := List{d, e, e}
+	l.Sort()
+	if len(l) != 2 {
+		t.Fatalf("%d diagnostics", len(l))
+	}
+}

@@ -14,25 +14,40 @@ const snippetWidth = 160
 
 // Render writes each diagnostic as "file:line:col: severity: message
 // [RULE]" followed, when the source is known, by the offending line and a
-// caret under the column, the way a compiler does. A long line is cut to
+// caret under the column, the way a compiler does, then the detail as
+// "  help: detail", then each related position as "  file:line:col:
+// note: message" with its own snippet. A long line is cut to
 // a window around the column, and bytes that would disturb a terminal
 // (control characters, invalid UTF-8) are escaped.
 func Render(w io.Writer, l List, sources map[string][]byte) {
 	for _, d := range l {
 		fmt.Fprintln(w, d.String())
-		src, ok := sources[d.Pos.File]
-		if !ok || d.Pos.Line <= 0 {
-			continue
+		renderSnippet(w, d.Pos, sources)
+		if d.Detail != "" {
+			fmt.Fprintf(w, "  help: %s\n", d.Detail)
 		}
-		line, ok := nthLine(src, d.Pos.Line)
-		if !ok {
-			continue
+		for _, r := range d.Related {
+			fmt.Fprintf(w, "  %s: note: %s\n", r.Pos, r.Message)
+			renderSnippet(w, r.Pos, sources)
 		}
-		text, pad := snippet(line, d.Pos.Col)
-		fmt.Fprintf(w, "  %4d | %s\n", d.Pos.Line, text)
-		if d.Pos.Col > 0 {
-			fmt.Fprintf(w, "       | %s^\n", pad)
-		}
+	}
+}
+
+// renderSnippet writes the line at pos with a caret under its column,
+// when the source is known.
+func renderSnippet(w io.Writer, pos Pos, sources map[string][]byte) {
+	src, ok := sources[pos.File]
+	if !ok || pos.Line <= 0 {
+		return
+	}
+	line, ok := nthLine(src, pos.Line)
+	if !ok {
+		return
+	}
+	text, pad := snippet(line, pos.Col)
+	fmt.Fprintf(w, "  %4d | %s\n", pos.Line, text)
+	if pos.Col > 0 {
+		fmt.Fprintf(w, "       | %s^\n", pad)
 	}
 }
 

@@ -164,41 +164,7 @@ func alreadyUnreachable(p string, f *Facts) bool {
 	if inException(p, f) {
 		return false // bound back into the sandbox (S6, S8)
 	}
-	for _, x := range f.Hidden {
-		if x.Kind != "absent" && Within(p, x.Path) {
-			return true
-		}
-	}
-	return false
-}
-
-// inException tells whether p lies in a path bound back inside the
-// hidden ones: the scratch and state directories, the profile home, a CA
-// bundle. A credential there is reachable although its parent is hidden
-// (it is masked, and policy rule S6 refuses the mask an exception would
-// cover).
-func inException(p string, f *Facts) bool {
-	var ex []string
-	if f.Scratch.Kind == runtime.KindDir {
-		ex = append(ex, f.Scratch.Real)
-	}
-	for _, d := range f.StateDirs {
-		ex = append(ex, d.Real)
-	}
-	if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir {
-		ex = append(ex, f.ProfileHome.Real)
-	}
-	for _, c := range f.CABundles {
-		if c.Kind != runtime.KindAbsent {
-			ex = append(ex, c.Real)
-		}
-	}
-	for _, e := range ex {
-		if Within(p, e) {
-			return true
-		}
-	}
-	return false
+	return masked(f.Masks, p)
 }
 
 // boundFrom tells whether a bind of the settings takes its source from

@@ -62,6 +62,19 @@ type Facts struct {
 	HardCPU       uint64            `json:"hard_cpu"`
 	HardNProc     uint64            `json:"hard_nproc"`
 
+	// HomeLayout is the home directory's layout (H10).
+	HomeLayout *HomeLayout `json:"home_layout"`
+
+	// Masks are the present hidden paths and the S4 masks, each once;
+	// Exceptions what is bound back inside them (computeMasks,
+	// computeExceptions). Every later stage reads these.
+	Masks      []Mask      `json:"masks"`
+	Exceptions []Exception `json:"exceptions"`
+
+	// CreatableDenied are absent denied paths a command could create on
+	// the host (refused by the policy), at most maxCreatable.
+	CreatableDenied []CreatableDenied `json:"creatable_denied"`
+
 	// HideErrors are the hide entries that could not be expanded.
 	HideErrors []HideError `json:"hide_errors"`
 	// MountNotes say what the search for second mounts of hidden paths
@@ -121,6 +134,9 @@ type Cwd struct {
 	FellBack string `json:"fell_back"`
 	// HiddenBy is the hidden path the requested cwd lies under, if any.
 	HiddenBy string `json:"hidden_by"`
+	// HomeLeft is the entry the home layout leaves out that the cwd
+	// lies at or under ("" when none; H10 refuses it).
+	HomeLeft string `json:"home_left"`
 }
 
 // Hidden is one candidate hidden path (S5, H4).
@@ -175,6 +191,11 @@ type Bind struct {
 	SrcContainsHidden []string `json:"src_contains_hidden"`
 	DestCovers        []string `json:"dest_covers"`
 	DestDuplicateOf   int      `json:"dest_duplicate_of"`
+	// SrcHomeLeft and DestHomeLeft are the entries the home layout
+	// leaves out that the source or the destination lies at or under
+	// ("" when none; H10 refuses them).
+	SrcHomeLeft  string `json:"src_home_left"`
+	DestHomeLeft string `json:"dest_home_left"`
 }
 
 // CABundle is a CA bundle named by one of CAVars (S8).
@@ -204,6 +225,17 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for i, b := range s.Binds {
 		f.Binds = append(f.Binds, g.bind(i, b))
 	}
+	f.HomeLayout = g.homeLayout(h, s, writableRoots(f, p.CwdWritable))
+	f.Cwd.HomeLeft = f.HomeLayout.LeftEntry(f.Cwd.Real)
+	for i := range f.Binds {
+		b := &f.Binds[i]
+		if b.SrcAbs {
+			b.SrcHomeLeft = f.HomeLayout.LeftEntry(b.SrcReal)
+		}
+		if b.DestAbs {
+			b.DestHomeLeft = f.HomeLayout.LeftEntry(b.DestReal)
+		}
+	}
 	f.Scratch = g.path(path.Join(h.HermesHome, "cache", "scratch"))
 	f.StateDirs = g.stateDirs(h.HermesHome)
 	f.Sandbox = g.sandboxEnv(h, s.SandboxID)
@@ -216,6 +248,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	}
 	f.ProfileHome = g.path(path.Join(h.HermesHome, "home"))
 	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s), s.Protect != nil && s.Protect.Git == "read-only")
+	f.Protected = append(f.Protected, g.homeLinkTargets(f, p.CwdWritable)...)
 	for _, v := range CAVars {
 		if val, ok := h.Env[v]; ok && path.IsAbs(val) {
 			f.CABundles = append(f.CABundles, CABundle{Var: v, Path: g.path(path.Clean(val))})
@@ -225,16 +258,48 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for _, d := range DockerSockets {
 		f.DockerSockets = append(f.DockerSockets, g.path(d))
 	}
+	// The credential searches skip what is masked already and look into
+	// what is bound back: the masks and exceptions are settled after
+	// each stage that adds hidden paths.
+	cwdWritable := p.CwdWritable && f.Cwd.Exists
+	f.settle(cwdWritable)
 	envHidden, skips := g.envCredentials(h, f)
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
+	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
+	f.settle(cwdWritable)
 	mirrors, notes := g.mirrors(f)
 	f.Hidden = append(f.Hidden, mirrors...)
 	f.MountNotes = notes
+	f.settle(cwdWritable)
+	f.CreatableDenied = creatableDenied(f, p.CwdWritable)
 	f.Tracked = g.trackedHidden(s, f, h.Home)
 	relate(f)
 	return f
+}
+
+// settle recomputes the masks and the exceptions from the hidden paths
+// found so far.
+func (f *Facts) settle(cwdWritable bool) {
+	f.Masks = computeMasks(f)
+	f.Exceptions = computeExceptions(f, f.Masks, cwdWritable)
+}
+
+// writableRoots are the directories the sandbox may write: the working
+// directory when the profile makes it writable, the read-write binds
+// mounted at their own path.
+func writableRoots(f *Facts, cwdWritable bool) []string {
+	var out []string
+	if cwdWritable && f.Cwd.Exists {
+		out = append(out, f.Cwd.Real)
+	}
+	for _, b := range f.Binds {
+		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcReal == b.DestReal {
+			out = append(out, b.DestReal)
+		}
+	}
+	return out
 }
 
 type gatherer struct {

@@ -62,7 +62,8 @@ type Host struct {
 	HermesHome string `json:"hermes_home"`
 	// ProcessCwd is the directory the process was started in.
 	ProcessCwd string `json:"process_cwd"`
-	// Env holds the values of CAVars, TempVars and CredentialVars that are set.
+	// Env holds the values of CAVars, TempVars, CredentialVars and PATH
+	// (the home layout allows its directories under HOME) that are set.
 	Env map[string]string `json:"env"`
 	// EnvNames lists the names (never the values) of the environment
 	// variables, sorted, so explain can say which the env policy removes.
@@ -113,7 +114,7 @@ func FromEnvironment() *Host {
 			h.Env[v] = val
 		}
 	}
-	for _, v := range TempVars {
+	for _, v := range append(TempVars, "PATH") {
 		if val := os.Getenv(v); val != "" {
 			h.Env[v] = val
 		}

@@ -96,3 +96,45 @@ func TestRegistryRulesCatalogued(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyInputMaskAndExceptionSources holds the policy-input schema's
+// source enums of facts.masks and facts.exceptions equal to the
+// registry's mask and exception rows.
+func TestPolicyInputMaskAndExceptionSources(t *testing.T) {
+	type enumProps struct {
+		Items struct {
+			Properties map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"properties"`
+		} `json:"items"`
+	}
+	var doc struct {
+		Defs struct {
+			Facts struct {
+				Properties struct {
+					Masks      enumProps `json:"masks"`
+					Exceptions enumProps `json:"exceptions"`
+				} `json:"properties"`
+			} `json:"facts"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schema.PolicyInputJSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for role, got := range map[Role][]string{
+		RoleMask:      doc.Defs.Facts.Properties.Masks.Items.Properties["source"].Enum,
+		RoleException: doc.Defs.Facts.Properties.Exceptions.Items.Properties["source"].Enum,
+	} {
+		var want []string
+		for _, p := range Protections {
+			if p.Role == role {
+				want = append(want, string(p.Source))
+			}
+		}
+		slices.Sort(want)
+		got = slices.Sorted(slices.Values(got))
+		if !slices.Equal(got, want) {
+			t.Errorf("policy-input %s source enum = %v, registry = %v", role, got, want)
+		}
+	}
+}

@@ -3,8 +3,6 @@ package facts
 import (
 	"path"
 	"sort"
-
-	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
 // relate fills in the bind relations the rules judge (R1, R2, R10): which
@@ -15,18 +13,12 @@ import (
 // with the product of binds and hidden paths.
 func relate(f *Facts) {
 	hidden := map[string]bool{}
-	for _, h := range f.Hidden {
-		if h.Kind != runtime.KindAbsent {
-			hidden[h.Entry] = true
-			hidden[h.Path] = true
-		}
-	}
-	if f.RunUser.Kind == runtime.KindDir {
-		hidden[f.RunUser.Real] = true
-	}
-	for _, d := range f.DockerSockets {
-		if d.Kind != runtime.KindAbsent {
-			hidden[d.Real] = true
+	for _, m := range f.Masks {
+		hidden[m.Path] = true
+		if m.Hidden >= 0 { // the S4 masks count at their resolved path only
+			for _, e := range m.Entries {
+				hidden[e] = true
+			}
 		}
 	}
 	protected := map[string]bool{"/tmp": true, f.HermesHome: true}

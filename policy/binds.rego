@@ -3,6 +3,14 @@ package bwpolicy.rules
 
 # R9: a bind source that is relative or does not exist, or a dest that is
 # not absolute.
+# METADATA
+# title: "A bind source that does not exist or is relative, or a destination that is not absolute."
+# description: "Bind paths are host paths, resolved when the sandbox starts: use absolute paths that exist."
+# custom:
+#   id: R9
+#   name: BindPathInvalid
+#   level: error
+#   security: true
 deny contains v("R9", sprintf("bind source %q is not an absolute path", [b.src]), ["binds", b.index, "src"]) if {
 	some b in input.facts.binds
 	not b.src_abs
@@ -21,6 +29,14 @@ deny contains v("R9", sprintf("bind dest %q is not an absolute path", [b.dest]),
 }
 
 # R1: a source at or under a hidden path is dropped.
+# METADATA
+# title: "A bind source at or under a hidden path is dropped."
+# description: "Binding ~/.ssh (or anything under a hidden path) back into the sandbox would undo the mask, so bwpolicy leaves the bind out. Remove the bind, or bind a directory that holds no secrets."
+# custom:
+#   id: R1
+#   name: BindUnderHiddenPath
+#   level: warning
+#   security: true
 warn contains object.union(
 	v("R1", sprintf("bind source %q is at or under the hidden path %q: dropped", [b.src, root]), ["binds", b.index, "src"]),
 	{"drop_bind": b.index},
@@ -33,6 +49,14 @@ warn contains object.union(
 
 # R2: a source containing a hidden path, mounted elsewhere, would show the
 # hidden path at the new place: dropped.
+# METADATA
+# title: "A bind source that contains a hidden path, mounted at another place, is dropped."
+# description: "Hidden paths are masked only at their own location; mounting their parent somewhere else (dest ≠ src) would expose them there. Bind it at its own path (dest = src), or bind a narrower directory."
+# custom:
+#   id: R2
+#   name: BindContainsHiddenPathElsewhere
+#   level: warning
+#   security: true
 warn contains object.union(
 	v("R2", sprintf("bind source %q contains the hidden path %q and dest differs from src: dropped (bind it at its own path)", [b.src, root]), ["binds", b.index, "dest"]),
 	{"drop_bind": b.index},
@@ -67,6 +91,14 @@ writable_by_dir := {d: ws |
 	ws := {w | some w in writable_dirs; w.dir == d}
 }
 
+# METADATA
+# title: "A read-write bind whose source lies inside a directory the sandbox can write is refused."
+# description: "bwrap resolves a bind's source for every command: a source the sandbox can rename or replace with a symlink lets it choose the next mount. Allowed only with dest = src, directly under that directory, with no symlink on the way."
+# custom:
+#   id: R3
+#   name: WritableBindInsideWritableDir
+#   level: error
+#   security: true
 deny contains v("R3", sprintf("read-write bind source %q lies inside %s (%q): a command could rename it or swap in a symlink; use dest = src directly under that directory, with no symlink on the way", [b.src, w.what, w.dir]), ["binds", b.index, "src"]) if {
 	some b in input.facts.binds
 	b.src_abs
@@ -88,6 +120,14 @@ r3_exempt(b, dir) if {
 # or sit under a tmpfs of the sandbox's own (/tmp).
 sandbox_tmpfs := {"/tmp"}
 
+# METADATA
+# title: "A bind destination must already exist on the host or lie under a tmpfs of the sandbox."
+# description: "bwrap would create a missing mount point on the host (an empty file or directory left behind under a writable bind) or fail at run time under the read-only root. Create the destination first, or use a destination under /tmp."
+# custom:
+#   id: R4
+#   name: BindDestMustExist
+#   level: error
+#   security: true
 deny contains v("R4", sprintf("bind dest %q does not exist on the host; bwrap would create it there (or fail on the read-only root): create it first, or use a dest under /tmp", [b.dest]), ["binds", b.index, "dest"]) if {
 	some b in input.facts.binds
 	b.dest_abs
@@ -122,6 +162,14 @@ r4_inside_host_writable(p) if {
 
 # R10: a dest that is a symlink (bwrap >= 0.12 refuses it, older versions
 # mount over the link's target), or /, /proc, /dev or a parent of them.
+# METADATA
+# title: "A bind destination that is a symlink on the host, or /, /proc, /dev or a parent of them, is refused."
+# description: "bwrap ≥ 0.12 refuses symlink destinations and older versions mount over the link's target; covering /, /proc or /dev would undo the sandbox's own filesystem. Pick another destination."
+# custom:
+#   id: R10
+#   name: BindDestForbidden
+#   level: error
+#   security: true
 deny contains v("R10", sprintf("bind dest %q is a symlink or has one on the way (resolves to %q): use the real path", [b.dest, b.dest_real]), ["binds", b.index, "dest"]) if {
 	some b in input.facts.binds
 	b.dest_abs

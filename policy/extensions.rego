@@ -2,6 +2,14 @@
 package bwpolicy.rules
 
 # H3: port allowlists only make sense where there is a network.
+# METADATA
+# title: "TCP port allowlists (Landlock) apply to the network profile only."
+# description: "The other profiles have no network: remove network.tcp_connect / tcp_bind, or use profile: network."
+# custom:
+#   id: H3
+#   name: PortAllowlists
+#   level: error
+#   security: true
 deny contains v("H3", "network.tcp_connect / tcp_bind apply to the network profile only (the others have no network)", ["network"]) if {
 	input.settings.network
 	input.profile.network != "host"
@@ -11,6 +19,14 @@ deny contains v("H3", "network.tcp_connect / tcp_bind apply to the network profi
 
 # H4: a hide entry that could not be expanded is an error: a user must
 # never believe a path is hidden when it is not.
+# METADATA
+# title: "User-declared hide entries (globs included)."
+# description: "Paths listed under hide: are masked like the built-in hidden paths."
+# custom:
+#   id: H4
+#   name: UserHidePaths
+#   level: error
+#   security: true
 deny contains v("H4", e.message, ["hide", e.index]) if {
 	some e in input.facts.hide_errors
 }
@@ -25,6 +41,14 @@ warn contains v("H4", sprintf("hide entry %q is relative to the working director
 
 # H7: a path a credential variable names that cannot be hidden is said,
 # so nobody believes it is.
+# METADATA
+# title: "Credential stores beyond the seed's list (git, gh, pass, 1Password and Bitwarden agent sockets, …) and the paths credential variables name (SSH_AUTH_SOCK, GNUPGHOME, AWS_SHARED_CREDENTIALS_FILE, KUBECONFIG, …) are hidden."
+# description: "A path that is the working directory, the home directory or above one of them cannot be hidden: point the variable at the credential itself."
+# custom:
+#   id: H7
+#   name: CredentialLocations
+#   level: warning
+#   security: true
 warn contains object.union(v("H7", sprintf("$%s names %q, which %s: not hidden", [s.var, s.path, s.reason]), []), {"host": true}) if {
 	some s in input.facts.env_skips
 }
@@ -48,10 +72,28 @@ metadata_port_closed if {
 
 # H9: a protected entry reached through a symlink inside the writable
 # directory cannot be kept read-only (the link itself can be replaced).
+# METADATA
+# title: "Inside a writable directory, what runs later outside the sandbox stays read-only: .git/config and .git/hooks, shell start-up files, .envrc, .vscode/.idea, agent task files, autostart entries and user services, ~/.local/bin."
+# description: "Change them outside the sandbox. One reached through a symlink inside the writable directory cannot be protected: replace the link by the file or directory."
+# custom:
+#   id: H9
+#   name: ProtectedEntries
+#   level: warning
+#   security: true
 warn contains object.union(v("H9", sprintf("%s is reached through a symlink inside the writable directory %s: it cannot be kept read-only, so a command can change what runs there outside the sandbox", [p.path, p.root]), []), {"host": true}) if {
 	some p in input.facts.protected
 	p.symlink
 	not p.allowed
+	not home_link_entry(p.path)
+}
+
+# An allowed home entry that is a symlink is recreated in the home
+# layout's tmpfs (a command can replace only that copy), and its chain's
+# links and target in the writable set are kept read-only (H10).
+home_link_entry(p) if {
+	some e in input.facts.home_layout.entries
+	e.path == p
+	e.kind == "symlink"
 }
 
 # H9: a writable directory with more repositories below it than are

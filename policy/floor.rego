@@ -19,6 +19,14 @@ floor_env := ["SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS"]
 
 floor(msg, field) := {"rule": "R13", "msg": msg, "path": [field], "in": "profile"}
 
+# METADATA
+# title: "The floor: no profile may drop a property every sandbox has (S1–S11)."
+# description: "Custom profiles unify with the shared #Profile definition and are checked again by the floor rules: they cannot share the host network, unhide a hidden path, make / writable, or keep agent sockets. Remove the offending field from the profile."
+# custom:
+#   id: R13
+#   name: Floor
+#   level: error
+#   security: true
 deny contains floor(sprintf("profile %q shares the host network: only the built-in network profile may (S2)", [input.profile.name]), "network") if {
 	input.profile.network == "host"
 	input.profile.name != "network"

@@ -32,21 +32,12 @@ r8_what(h) := sprintf("a %s", [h.kind]) if {
 }
 
 # S6: a hidden path that resolves inside one of the directories bound back
-# into the Hermes home (scratch, state, profile home) or a CA bundle would
-# be exposed by that exception: refused.
-exception_paths contains input.facts.scratch.real if input.facts.scratch.kind == "dir"
-
-exception_paths contains d.real if some d in input.facts.state_dirs
-
-exception_paths contains input.facts.profile_home.real if {
-	input.facts.home_mode == "profile"
-	r8_ok(input.facts.profile_home)
-}
-
-exception_paths contains c.real if {
-	some c in input.facts.ca_bundles
-	c.kind != "absent"
-}
+# into a mask (the scratch and state directories, this environment's own,
+# the staged roots, the profile home) or a CA bundle would be exposed by
+# that exception: refused.
+# exception_paths are exactly what the compiler binds back
+# (input.facts.exceptions, computed once by the facts stage).
+exception_paths contains e.path if some e in input.facts.exceptions
 
 deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which stays reachable (S6/S8): it would be exposed; move it or its link", [h.entry, h.path, e]), [p]) if {
 	some h in input.facts.hidden

@@ -4,6 +4,14 @@ package bwpolicy.rules
 
 limit_names := ["memory_mb", "cpu_seconds", "max_procs", "tmp_mb"]
 
+# METADATA
+# title: "Resource limits: a negative value is an error; a value above the inherited hard limit is clamped, with a warning; tmp_mb 0 (unbounded tmpfs) is warned."
+# description: "memory_mb, cpu_seconds, max_procs and tmp_mb must be ≥ 0 (0 disables a limit; an unbounded /tmp or /dev/shm may fill half of RAM); a limit cannot be raised above what the process inherited."
+# custom:
+#   id: R12
+#   name: Limits
+#   level: error
+#   security: true
 deny contains v("R12", sprintf("%s is negative (%d)", [name, input.settings[name]]), [name]) if {
 	some name in limit_names
 	input.settings[name] < 0
@@ -27,6 +35,14 @@ warn contains v("R12", sprintf("max_procs %d (+2 for bwrap's init and the shell)
 	input.settings.max_procs + 2 > input.facts.hard_nproc
 }
 
+# METADATA
+# title: "Resource limits are set before bwrap starts."
+# description: "RLIMIT_NPROC is set inside the sandbox's user namespace; kernels before 5.14 count it across the whole machine, and the kernel never applies it to root, so it is skipped in both cases with this warning."
+# custom:
+#   id: S1
+#   name: LimitsBeforeBwrap
+#   level: warning
+#   security: true
 warn contains object.union(v("S1", "this kernel counts RLIMIT_NPROC per user across the machine (before 5.14): max_procs is not applied", ["max_procs"]), {"host": true}) if {
 	input.settings.max_procs > 0
 	not input.facts.nproc_userns

@@ -17,24 +17,16 @@ dirname(p) := concat("", ["/", concat("/", array.slice(parts, 0, count(parts) - 
 	count(parts) > 1
 }
 
-# hidden_roots: every place a present hidden path is masked or named.
-hidden_roots contains h.path if {
-	some h in input.facts.hidden
-	h.kind != "absent"
-}
+# hidden_roots: every place a present hidden path is masked or named
+# (input.facts.masks, computed once by the facts stage). The S4 masks
+# (agent sockets, docker socket) count at their resolved path: a bind
+# must not show them somewhere else either.
+hidden_roots contains m.path if some m in input.facts.masks
 
-hidden_roots contains h.entry if {
-	some h in input.facts.hidden
-	h.kind != "absent"
-}
-
-# The S4 masks count as hidden for the bind rules: a bind must not show
-# the agent sockets or the docker socket somewhere else.
-hidden_roots contains input.facts.run_user.real if input.facts.run_user.kind == "dir"
-
-hidden_roots contains d.real if {
-	some d in input.facts.docker_sockets
-	d.kind != "absent"
+hidden_roots contains e if {
+	some m in input.facts.masks
+	m.why != "S4"
+	some e in m.entries
 }
 
 # ancestors(p): p and every directory above it, "/" included. The rules

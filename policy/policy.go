@@ -1,8 +1,13 @@
 // Package policy is the OPA stage of bwpolicy's pipeline: the safety
 // rules R1–R13 (and the extension rules) written in Rego, embedded in the
 // binary, compiled and prepared once per process, and evaluated over
-// {settings, profile, facts}. Organisations add their own rules in
-// packages under bwpolicy.custom (see Load).
+// {settings, profile, facts, known}. Organisations add their own rules in
+// packages under bwpolicy.custom (see Load). Each built-in rule ID is
+// described by an OPA METADATA annotation (title, description, custom
+// id, name, level, security) on one rule that reports it; report's rule
+// catalogue and docs/rules.md are generated from them (BuiltinRuleDocs),
+// and organisation rules' annotations are read by the same code
+// (ModuleDoc).
 package policy
 
 import (

@@ -12,15 +12,23 @@ base_facts := {
 		{"entry": "/home/u/.aws", "path": "/home/u/dotfiles/aws", "kind": "dir", "symlink": true, "why": "S5"},
 		{"entry": "/home/u/.kube", "path": "/home/u/.kube", "kind": "absent", "symlink": false, "why": "S5"},
 	],
+	"masks": [
+		{"path": "/home/u/.ssh", "entry": "/home/u/.ssh", "entries": ["/home/u/.ssh"], "kind": "dir", "why": "S5", "source": "home-entry", "covered_by": ""},
+		{"path": "/home/u/dotfiles/aws", "entry": "/home/u/.aws", "entries": ["/home/u/.aws"], "kind": "dir", "why": "S5", "source": "home-entry", "covered_by": ""},
+	],
+	"exceptions": [],
 	"binds": [],
 	"home_mode": "auto",
 	"profile_home": {"path": "/home/u/.hermes/home", "real": "/home/u/.hermes/home", "kind": "absent", "has_link": false},
 	"hard_as": 18446744073709551615, "hard_cpu": 18446744073709551615, "hard_nproc": 1000,
 	"nproc_userns": true,
+	"bwrap": {"path": "/usr/bin/bwrap", "version": "0.8.0", "options": {"--disable-userns": true, "--size": true}},
+	"arch": "x86_64", "landlock_abi": 6,
 }
 
 # base_hidden_roots: the present hidden paths of base_facts, entries and
-# targets (what the facts stage's relations are computed against).
+# targets (its masks; what the facts stage's relations are computed
+# against).
 base_hidden_roots := {"/home/u/.ssh", "/home/u/.aws", "/home/u/dotfiles/aws"}
 
 base_profile := {
@@ -211,7 +219,8 @@ test_h3_cloud_metadata_open_when_80_allowed if {
 
 test_h3_cloud_metadata_open_without_landlock_net if {
 	s := object.union(base_settings, {"network": {"tcp_connect": [443]}})
-	warnings_for(object.union(cloud_facts, {"landlock_abi": 3}), net_profile, s).H3
+	some v in rules.warn with input as {"facts": object.union(cloud_facts, {"landlock_abi": 3}), "profile": net_profile, "settings": s}
+	contains(v.msg, "169.254.169.254")
 }
 
 test_h3_no_cloud_no_warning if {
@@ -231,6 +240,7 @@ test_h7_path_in_scratch_refused if {
 	f := object.union(base_facts, {
 		"scratch": {"path": "/home/u/.hermes/cache/scratch", "real": "/home/u/.hermes/cache/scratch", "kind": "dir", "has_link": false},
 		"hidden": [{"entry": "/home/u/.hermes/cache/scratch/a.sock", "path": "/home/u/.hermes/cache/scratch/a.sock", "kind": "socket", "symlink": false, "why": "H7", "var": "SSH_AUTH_SOCK"}],
+		"exceptions": [{"path": "/home/u/.hermes/cache/scratch", "source": "scratch", "writable": true}],
 	})
 	some v in rules.deny with input as {"facts": f, "profile": base_profile, "settings": base_settings}
 	v.rule == "S6"
@@ -251,4 +261,73 @@ test_h9_plain_entry_not_warned if {
 test_h9_symlinked_but_allowed_not_warned if {
 	f := object.union(base_facts, {"protected": [{"name": ".idea", "root": "/home/u/proj", "bind_index": -1, "path": "/home/u/proj/.idea", "kind": "dir", "symlink": true, "allowed": true}]})
 	not warnings_for(f, base_profile, base_settings).H9
+}
+
+# --- What this machine and bwpolicy can do (host.rego) ---
+
+host_msgs(facts, settings) := {sprintf("%s %s", [v.rule, v.msg]) |
+	some v in rules.warn with input as {"facts": facts, "profile": base_profile, "settings": settings, "known": known}
+	v.host
+}
+
+known := {
+	"protect_names": [".git/config", ".vscode", "core.hooksPath"],
+	"seccomp_groups": [
+		{"name": "ptrace", "relax_with": [], "relax_reason": "x"},
+		{"name": "clone3", "relax_with": ["namespaces"], "relax_reason": "clone3 can create namespaces"},
+		{"name": "namespaces", "relax_with": [], "relax_reason": "x"},
+	],
+}
+
+test_host_clean_machine_no_host_warning if {
+	count(host_msgs(base_facts, base_settings)) == 0
+}
+
+test_s10_no_bwrap if {
+	msgs := host_msgs(object.union(object.remove(base_facts, ["bwrap"]), {"bwrap": {"path": "", "options": {}}}), base_settings)
+	some m in msgs
+	startswith(m, "S10 bwrap was not found")
+	not any_prefix(msgs, "H1 ")
+	not any_prefix(msgs, "S3 ")
+}
+
+any_prefix(set, p) if {
+	some m in set
+	startswith(m, p)
+}
+
+test_h1_s3_old_bwrap if {
+	msgs := host_msgs(object.union(object.remove(base_facts, ["bwrap"]), {"bwrap": {"path": "/usr/bin/bwrap", "options": {}}}), base_settings)
+	any_prefix(msgs, "H1 this bwrap lacks --disable-userns")
+	any_prefix(msgs, "S3 this bwrap lacks --size")
+}
+
+test_h2_no_arch if {
+	any_prefix(host_msgs(object.union(base_facts, {"arch": ""}), base_settings), "H2 no seccomp filter")
+}
+
+test_h3_old_landlock_empty_allowlist if {
+	s := object.union(base_settings, {"network": {"tcp_bind": []}})
+	any_prefix(host_msgs(object.union(base_facts, {"landlock_abi": 3}), s), "H3 this kernel's Landlock ABI is 3 (< 4)")
+	not any_prefix(host_msgs(object.union(base_facts, {"landlock_abi": 3}), base_settings), "H3 this kernel's Landlock ABI is 3 (< 4)")
+}
+
+decisions(kind, settings) := {sprintf("%s %v %s", [v.rule, v.path, v.msg]) |
+	some v in rules[kind] with input as {"facts": base_facts, "profile": base_profile, "settings": settings, "known": known}
+	v.rule in {"H2", "H9"}
+}
+
+test_h9_protect_allow_names if {
+	s := object.union(base_settings, {"protect": {"allow": [".vscode", ".vscod"]}})
+	decisions("deny", s) == {`H9 ["protect", "allow", 1] ".vscod" is not a protected entry (known: .git/config, .vscode, core.hooksPath)`}
+	decisions("warn", s) == {`H9 ["protect", "allow", 0] commands may change .vscode, which runs outside the sandbox later`}
+}
+
+test_h2_seccomp_allow_names if {
+	bad := object.union(base_settings, {"seccomp": {"allow": ["clone3", "everything"]}})
+	count(decisions("deny", bad)) == 2
+	count(decisions("warn", bad)) == 0
+	good := object.union(base_settings, {"seccomp": {"allow": ["clone3", "namespaces"]}})
+	count(decisions("deny", good)) == 0
+	count(decisions("warn", good)) == 2
 }

@@ -54,9 +54,10 @@ type Profile struct {
 	Source string `json:"source"`
 	// Custom is true for a profile loaded from a --profiles directory.
 	Custom bool `json:"custom"`
-	// Pos maps a field name to "file:line" where its value comes from,
-	// for --explain.
-	Pos map[string]string `json:"-"`
+	// Pos maps a field name to where its value comes from (file, line
+	// and column), for --explain (which names file and line) and the
+	// policy stage's findings.
+	Pos map[string]diag.Pos `json:"-"`
 }
 
 // HiddenNames returns the hidden home entries, sorted.
@@ -258,12 +259,12 @@ func (s *Set) decode(name string) (*Profile, error) {
 	}
 	p.Source = s.files[name]
 	p.Custom = s.custom[name]
-	p.Pos = map[string]string{}
+	p.Pos = map[string]diag.Pos{}
 	for _, f := range []string{"name", "cwd_writable", "network", "hidden_home", "namespaces", "root",
 		"defaults.memory_mb", "defaults.cpu_seconds", "defaults.max_procs", "run_user", "docker_socket", "unset_env"} {
 		pos := v.LookupPath(cue.ParsePath(f)).Pos()
 		if pos.Filename() != "" {
-			p.Pos[f] = fmt.Sprintf("%s:%d", pos.Filename(), pos.Line())
+			p.Pos[f] = diag.Pos{File: pos.Filename(), Line: pos.Line(), Col: pos.Column()}
 		}
 	}
 	s.decoded.Store(name, &p)
@@ -278,29 +279,4 @@ func (p *Profile) clone() *Profile {
 	c.HiddenHome = maps.Clone(p.HiddenHome)
 	c.Pos = maps.Clone(p.Pos)
 	return &c
-}
-
-// cueDiags turns CUE errors into positioned diagnostics, all of them.
-func cueDiags(err error, rule string) diag.List {
-	var out diag.List
-	for _, e := range cueerrors.Errors(err) {
-		d := diag.Diagnostic{Severity: diag.Error, Rule: rule}
-		format, args := e.Msg()
-		d.Summary = fmt.Sprintf(format, args...)
-		if p := e.Position(); p.Filename() != "" {
-			d.Pos = diag.Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
-		}
-		// Prefer the position inside the profile over the definition's.
-		for _, ip := range e.InputPositions() {
-			if ip.Filename() != "" && ip.Filename() != "schema/sandbox.cue" {
-				d.Pos = diag.Pos{File: ip.Filename(), Line: ip.Line(), Col: ip.Column()}
-				break
-			}
-		}
-		if path := e.Path(); len(path) > 0 {
-			d.Path = strings.Join(path, ".")
-		}
-		out = append(out, d)
-	}
-	return out
 }

@@ -1,6 +1,10 @@
 package profile
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+)
 
 // TestResolveCopies: Resolve decodes a profile once per Set, and every
 // caller gets its own copy with its own limits.
@@ -17,12 +21,12 @@ func TestResolveCopies(t *testing.T) {
 	a.HiddenHome[".ssh"] = false
 	a.Namespaces["net"] = false
 	a.UnsetEnv["SSH_AUTH_SOCK"] = false
-	a.Pos["name"] = "x"
+	a.Pos["name"] = diag.Pos{File: "x"}
 	b, err := set.Resolve("workspace", nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !b.HiddenHome[".ssh"] || !b.UnsetEnv["SSH_AUTH_SOCK"] || b.Pos["name"] == "x" {
+	if !b.HiddenHome[".ssh"] || !b.UnsetEnv["SSH_AUTH_SOCK"] || b.Pos["name"].File == "x" {
 		t.Errorf("a caller's change reached another caller's profile: %+v", b)
 	}
 	if _, ok := b.Namespaces["net"]; ok && !b.Namespaces["net"] {

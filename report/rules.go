@@ -1,9 +1,14 @@
 package report
 
 import (
+	"cmp"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/policy"
 )
 
 // RulesDoc is the page that documents every built-in rule ID, one
@@ -13,15 +18,48 @@ const RulesDoc = "https://github.com/bwpolicy/bwpolicy/blob/main/docs/rules.md"
 
 // BuiltinRules describes every rule ID bwpolicy itself reports: the
 // safety rules R1–R13, the sandbox properties S1–S11 and extensions
-// H1–H9, and the pipeline's own IDs (yaml, schema, input, cue, profile,
-// policy, internal). Each has a HelpURI into RulesDoc.
+// H1–H10, and the pipeline's own IDs (yaml, schema, input, cue, profile,
+// policy, internal), in that order. An ID a built-in Rego rule reports
+// is described by that rule's METADATA annotation
+// (policy.BuiltinRuleDocs); the others — properties emit enforces, the
+// pipeline's IDs — by goRules below. Each has a HelpURI into RulesDoc.
 func BuiltinRules() []Rule {
-	out := make([]Rule, len(builtinRules))
-	copy(out, builtinRules)
+	out := slices.Clone(catalogue())
 	for i := range out {
 		out[i].HelpURI = RulesDoc + "#" + strings.ToLower(out[i].ID)
 	}
 	return out
+}
+
+// catalogue merges the Rego rules' annotations with goRules, once. A
+// built-in annotation that cannot be read is a bug of this build (the
+// catalogue tests fail on it): it panics.
+var catalogue = sync.OnceValue(func() []Rule {
+	docs, err := policy.BuiltinRuleDocs()
+	if err != nil {
+		panic("report: built-in rule annotations: " + err.Error())
+	}
+	out := slices.Clone(goRules)
+	for _, d := range docs {
+		lv := e
+		if d.Level == "warning" {
+			lv = w
+		}
+		out = append(out, Rule{ID: d.ID, Name: d.Name, Short: d.Title, Help: d.Description, Level: lv, Security: d.Security})
+	}
+	slices.SortStableFunc(out, func(a, b Rule) int { return cmp.Compare(idOrder(a.ID), idOrder(b.ID)) })
+	return out
+})
+
+// idOrder orders rule IDs R1–R13, S1–S11, H1–H9 by number, then the
+// pipeline's IDs (in goRules' order: the sort is stable).
+func idOrder(id string) int {
+	for i, prefix := range []string{"R", "S", "H"} {
+		if n, err := strconv.Atoi(strings.TrimPrefix(id, prefix)); err == nil && strings.HasPrefix(id, prefix) {
+			return i*1000 + n
+		}
+	}
+	return 3000
 }
 
 const (
@@ -29,55 +67,17 @@ const (
 	w = diag.Warning
 )
 
-var builtinRules = []Rule{
-	{ID: "R1", Name: "BindUnderHiddenPath", Level: w, Security: true,
-		Short: "A bind source at or under a hidden path is dropped.",
-		Help:  "Binding ~/.ssh (or anything under a hidden path) back into the sandbox would undo the mask, so bwpolicy leaves the bind out. Remove the bind, or bind a directory that holds no secrets."},
-	{ID: "R2", Name: "BindContainsHiddenPathElsewhere", Level: w, Security: true,
-		Short: "A bind source that contains a hidden path, mounted at another place, is dropped.",
-		Help:  "Hidden paths are masked only at their own location; mounting their parent somewhere else (dest ≠ src) would expose them there. Bind it at its own path (dest = src), or bind a narrower directory."},
-	{ID: "R3", Name: "WritableBindInsideWritableDir", Level: e, Security: true,
-		Short: "A read-write bind whose source lies inside a directory the sandbox can write is refused.",
-		Help:  "bwrap resolves a bind's source for every command: a source the sandbox can rename or replace with a symlink lets it choose the next mount. Allowed only with dest = src, directly under that directory, with no symlink on the way."},
-	{ID: "R4", Name: "BindDestMustExist", Level: e, Security: true,
-		Short: "A bind destination must already exist on the host or lie under a tmpfs of the sandbox.",
-		Help:  "bwrap would create a missing mount point on the host (an empty file or directory left behind under a writable bind) or fail at run time under the read-only root. Create the destination first, or use a destination under /tmp."},
-	{ID: "R5", Name: "CwdIsRoot", Level: e, Security: true,
-		Short: "A working directory of / is refused.",
-		Help:  "The working directory is writable; / would make the whole host writable. Set cwd to the project directory."},
-	{ID: "R6", Name: "CwdUnderHiddenPath", Level: e, Security: true,
-		Short: "A working directory under the Hermes home or a hidden path is refused (or, when not set explicitly, moved to the home directory).",
-		Help:  "Inside the sandbox that directory is masked, so no command could run there, and making it writable would expose what the mask protects. Set cwd elsewhere."},
-	{ID: "R7", Name: "CwdIsHome", Level: w, Security: true,
-		Short: "A writable working directory equal to (or above) the home directory.",
-		Help:  "Every dotfile outside the hidden set (.bashrc, .profile, .local/bin) becomes writable: a path back into the user's own shells. Use a project directory as cwd."},
+// goRules describes the IDs no built-in Rego rule reports.
+var goRules = []Rule{
 	{ID: "R8", Name: "ProfileHomeMustBePlainDir", Level: e, Security: true,
 		Short: "With home_mode: profile, HERMES_HOME/home must be a plain directory or a link to a directory outside the hidden set.",
 		Help:  "That directory becomes HOME and is writable; anything else could make a hidden path writable. Recreate it as a plain directory."},
-	{ID: "R9", Name: "BindPathInvalid", Level: e, Security: true,
-		Short: "A bind source that does not exist or is relative, or a destination that is not absolute.",
-		Help:  "Bind paths are host paths, resolved when the sandbox starts: use absolute paths that exist."},
-	{ID: "R10", Name: "BindDestForbidden", Level: e, Security: true,
-		Short: "A bind destination that is a symlink on the host, or /, /proc, /dev or a parent of them, is refused.",
-		Help:  "bwrap ≥ 0.12 refuses symlink destinations and older versions mount over the link's target; covering /, /proc or /dev would undo the sandbox's own filesystem. Pick another destination."},
 	{ID: "R11", Name: "HiddenPathsMaskedAfterBind", Level: e, Security: true,
 		Short: "A bind that contains hidden paths at their own location keeps them masked (mounted after it).",
 		Help:  "Mount order matters: a later mount covers an earlier one. bwpolicy emits the masks after the bind; this ID marks the arguments that do it."},
-	{ID: "R12", Name: "Limits", Level: e, Security: true,
-		Short: "Resource limits: a negative value is an error; a value above the inherited hard limit is clamped, with a warning; tmp_mb 0 (unbounded tmpfs) is warned.",
-		Help:  "memory_mb, cpu_seconds, max_procs and tmp_mb must be ≥ 0 (0 disables a limit; an unbounded /tmp or /dev/shm may fill half of RAM); a limit cannot be raised above what the process inherited."},
-	{ID: "R13", Name: "Floor", Level: e, Security: true,
-		Short: "The floor: no profile may drop a property every sandbox has (S1–S11).",
-		Help:  "Custom profiles unify with the shared #Profile definition and are checked again by the floor rules: they cannot share the host network, unhide a hidden path, make / writable, or keep agent sockets. Remove the offending field from the profile."},
-
-	{ID: "S1", Name: "LimitsBeforeBwrap", Level: w, Security: true,
-		Short: "Resource limits are set before bwrap starts.",
-		Help:  "RLIMIT_NPROC is set inside the sandbox's user namespace; kernels before 5.14 count it across the whole machine, and the kernel never applies it to root, so it is skipped in both cases with this warning."},
 	{ID: "S2", Name: "Namespaces", Level: e, Security: true,
 		Short: "Every namespace is unshared; only the network profile shares the host network.",
 		Help:  "The sandbox dies with its parent and runs in a new session."},
-	{ID: "S3", Name: "Filesystem", Level: e, Security: true,
-		Short: "The host root is read-only; /dev, /proc and /tmp are the sandbox's own.", Help: "/tmp is fresh for every command."},
 	{ID: "S4", Name: "AgentSockets", Level: e, Security: true,
 		Short: "Agent and bus sockets are unreachable.",
 		Help:  "/run/user/<uid> is an empty tmpfs; SSH_AUTH_SOCK, GPG_AGENT_INFO and DBUS_SESSION_BUS_ADDRESS are removed; the docker socket is replaced by an empty file."},
@@ -91,39 +91,17 @@ var builtinRules = []Rule{
 		Help:  "Each is bind-mounted onto itself so a command cannot rename it away from under the mask."},
 	{ID: "S8", Name: "CABundles", Level: e, Security: true,
 		Short: "A CA bundle named by the environment that lies inside a hidden path is bound back read-only.", Help: "So TLS keeps working inside the sandbox."},
-	{ID: "S9", Name: "WorkingDirectory", Level: w, Security: true,
-		Short: "The working directory is the writable set; a missing one runs read-only in its nearest existing parent.",
-		Help:  "Create the directory, or fix cwd."},
-	{ID: "S10", Name: "NeverUnsandboxed", Level: e, Security: true,
-		Short: "Without a working bwrap no command runs.", Help: "Install bubblewrap: apt install bubblewrap, dnf install bubblewrap or pacman -S bubblewrap."},
 	{ID: "S11", Name: "OneSandboxPerCommand", Level: w, Security: true,
 		Short: "Each command gets its own sandbox; background processes die with it.", Help: "Start long-running services outside the agent."},
 
-	{ID: "H1", Name: "DisableUserns", Level: e, Security: true,
-		Short: "Nested user namespaces are disabled where bwrap supports it.", Help: "--unshare-user --disable-userns."},
-	{ID: "H2", Name: "Seccomp", Level: e, Security: true,
-		Short: "A seccomp deny list blocks terminal injection, keyrings, ptrace, bpf, the mount API and namespace changes.",
-		Help:  "seccomp.allow may relax named groups; an unknown group name is an error."},
-	{ID: "H3", Name: "PortAllowlists", Level: e, Security: true,
-		Short: "TCP port allowlists (Landlock) apply to the network profile only.", Help: "The other profiles have no network: remove network.tcp_connect / tcp_bind, or use profile: network."},
-	{ID: "H4", Name: "UserHidePaths", Level: e, Security: true,
-		Short: "User-declared hide entries (globs included).", Help: "Paths listed under hide: are masked like the built-in hidden paths."},
 	{ID: "H5", Name: "EnvironmentPolicy", Level: w, Security: true,
 		Short: "Environment variables whose names or values look secret are stripped unless allowed.", Help: "env.allow keeps a variable (name or value match); env.strip adds name patterns (any case)."},
 	{ID: "H6", Name: "Verify", Level: e, Security: true,
 		Short: "The compiled arguments are replayed into a mount table and the invariants proved.", Help: "See bwpolicy verify."},
 
-	{ID: "H7", Name: "CredentialLocations", Level: w, Security: true,
-		Short: "Credential stores beyond the seed's list (git, gh, pass, 1Password and Bitwarden agent sockets, …) and the paths credential variables name (SSH_AUTH_SOCK, GNUPGHOME, AWS_SHARED_CREDENTIALS_FILE, KUBECONFIG, …) are hidden.",
-		Help:  "A path that is the working directory, the home directory or above one of them cannot be hidden: point the variable at the credential itself."},
-
 	{ID: "H8", Name: "PrivilegedHostSockets", Level: e, Security: true,
 		Short: "Sockets that hand out power over the machine (system D-Bus, systemd, containerd, podman, CRI-O, libvirt, LXD, Incus, snapd) are replaced by empty files.",
 		Help:  "A command that needs one of them does not belong in an agent's sandbox: run it outside."},
-
-	{ID: "H9", Name: "ProtectedEntries", Level: w, Security: true,
-		Short: "Inside a writable directory, what runs later outside the sandbox stays read-only: .git/config and .git/hooks, shell start-up files, .envrc, .vscode/.idea, agent task files, autostart entries and user services, ~/.local/bin.",
-		Help:  "Change them outside the sandbox. One reached through a symlink inside the writable directory cannot be protected: replace the link by the file or directory."},
 
 	{ID: "config", Name: "ConfigSource", Level: w,
 		Short: "Where a Hermes config's sandbox settings came from: plugins.entries.bwpolicy.settings, else plugins.entries.bubblewrap.settings, else the PR-era terminal.bubblewrap_* keys and TERMINAL_BUBBLEWRAP_* variables.",
@@ -145,6 +123,9 @@ var builtinRules = []Rule{
 	{ID: "suppression", Name: "InlineSuppression", Level: e,
 		Short: "A # bwpolicy:ignore comment names no rule ID, or an unknown one.",
 		Help:  "Write # bwpolicy:ignore R7 the reason at the end of the line the finding is on, or alone on the line above it; several IDs are separated by commas. A silenced finding is not counted and shows in SARIF as a suppressed result with the reason as its justification."},
+	{ID: "usage", Name: "Usage", Level: e,
+		Short: "A command-line value is not valid (a --sandbox-id that is not a plain name).",
+		Help:  "bwpolicy exits 2 without compiling anything. Fix the flag's value as the message says."},
 	{ID: "internal", Name: "InternalError", Level: e,
 		Short: "bwpolicy failed internally.", Help: "bwpolicy exits 2. Please report it with the input that caused it."},
 }

@@ -44,12 +44,13 @@ func rulesDoc(t *testing.T) []byte {
 	b.WriteString("# Rule IDs\n\n")
 	b.WriteString("Every diagnostic of bwpolicy names a rule ID in brackets (`[R3]`), and\n")
 	b.WriteString("every SARIF rule links here (`helpUri`). The safety rules are R1–R13, the\n")
-	b.WriteString("properties every sandbox has S1–S11, the extensions H1–H9; the last IDs\n")
+	b.WriteString("properties every sandbox has S1–S11, the extensions H1–H10; the last IDs\n")
 	b.WriteString("are the pipeline's own stages. Organisation rules (`custom.*`) are\n")
 	b.WriteString("documented by the organisation that writes them.\n\n")
-	b.WriteString("This page is generated from `report/rules.go` and the golden cases\n")
-	b.WriteString("(`compiler/testdata/cases`, output in `golden/`) by `go test ./report -run\n")
-	b.WriteString("TestRulesDoc`.\n")
+	b.WriteString("This page is generated from the METADATA annotations of the built-in\n")
+	b.WriteString("Rego rules (`policy/*.rego`), `report/rules.go` (the IDs no Rego rule\n")
+	b.WriteString("reports) and the golden cases (`compiler/testdata/cases`, output in\n")
+	b.WriteString("`golden/`) by `go test ./report -run TestRulesDoc`.\n")
 	for _, ru := range BuiltinRules() {
 		fmt.Fprintf(&b, "\n## %s\n\n", ru.ID)
 		kind := "error"

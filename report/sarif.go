@@ -67,6 +67,7 @@ type (
 		Level               string             `json:"level"`
 		Message             sarifText          `json:"message"`
 		Locations           []sarifLocation    `json:"locations"`
+		RelatedLocations    []sarifRelated     `json:"relatedLocations,omitempty"`
 		PartialFingerprints map[string]string  `json:"partialFingerprints"`
 		Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
 		Properties          map[string]any     `json:"properties,omitempty"`
@@ -78,6 +79,13 @@ type (
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	// sarifRelated is a related location: in a file the report read, or
+	// (a file built into bwpolicy) only its message, naming the place.
+	sarifRelated struct {
+		ID               int            `json:"id"`
+		PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
+		Message          sarifText      `json:"message"`
 	}
 	sarifPhysical struct {
 		ArtifactLocation sarifArtifactLoc `json:"artifactLocation"`
@@ -159,7 +167,7 @@ func SARIF(w io.Writer, r *Report) error {
 			continue
 		}
 		res := sarifResult{RuleID: d.Rule, RuleIndex: index[d.Rule], Level: level(d.Severity),
-			Message: sarifText{Text: resultText(d)}, Locations: locs,
+			Message: sarifText{Text: resultText(d)}, Locations: locs, RelatedLocations: r.related(d),
 			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(d)}}
 		if f.At.File != "" {
 			at := r.locations(diag.Diagnostic{Pos: f.At})
@@ -250,26 +258,57 @@ func resultText(d diag.Diagnostic) string {
 	return t
 }
 
+// related returns d's related locations (diag.Related), numbered from
+// 1. One in a file the report read points at it; one elsewhere (a file
+// built into bwpolicy, such as schema/sandbox.cue) has only a message
+// that names the place.
+func (r *Report) related(d diag.Diagnostic) []sarifRelated {
+	var out []sarifRelated
+	for i, rel := range d.Related {
+		sr := sarifRelated{ID: i + 1, Message: sarifText{Text: rel.Message}}
+		if _, read := r.Sources[rel.Pos.File]; read {
+			if pl, ok := r.physical(rel.Pos); ok {
+				sr.PhysicalLocation = &pl
+			}
+		}
+		if sr.PhysicalLocation == nil {
+			sr.Message.Text += " (" + rel.Pos.String() + ")"
+		}
+		out = append(out, sr)
+	}
+	return out
+}
+
 // locations returns d's location: the file (relative to %SRCROOT%, or an
 // absolute file: URI), the line (1 when unknown), the column when known
 // and the line's text. A diagnostic about no file (the embedded defaults)
 // has none.
 func (r *Report) locations(d diag.Diagnostic) []sarifLocation {
-	loc, ok := artifactLocation(d.Pos.File)
+	pl, ok := r.physical(d.Pos)
 	if !ok {
 		return []sarifLocation{}
+	}
+	return []sarifLocation{{PhysicalLocation: pl}}
+}
+
+// physical is the physical location of pos; false for a name that is
+// not a file.
+func (r *Report) physical(pos diag.Pos) (sarifPhysical, bool) {
+	loc, ok := artifactLocation(pos.File)
+	if !ok {
+		return sarifPhysical{}, false
 	}
 	pl := sarifPhysical{ArtifactLocation: loc}
 	// A finding about the file as a whole (unreadable, too large) points
 	// at its first line: code scanning needs a region with startLine >= 1.
-	pl.Region = &sarifRegion{StartLine: max(d.Pos.Line, 1), StartColumn: d.Pos.Col}
-	if d.Pos.Line <= 0 {
+	pl.Region = &sarifRegion{StartLine: max(pos.Line, 1), StartColumn: pos.Col}
+	if pos.Line <= 0 {
 		pl.Region.StartColumn = 0
 	}
-	if line, ok := sourceLine(r.Sources[d.Pos.File], pl.Region.StartLine); ok && line != "" {
+	if line, ok := sourceLine(r.Sources[pos.File], pl.Region.StartLine); ok && line != "" {
 		pl.Region.Snippet = &sarifText{Text: diag.Clip(line)}
 	}
-	return []sarifLocation{{PhysicalLocation: pl}}
+	return pl, true
 }
 
 // artifactLocation turns a file name into a SARIF artifact location;

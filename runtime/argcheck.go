@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -41,13 +42,15 @@ const (
 	mountDev          // --dev
 	mountProc         // --proc
 	mountOther        // anything else that lands on a path (mqueue, overlays)
+	mountExpose       // a file's content or descriptor: `bwrun --expose`
 )
 
 // mountOps maps each option that mounts something at its last value to
 // its kind.
 var mountOps = map[string]int{
 	"--ro-bind": mountRO, "--ro-bind-try": mountRO,
-	"--bind": mountRW, "--bind-try": mountRW, "--dev-bind": mountRW, "--dev-bind-try": mountRW,
+	"--bind": mountRW, "--bind-try": mountRW, "--dev-bind": mountRW, "--dev-bind-try": mountRW, "--bind-fd": mountRW,
+	"--ro-bind-fd": mountExpose,
 	"--tmpfs": mountMask, "--ro-bind-data": mountMask, "--bind-data": mountMask, "--file": mountMask,
 	"--dev": mountDev, "--proc": mountProc,
 	"--mqueue": mountOther, "--tmp-overlay": mountOther, "--ro-overlay": mountOther, "--overlay": mountOther,
@@ -93,6 +96,8 @@ func CheckArgs(inv *Invocation) error {
 	c.parse()
 	c.namespaces()
 	c.filesystem()
+	c.pid1Memory()
+	c.exposures()
 	c.writable()
 	c.hidden()
 	if !c.flags["--seccomp"] && !c.flags["--add-seccomp-fd"] {
@@ -141,6 +146,9 @@ func (c *argCheck) parse() {
 				}
 			}
 			continue
+		}
+		if kind == mountMask && op.opt != "--tmpfs" && !c.emptyFD(op.vals[0]) {
+			kind = mountExpose // data that is not the compiled empty file
 		}
 		m := mount{i: op.i, kind: kind, dest: op.vals[len(op.vals)-1]}
 		if kind == mountRO || kind == mountRW {
@@ -237,6 +245,69 @@ func (c *argCheck) filesystem() {
 	}{{"/dev", mountDev, "--dev"}, {"/proc", mountProc, "--proc"}, {"/tmp", mountMask, "--tmpfs"}} {
 		if m := c.cover(want.p); m == nil || m.dest != want.p || m.kind != want.kind || (want.opt == "--tmpfs" && c.inv.Bwrap.Args[m.i] != "--tmpfs") {
 			c.fail("%s is not a fresh %s (%s %s must be the last mount there)", want.p, strings.TrimPrefix(want.opt, "--"), want.opt, want.p)
+		}
+	}
+}
+
+// emptyFD reports whether the descriptor number fd is one the
+// invocation lists as an empty file (the compiled masks' content).
+func (c *argCheck) emptyFD(fd string) bool {
+	for _, f := range c.inv.FDs {
+		if strconv.Itoa(f.Num) == fd {
+			return f.Kind == FDEmpty
+		}
+	}
+	return false
+}
+
+// exposures checks every bind of content the compiler did not write
+// (`bwrun --expose`: --ro-bind-fd, or --ro-bind-data of a descriptor
+// that is not the invocation's empty file): read-only, at a path
+// strictly below one of the invocation's expose roots, and not inside a
+// hidden path below that root (a hidden path at or above the root is
+// what the root is carved out of).
+func (c *argCheck) exposures() {
+	for _, m := range c.mounts {
+		if m.kind != mountExpose {
+			continue
+		}
+		opt := c.inv.Bwrap.Args[m.i]
+		if opt != "--ro-bind-fd" && opt != "--ro-bind-data" {
+			c.fail("args[%d]: %s %s is a writable copy of content the invocation does not list", m.i, opt, m.dest)
+			continue
+		}
+		root := ""
+		if c.inv.Expose != nil {
+			for _, r := range c.inv.Expose.Roots {
+				if Within(m.dest, r) && m.dest != r {
+					root = r
+				}
+			}
+		}
+		if root == "" {
+			c.fail("args[%d]: %s shows content at %s, which is below no expose root of the invocation", m.i, opt, m.dest)
+			continue
+		}
+		for _, h := range c.inv.Hidden {
+			if Within(m.dest, h) && !Within(root, h) {
+				c.fail("args[%d]: %s shows content at %s, inside hidden path %s", m.i, opt, m.dest, h)
+			}
+		}
+	}
+}
+
+// pid1Memory checks that both names of the memory of the sandbox's pid
+// 1 (bwrap's init, which runs as the command's user) are served by
+// `--ro-bind /dev/null` at exactly that path, mounted after the fresh
+// /proc (else it would lie below it): without Yama a command could write
+// its code into the init through them and take the sandbox over (S11).
+func (c *argCheck) pid1Memory() {
+	if !requirePid1Mask {
+		return
+	}
+	for _, p := range []string{"/proc/1/mem", "/proc/1/task/1/mem"} {
+		if m := c.cover(p); m == nil || m.dest != p || m.src != "/dev/null" || c.inv.Bwrap.Args[m.i] != "--ro-bind" {
+			c.fail("the memory of the sandbox's pid 1 is reachable at %s (--ro-bind /dev/null %s after --proc /proc must be the last mount there): a command could take the sandbox over (S11)", p, p)
 		}
 	}
 }

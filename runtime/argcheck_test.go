@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,14 +95,45 @@ var argEdits = []struct {
 		i := slices.Index(inv.Bwrap.Args, "--seccomp")
 		inv.Bwrap.Args = slices.Delete(slices.Clone(inv.Bwrap.Args), i, i+2)
 	}, "no --seccomp"},
+	{"pid 1 memory unmasked", func(inv *Invocation) {
+		inv.Bwrap.Args = removeSeq(inv.Bwrap.Args, "--ro-bind", "/dev/null", "/proc/1/mem")
+	}, "the memory of the sandbox's pid 1 is reachable at /proc/1/mem"},
+	{"pid 1 task memory unmasked", func(inv *Invocation) {
+		inv.Bwrap.Args = removeSeq(inv.Bwrap.Args, "--ro-bind", "/dev/null", "/proc/1/task/1/mem")
+	}, "reachable at /proc/1/task/1/mem"},
+	{"pid 1 memory under a later /proc", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--proc", "/proc") }, "reachable at /proc/1/mem"},
+	{"pid 1 memory uncovered by a later bind of /proc/1", func(inv *Invocation) {
+		inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/proc/1", "/proc/1")
+	}, "reachable at /proc/1/task/1/mem"},
+	{"pid 1 memory masked by a writable file", func(inv *Invocation) {
+		inv.Bwrap.Args = replaceSeq(inv.Bwrap.Args, []string{"--ro-bind", "/dev/null", "/proc/1/mem"}, []string{"--bind-data", "9", "/proc/1/mem"})
+	}, "reachable at /proc/1/mem"},
+	{"pid 1 memory bound from elsewhere", func(inv *Invocation) {
+		inv.Bwrap.Args = replaceSeq(inv.Bwrap.Args, []string{"--ro-bind", "/dev/null", "/proc/1/mem"}, []string{"--ro-bind", "/proc/self/mem", "/proc/1/mem"})
+	}, "reachable at /proc/1/mem"},
 	{"capabilities", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--cap-add", "ALL") }, "--cap-add"},
 	{"relative source", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "etc", "/etc") }, "source \"etc\" is not an absolute, clean path"},
 }
 
+// removeSeq removes the first occurrence of seq from args.
+func removeSeq(args []string, seq ...string) []string {
+	return replaceSeq(args, seq, nil)
+}
+
+// replaceSeq replaces the first occurrence of seq in args with with.
+func replaceSeq(args, seq, with []string) []string {
+	for i := 0; i+len(seq) <= len(args); i++ {
+		if slices.Equal(args[i:i+len(seq)], seq) {
+			return slices.Concat(args[:i], with, args[i+len(seq):])
+		}
+	}
+	panic(fmt.Sprintf("%q not in the arguments", seq))
+}
+
 func TestCheckArgsRefusesHandEdits(t *testing.T) {
-	good := goldenInvocations(t)["profile_workspace.json"]
+	good := goldenInvocations(t)["profile_workspace_denylist.json"]
 	if good == nil {
-		t.Fatal("golden profile_workspace.json missing")
+		t.Fatal("golden profile_workspace_denylist.json missing")
 	}
 	for _, c := range argEdits {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,7 +151,7 @@ func TestCheckArgsRefusesHandEdits(t *testing.T) {
 // TestCheckArgsNetworkProfile: only profile network may share the host
 // network, and it may also keep it unshared.
 func TestCheckArgsNetworkProfile(t *testing.T) {
-	inv := *goldenInvocations(t)["profile_network.json"]
+	inv := *goldenInvocations(t)["profile_network_denylist.json"]
 	if err := CheckArgs(&inv); err != nil {
 		t.Fatal(err)
 	}

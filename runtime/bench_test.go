@@ -76,7 +76,7 @@ func BenchmarkRunTrue(b *testing.B) {
 		b.Skip(err)
 	}
 	args := []string{"--unshare-all", "--unshare-user", "--share-net", "--die-with-parent", "--new-session",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--seccomp", "9"}
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem", "--seccomp", "9"}
 	id, err := StatIdentity(bwrap)
 	if err != nil {
 		b.Fatal(err)

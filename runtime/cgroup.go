@@ -37,6 +37,9 @@ type CgroupSupport struct {
 	// Parent is the delegated cgroup directory (in the cgroup2 mount)
 	// under which a sandbox's cgroup is created.
 	Parent string
+	// Pids is true when Parent also enables the pids controller for its
+	// children: the sandbox's cgroup then gets pids.max too.
+	Pids bool
 	// Detail says what was found, or why no cgroup can be had.
 	Detail string
 }
@@ -46,6 +49,9 @@ type CgroupSupport struct {
 type CgroupHost struct {
 	// MountInfo is /proc/self/mountinfo; SelfCgroup /proc/self/cgroup.
 	MountInfo, SelfCgroup []byte
+	// ProcCgroups is /proc/cgroups (nil: not read); a memory controller
+	// bound to a v1 hierarchy there ends the search early.
+	ProcCgroups []byte
 	// Root is prepended to every mount point ("" on the real machine).
 	Root string
 	// UID is the caller's uid; a directory is usable when owned by it
@@ -55,16 +61,58 @@ type CgroupHost struct {
 
 // DetectCgroup reports whether this process can give a sandbox a memory
 // cgroup of its own.
+// bwrun calls it once per command whose invocation sets memory.max, so
+// the common negative answer (the memory controller bound to cgroup v1)
+// is found from /proc/cgroups before the larger mountinfo is read.
 func DetectCgroup() CgroupSupport {
-	mi, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return CgroupSupport{Detail: "cannot read /proc/self/mountinfo: " + err.Error()}
+	h := CgroupHost{UID: os.Getuid()}
+	h.ProcCgroups, _ = os.ReadFile("/proc/cgroups")
+	if s, done := h.earlyV1(); done {
+		return s
 	}
-	sc, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
+	var err error
+	if h.SelfCgroup, err = os.ReadFile("/proc/self/cgroup"); err != nil {
 		return CgroupSupport{Detail: "cannot read /proc/self/cgroup: " + err.Error()}
 	}
-	return CgroupHost{MountInfo: mi, SelfCgroup: sc, UID: os.Getuid()}.Detect()
+	if h.MountInfo, err = os.ReadFile("/proc/self/mountinfo"); err != nil {
+		return CgroupSupport{Detail: "cannot read /proc/self/mountinfo: " + err.Error()}
+	}
+	return h.Detect()
+}
+
+// early answers without mountinfo when /proc/cgroups shows the memory
+// controller bound to a v1 hierarchy or the process is in no cgroup v2.
+func (h CgroupHost) early() (CgroupSupport, bool) {
+	if s, done := h.earlyV1(); done {
+		return s, true
+	}
+	if h.self() == "" {
+		return CgroupSupport{Detail: "this process is in no cgroup v2 (only v1 hierarchies in /proc/self/cgroup)"}, true
+	}
+	return CgroupSupport{}, false
+}
+
+// earlyV1 answers from /proc/cgroups alone: the memory controller bound
+// to a v1 hierarchy.
+func (h CgroupHost) earlyV1() (CgroupSupport, bool) {
+	for _, l := range strings.Split(string(h.ProcCgroups), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 4 && f[0] == "memory" && f[1] != "0" {
+			return CgroupSupport{Detail: fmt.Sprintf("the memory controller is not in cgroup v2 here: it is bound to cgroup v1 hierarchy %s (/proc/cgroups)", f[1])}, true
+		}
+	}
+	return CgroupSupport{}, false
+}
+
+// self is this process's cgroup v2 path ("" if none).
+func (h CgroupHost) self() string {
+	self := ""
+	for _, l := range strings.Split(string(h.SelfCgroup), "\n") {
+		if p, ok := strings.CutPrefix(l, "0::"); ok {
+			self = p
+		}
+	}
+	return self
 }
 
 // Detect finds the deepest cgroup at or above this process's own (in the
@@ -75,15 +123,10 @@ func DetectCgroup() CgroupSupport {
 // cgroup v2 require write access to cgroup.procs of the common ancestor
 // of the source and destination cgroups.
 func (h CgroupHost) Detect() CgroupSupport {
-	self := ""
-	for _, l := range strings.Split(string(h.SelfCgroup), "\n") {
-		if p, ok := strings.CutPrefix(l, "0::"); ok {
-			self = p
-		}
+	if s, done := h.early(); done {
+		return s
 	}
-	if self == "" {
-		return CgroupSupport{Detail: "this process is in no cgroup v2 (only v1 hierarchies in /proc/self/cgroup)"}
-	}
+	self := h.self()
 	mnt, root, ok := cgroup2Mount(h.MountInfo, self)
 	if !ok {
 		return CgroupSupport{Detail: "no cgroup2 file system is mounted that holds this process's cgroup " + self}
@@ -95,9 +138,9 @@ func (h CgroupHost) Detect() CgroupSupport {
 			path.Join(mnt, "cgroup.controllers"), keysOrNone(ctl))}
 	}
 	for d := dir; ; d = path.Dir(d) {
-		if words(path.Join(d, "cgroup.subtree_control"))["memory"] &&
+		if sub := words(path.Join(d, "cgroup.subtree_control")); sub["memory"] &&
 			h.usable(d) && h.usable(path.Join(d, "cgroup.procs")) {
-			return CgroupSupport{Available: true, Parent: d,
+			return CgroupSupport{Available: true, Parent: d, Pids: sub["pids"],
 				Detail: fmt.Sprintf("cgroup v2 memory controller delegated at %s: each sandbox runs in a cgroup of its own there, with memory.max = %d × memory_mb", d, CgroupMemoryFactor)}
 		}
 		if d == mnt || len(d) <= len(mnt) {
@@ -184,21 +227,25 @@ func keysOrNone(m map[string]bool) string {
 // error) when s is not Available or inv sets no memory.max. An error
 // means the host delegates a controller but the cgroup could not be
 // made; the caller refuses to run (exit 125) rather than run unbounded.
-//
-// The one call site, where the runner starts bwrap (runner.start in
-// runtime/start.go; Close belongs with finish):
-//
-//	cg, err := DetectCgroup().ForInvocation(inv)
-//	if err != nil { return 125, err }
-//	if cg != nil {
-//		defer cg.Close()
-//		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, cg.FD()
-//	}
+// pids.max is set too where s.Pids: max_procs (inv.Rlimits.NProc, which
+// counts the sandbox's first process) plus bwrap itself.
 func (s CgroupSupport) ForInvocation(inv *Invocation) (*Cgroup, error) {
 	if !s.Available || inv.Rlimits.MemoryMax == 0 {
 		return nil, nil
 	}
-	return NewCgroup(s.Parent, inv.Rlimits.MemoryMax)
+	l := CgroupLimits{MemoryMax: inv.Rlimits.MemoryMax}
+	if s.Pids && inv.Rlimits.NProc != 0 {
+		l.PidsMax = inv.Rlimits.NProc + 1
+	}
+	return NewCgroup(s.Parent, l)
+}
+
+// CgroupLimits are the limits written into a sandbox's cgroup.
+type CgroupLimits struct {
+	// MemoryMax is memory.max in bytes (required).
+	MemoryMax uint64
+	// PidsMax is pids.max (0: not written).
+	PidsMax uint64
 }
 
 // Cgroup is a sandbox's own cgroup.
@@ -209,58 +256,76 @@ type Cgroup struct {
 }
 
 // NewCgroup creates a cgroup under parent (CgroupSupport.Parent) with
-// memory.max set to memoryMax bytes and swap off (memory.swap.max 0,
-// where the file exists), and opens it for clone's CLONE_INTO_CGROUP.
-// The call site that starts bwrap sets
+// memory.max set to l.MemoryMax bytes, swap off (memory.swap.max 0,
+// where the file exists) and pids.max when l.PidsMax is set, and opens
+// it for clone's CLONE_INTO_CGROUP. The runtime starts bwrap with
 //
 //	SysProcAttr{UseCgroupFD: true, CgroupFD: cg.FD()}
 //
 // so bwrap and everything it starts are charged to it from their first
 // page; Close removes it after the sandbox is gone.
-func NewCgroup(parent string, memoryMax uint64) (*Cgroup, error) {
-	if memoryMax == 0 {
+func NewCgroup(parent string, l CgroupLimits) (*Cgroup, error) {
+	if l.MemoryMax == 0 {
 		return nil, errors.New("cgroup: memory.max 0")
 	}
+	return newCgroup(parent, l)
+}
+
+// newCgroup is NewCgroup without the memory.max requirement (a zero
+// limit is not written): the real-hierarchy test uses it where the
+// memory controller is bound to cgroup v1.
+func newCgroup(parent string, l CgroupLimits) (*Cgroup, error) {
 	p := path.Join(parent, fmt.Sprintf("bwpolicy-%d-%d", os.Getpid(), time.Now().UnixNano()))
 	if err := os.Mkdir(p, 0o755); err != nil {
 		return nil, fmt.Errorf("cgroup: %w", err)
 	}
-	c := &Cgroup{Path: p}
-	if err := writeCgroupFile(path.Join(p, "memory.max"), strconv.FormatUint(memoryMax, 10)); err != nil {
+	fail := func(err error) (*Cgroup, error) {
 		os.Remove(p)
 		return nil, err
 	}
-	if _, err := os.Stat(path.Join(p, "memory.swap.max")); err == nil {
-		if err := writeCgroupFile(path.Join(p, "memory.swap.max"), "0"); err != nil {
-			os.Remove(p)
-			return nil, err
+	if l.MemoryMax != 0 {
+		if err := writeCgroupFile(path.Join(p, "memory.max"), strconv.FormatUint(l.MemoryMax, 10)); err != nil {
+			return fail(err)
+		}
+		if _, err := os.Stat(path.Join(p, "memory.swap.max")); err == nil {
+			if err := writeCgroupFile(path.Join(p, "memory.swap.max"), "0"); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if l.PidsMax != 0 {
+		if err := writeCgroupFile(path.Join(p, "pids.max"), strconv.FormatUint(l.PidsMax, 10)); err != nil {
+			return fail(err)
 		}
 	}
 	d, err := os.OpenFile(p, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
-		os.Remove(p)
-		return nil, fmt.Errorf("cgroup: %w", err)
+		return fail(fmt.Errorf("cgroup: %w", err))
 	}
-	c.dir = d
-	return c, nil
+	return &Cgroup{Path: p, dir: d}, nil
 }
 
 // FD returns the cgroup directory's file descriptor.
 func (c *Cgroup) FD() int { return int(c.dir.Fd()) }
 
-// Close kills whatever is left in the cgroup (cgroup.kill, Linux 5.14+),
-// waits up to a second for it to empty, and removes it.
+// Close removes the cgroup; if processes are left in it (the runtime
+// calls it after the sandbox's pid namespace is gone, so normally none
+// are), it kills them first (cgroup.kill, Linux 5.14+) and waits up to a
+// second for it to empty.
 func (c *Cgroup) Close() error {
 	defer c.dir.Close()
+	err := os.Remove(c.Path)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if _, err := os.Stat(path.Join(c.Path, "cgroup.kill")); err == nil {
 		writeCgroupFile(path.Join(c.Path, "cgroup.kill"), "1")
 	}
-	var err error
 	for range 100 {
+		time.Sleep(10 * time.Millisecond)
 		if err = os.Remove(c.Path); err == nil || errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	return fmt.Errorf("cgroup: removing %s: %w", c.Path, err)
 }

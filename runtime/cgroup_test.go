@@ -30,7 +30,9 @@ const (
 	mountinfoV2     = "30 25 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw\n"
 	mountinfoHybrid = "30 25 0:26 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n" +
 		"31 25 0:27 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
-	userScope = "/user.slice/user-1000.slice/user@1000.service/app.slice/agent.scope"
+	procCgroupsV1 = "#subsys_name\thierarchy\tnum_cgroups\tenabled\ncpu\t1\t1\t1\nmemory\t4\t83\t1\n"
+	procCgroupsV2 = "#subsys_name\thierarchy\tnum_cgroups\tenabled\ncpu\t0\t1\t1\nmemory\t0\t83\t1\n"
+	userScope     = "/user.slice/user-1000.slice/user@1000.service/app.slice/agent.scope"
 )
 
 // delegated is systemd's user delegation: memory enabled for the
@@ -58,14 +60,20 @@ func TestDetectCgroup(t *testing.T) {
 		uid        int
 		wantParent string // "" = not available
 		wantDetail string
+		// procCgroups is /proc/cgroups ("": not read)
+		procCgroups string
 	}{
-		{"v1 only", map[string]string{}, mountinfoHybrid, "4:memory:/x\n1:cpu:/\n", me, "", "no cgroup v2"},
+		{"v1 only", map[string]string{}, mountinfoHybrid, "4:memory:/x\n1:cpu:/\n", me, "", "no cgroup v2", ""},
 		{"memory bound to v1 (this machine's shape)", map[string]string{"cgroup.controllers": "hugetlb\n"},
-			strings.ReplaceAll(mountinfoHybrid, "/sys/fs/cgroup/unified", "/sys/fs/cgroup"), "4:memory:/x\n0::/\n", me, "", "bound to a cgroup v1 hierarchy (see /proc/cgroups)"},
-		{"no cgroup2 mount", map[string]string{}, "30 25 0:26 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n", "0::/x\n", me, "", "no cgroup2 file system"},
+			strings.ReplaceAll(mountinfoHybrid, "/sys/fs/cgroup/unified", "/sys/fs/cgroup"), "4:memory:/x\n0::/\n", me, "", "bound to a cgroup v1 hierarchy (see /proc/cgroups)", ""},
+		{"no cgroup2 mount", map[string]string{}, "30 25 0:26 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n", "0::/x\n", me, "", "no cgroup2 file system", ""},
 		{"delegated to the caller", delegated(), mountinfoV2, "0::" + userScope + "\n", me,
-			"/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service", "memory.max = 4 × memory_mb"},
-		{"delegated to someone else", delegated(), mountinfoV2, "0::" + userScope + "\n", me + 1, "", "writable by uid"},
+			"/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service", "memory.max = 4 × memory_mb", ""},
+		{"delegated, /proc/cgroups agrees", delegated(), mountinfoV2, "0::" + userScope + "\n", me,
+			"/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service", "", procCgroupsV2},
+		// /proc/cgroups alone answers: mountinfo and the tree are not read.
+		{"memory bound to v1 hierarchy 4 (/proc/cgroups)", delegated(), "", "0::/\n", me, "", "bound to cgroup v1 hierarchy 4", procCgroupsV1},
+		{"delegated to someone else", delegated(), mountinfoV2, "0::" + userScope + "\n", me + 1, "", "writable by uid", ""},
 		{"memory not enabled for children", func() map[string]string {
 			f := delegated()
 			for k := range f {
@@ -74,11 +82,11 @@ func TestDetectCgroup(t *testing.T) {
 				}
 			}
 			return f
-		}(), mountinfoV2, "0::" + userScope + "\n", me, "", "enables memory for its children"},
+		}(), mountinfoV2, "0::" + userScope + "\n", me, "", "enables memory for its children", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := cgroupTree(t, tc.files)
-			got := CgroupHost{MountInfo: []byte(tc.mountinfo), SelfCgroup: []byte(tc.self), Root: root, UID: tc.uid}.Detect()
+			got := CgroupHost{MountInfo: []byte(tc.mountinfo), SelfCgroup: []byte(tc.self), ProcCgroups: []byte(tc.procCgroups), Root: root, UID: tc.uid}.Detect()
 			want := ""
 			if tc.wantParent != "" {
 				want = root + tc.wantParent
@@ -108,7 +116,7 @@ func TestUnescapeMount(t *testing.T) {
 // it); an empty memory.max is refused.
 func TestNewCgroupFiles(t *testing.T) {
 	parent := t.TempDir()
-	cg, err := NewCgroup(parent, 1<<30)
+	cg, err := NewCgroup(parent, CgroupLimits{MemoryMax: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +130,16 @@ func TestNewCgroupFiles(t *testing.T) {
 	if filepath.Dir(cg.Path) != parent || cg.FD() < 0 {
 		t.Errorf("path %s fd %d", cg.Path, cg.FD())
 	}
-	if _, err := NewCgroup(parent, 0); err == nil {
+	if _, err := NewCgroup(parent, CgroupLimits{PidsMax: 10}); err == nil {
 		t.Error("memory.max 0 accepted")
+	}
+	cg2, err := NewCgroup(parent, CgroupLimits{MemoryMax: 1 << 20, PidsMax: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cg2.dir.Close()
+	if b, _ := os.ReadFile(filepath.Join(cg2.Path, "pids.max")); string(b) != "12" {
+		t.Errorf("pids.max = %q", b)
 	}
 }
 
@@ -135,7 +151,7 @@ func TestCgroupReal(t *testing.T) {
 	if !s.Available {
 		t.Skipf("no delegated cgroup v2 memory controller on this host: %s", s.Detail)
 	}
-	cg, err := NewCgroup(s.Parent, 64<<20)
+	cg, err := NewCgroup(s.Parent, CgroupLimits{MemoryMax: 64 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +183,18 @@ func TestForInvocation(t *testing.T) {
 		t.Fatalf("available: %v %v", cg, err)
 	}
 	cg.dir.Close()
+	if _, err := os.Stat(filepath.Join(cg.Path, "pids.max")); err == nil {
+		t.Error("pids.max written where the pids controller is not delegated")
+	}
+	inv.Rlimits.NProc = 34
+	cg, err = (CgroupSupport{Available: true, Parent: parent, Pids: true}).ForInvocation(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg.dir.Close()
+	if b, _ := os.ReadFile(filepath.Join(cg.Path, "pids.max")); string(b) != "35" {
+		t.Errorf("pids.max = %q, want max_procs' RLIMIT_NPROC + 1 for bwrap", b)
+	}
 	if _, err := (CgroupSupport{Available: true, Parent: filepath.Join(parent, "gone")}).ForInvocation(inv); err == nil {
 		t.Error("a parent that cannot hold the cgroup gave no error")
 	}

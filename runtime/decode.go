@@ -411,5 +411,12 @@ func Validate(inv *Invocation) error {
 			}
 		}
 	}
+	if inv.Expose != nil {
+		for _, r := range inv.Expose.Roots {
+			if !cleanAbs(r) || r == "/" {
+				return fmt.Errorf("expose.roots: %q is not an absolute, clean directory below /", r)
+			}
+		}
+	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/internal/fastdecodegen"
 )
 
 // fill sets every field of v (recursively) to a non-zero value, so that
@@ -184,5 +186,22 @@ func TestFastDecodeGoldens(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: fast decode differs", f)
 		}
+	}
+}
+
+// TestFastDecodeGenerated: fastdecode_gen.go is what internal/fastdecodegen
+// makes of the Invocation types now (run `go generate ./runtime` after
+// changing them).
+func TestFastDecodeGenerated(t *testing.T) {
+	want, err := fastdecodegen.Generate("runtime", reflect.TypeOf(Invocation{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("fastdecode_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatal("fastdecode_gen.go is stale: run `go generate ./runtime`")
 	}
 }

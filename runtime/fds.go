@@ -87,12 +87,18 @@ func blockPipe() (child, release *os.File, err error) {
 // seccompFile returns a sealed memfd holding prog at offset 0. A memfd
 // (unlike a pipe) cannot fill up and block, whatever the program's size.
 func seccompFile(prog []byte) (*os.File, error) {
-	fd, err := unix.MemfdCreate("bwpolicy-seccomp", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	return sealedMemfd("bwpolicy-seccomp", prog)
+}
+
+// sealedMemfd returns a memfd holding data, positioned at its start and
+// sealed against writes and size changes.
+func sealedMemfd(name string, data []byte) (*os.File, error) {
+	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, fmt.Errorf("memfd_create: %w", err)
 	}
-	f := os.NewFile(uintptr(fd), "seccomp")
-	if _, err := f.Write(prog); err != nil {
+	f := os.NewFile(uintptr(fd), name)
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -100,9 +106,18 @@ func seccompFile(prog []byte) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	// Seal it: nothing can change the program once handed over.
 	_, _ = unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_WRITE|unix.F_SEAL_GROW|unix.F_SEAL_SHRINK|unix.F_SEAL_SEAL)
 	return f, nil
+}
+
+// add hands f to bwrap as descriptor num (above every inv.FDs number);
+// it is closed with the other child ends.
+func (s *fdSet) add(num int, f *os.File) {
+	for len(s.extra) < num-2 {
+		s.extra = append(s.extra, nil)
+	}
+	s.extra[num-3] = f
+	s.child = append(s.child, f)
 }
 
 // closeChild closes the child's ends (after bwrap has started).

@@ -31,6 +31,7 @@ func (r *runner) finish(setupErr error) (int, error) {
 		r.w, r.reaped = <-r.waited, true
 	}
 	r.contain()
+	r.leaveCgroup()
 	r.drain()
 	if setupErr != nil {
 		return setupFailure(setupErr)
@@ -59,7 +60,10 @@ func (r *runner) finish(setupErr error) (int, error) {
 // nothing of the sandbox runs any more, whatever the command did to the
 // init (a command that rewrote pid 1's code to clear its parent-death
 // signal and report a fake exit included). bwrap itself is already
-// reaped here.
+// reaped here. The wait is cut short when initAlone finds the init
+// already exiting with nothing else left in its namespace (the kernel's
+// teardown of the sandbox's mounts is then all that remains), except
+// with a cgroup, which can only be removed once the init has exited.
 func (r *runner) contain() {
 	if r.pid1 <= 0 || !containKill {
 		return // bwrap never reported a first process: no command ran
@@ -69,6 +73,9 @@ func (r *runner) contain() {
 		return
 	}
 	_ = unix.PidfdSendSignal(r.pidfd, unix.SIGKILL, nil, 0) // ESRCH: already gone
+	if r.cgroup == nil && initAlone(r.pidfd, r.pid1) {
+		return
+	}
 	if !pidfdExited(r.pidfd, containGrace) {
 		r.warn(fmt.Sprintf("the sandbox's first process %d did not exit within %v of SIGKILL: processes of the sandbox may still run", r.pid1, containGrace))
 	}

@@ -110,7 +110,7 @@ func fscallsFixture(t testing.TB, n int, newDirs bool) (invPath, root string, gl
 		Format:  Format,
 		Profile: "fscalls",
 		Bwrap: Bwrap{Path: self, Args: []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
-			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind-data", "3", "/nonexistent-mask",
+			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem", "--ro-bind-data", "3", "/nonexistent-mask",
 			"--info-fd", "4", "--block-fd", "5", "--json-status-fd", "6", "--seccomp", "7"}},
 		FDs:           []FD{{3, FDEmpty}, {4, FDInfo}, {5, FDBlock}, {6, FDStatus}, {7, FDSeccomp}},
 		Rlimits:       Rlimits{AsBytes: 1 << 30, CPUSeconds: 30},

@@ -26,6 +26,9 @@ type Invocation struct {
 	Chdir    string   `json:"chdir"`
 	Writable []string `json:"writable"`
 	Hidden   []string `json:"hidden"`
+	// Home declares the home layout (H10) for a verifier; nil when the
+	// home directory is shown as it is.
+	Home *HomeLayout `json:"home,omitempty"`
 	// Scratch is the environment's private scratch directory (compile
 	// --sandbox-id), re-created by the runtime when pruned.
 	Scratch string `json:"scratch,omitempty"`
@@ -35,8 +38,21 @@ type Invocation struct {
 	Preconditions []Precondition `json:"preconditions"`
 	Seccomp       *Seccomp       `json:"seccomp,omitempty"`
 	Landlock      *Landlock      `json:"landlock,omitempty"`
-	Warnings      []Warning      `json:"warnings"`
-	Explain       []Explain      `json:"explain"`
+	// Expose declares what `bwrun --expose FILE` may show the command
+	// (ExposeFile); nil: nothing.
+	Expose   *Expose   `json:"expose,omitempty"`
+	Warnings []Warning `json:"warnings"`
+	Explain  []Explain `json:"explain"`
+}
+
+// HomeLayout is the allowlist home layout an invocation mounts (H10):
+// Dirs are rebuilt as a tmpfs (Dir, the home directory, first); inside
+// them only non-dot entries of Dir and the Allowed paths may show host
+// content (besides the S6/S8 exceptions).
+type HomeLayout struct {
+	Dir     string   `json:"dir"`
+	Dirs    []string `json:"dirs"`
+	Allowed []string `json:"allowed"`
 }
 
 // Bwrap says which bwrap to run and with which arguments.
@@ -190,6 +206,19 @@ type Landlock struct {
 	// ScopeAbstractUnix and ScopeSignal request Landlock scoping (ABI 6).
 	ScopeAbstractUnix bool `json:"scope_abstract_unix"`
 	ScopeSignal       bool `json:"scope_signal"`
+}
+
+// Expose is the invocation's declaration for `bwrun --expose FILE`: one
+// file under one of Roots (directories the sandbox otherwise hides, such
+// as Hermes' cache/spillover) shown read-only to one run.
+type Expose struct {
+	// Roots are the directories (absolute, clean, their real paths: no
+	// symlink in them) under which a file may be exposed.
+	Roots []string `json:"roots"`
+	// BindFD is true when the compiled-for bwrap has --ro-bind-fd: the
+	// file is bound through the descriptor bwrun opened; otherwise its
+	// content (at most ExposeDataMax bytes) is copied with --ro-bind-data.
+	BindFD bool `json:"bind_fd"`
 }
 
 // Warning is a diagnostic that did not stop compilation.

@@ -65,6 +65,10 @@ type Options struct {
 	// Chdir, if set, is the directory the command starts in instead of
 	// the compiled one (see ApplyChdir).
 	Chdir string
+	// Expose are files shown read-only to this run only, at their host
+	// paths (OpenExposed: below the invocation's expose roots, no
+	// symlink on the way, bound through a descriptor).
+	Expose []string
 }
 
 // SetupError is the error Run returns when the command did not run to
@@ -123,7 +127,9 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 //     an unset of inv.Env.UnsetAfterRC, see UnsetAfterRC); the
 //     descriptors of inv.FDs at exactly their numbers.
 //  2. start: bwrap starts as `bwrap ARGS... -- argv...` (same process
-//     group, stdio as described at Stdio), forked from a thread that
+//     group, stdio as described at Stdio; cloned into a memory cgroup
+//     of its own where inv sets memory.max and the host delegates one,
+//     see joinCgroup), forked from a thread that
 //     stays locked until bwrap exits (bwrap's --die-with-parent follows
 //     the thread that forked it); with inv.Landlock that thread is first
 //     restricted with it and then discarded.
@@ -186,6 +192,10 @@ type runner struct {
 	reaped       bool
 	pid1         int // the sandbox's first process (from --info-fd)
 	pidfd        int
+
+	exposed     []exposed            // Options.Expose, opened
+	cgroup      *Cgroup              // the sandbox's own cgroup, if any
+	cgroupFound <-chan CgroupSupport // findCgroup's answer
 
 	exitCode *int           // from --json-status-fd
 	created  []string       // CreatedProtected after the command
@@ -258,6 +268,7 @@ func (r *runner) runAll(ctx context.Context, argv []string, stdio Stdio) (int, e
 // command's argv as bwrap will run it.
 func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 	inv := r.inv
+	r.findCgroup()
 	if err := r.openStdio(stdio); err != nil {
 		return nil, err
 	}
@@ -269,6 +280,12 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 		if note != "" {
 			r.warn(note)
 		}
+	}
+	if len(r.opts.Expose) > 0 {
+		if err := r.applyExpose(r.opts.Expose); err != nil {
+			return nil, err
+		}
+		inv = r.inv
 	}
 	if err := CheckTrust(inv); err != nil {
 		return nil, err
@@ -290,6 +307,9 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 		return nil, err
 	}
 	r.fds = fds
+	for _, e := range r.exposed {
+		fds.add(e.num, e.file)
+	}
 	if fds.info == nil {
 		return nil, errors.New("the invocation has no --info-fd: the runtime could not kill the sandbox's processes when the command ends (S11); recompile with `bwpolicy compile`")
 	}
@@ -298,6 +318,7 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 }
 
 func (r *runner) cleanup() {
+	r.leaveCgroup() // bwrap failed to start
 	if r.fds != nil {
 		r.fds.closeAll()
 	}
@@ -308,6 +329,9 @@ func (r *runner) cleanup() {
 	}
 	for _, f := range r.own {
 		f.Close()
+	}
+	for _, e := range r.exposed {
+		e.file.Close() // if never handed to fds
 	}
 	if r.bwrapPidFile != nil {
 		r.bwrapPidFile.Close()

@@ -41,7 +41,8 @@ func needBwrap(t *testing.T) string {
 
 // baseArgs is a minimal S2/S3 sandbox.
 var baseArgs = []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
-	"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
+	"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+	"--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem"}
 
 // allowAll is a seccomp program that allows every system call.
 var allowAll = []byte{0x06, 0, 0, 0, 0, 0, 0xff, 0x7f}
@@ -88,6 +89,12 @@ type result struct {
 // run runs argv in inv with stdout and stderr captured in files.
 func run(t *testing.T, inv *Invocation, argv ...string) result {
 	t.Helper()
+	return runOpts(t, inv, Options{}, argv...)
+}
+
+// runOpts is run with Run's options.
+func runOpts(t *testing.T, inv *Invocation, opts Options, argv ...string) result {
+	t.Helper()
 	if err := Validate(inv); err != nil {
 		t.Fatalf("test invocation invalid: %v", err)
 	}
@@ -100,11 +107,12 @@ func run(t *testing.T, inv *Invocation, argv ...string) result {
 	var warnings []string
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	code, err := Run(ctx, inv, argv, Stdio{Stdout: outF, Stderr: errF, Warn: func(m string) {
+	st, err := RunWith(ctx, inv, argv, Stdio{Stdout: outF, Stderr: errF, Warn: func(m string) {
 		mu.Lock()
 		warnings = append(warnings, m)
 		mu.Unlock()
-	}})
+	}}, opts)
+	code := st.ExitStatus
 	o, _ := os.ReadFile(outF.Name())
 	e, _ := os.ReadFile(errF.Name())
 	if len(o)+len(e) < 4096 {
@@ -512,14 +520,18 @@ func waitForFile(t *testing.T, path string) {
 // (tests may walk /proc; the runtime does not).
 func processesWithArgs(argv ...string) []int {
 	want := strings.Join(argv, "\x00") + "\x00"
+	return hostPIDs(func(dir string) bool {
+		b, _ := os.ReadFile(dir + "/cmdline")
+		return string(b) == want
+	})
+}
+
+// hostPIDs lists the pids whose /proc directory keep accepts.
+func hostPIDs(keep func(dir string) bool) []int {
 	ents, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline"); string(b) == want {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && keep("/proc/"+e.Name()) {
 			pids = append(pids, pid)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 // RunFlags are the per-run options bwrun and `bwpolicy run` take before
 // the invocation (or the command): --status-fd N, --status-file F,
-// --timeout SECONDS, --chdir DIR.
+// --timeout SECONDS, --chdir DIR, --expose FILE (repeatable).
 type RunFlags struct {
 	// StatusFD is the descriptor the Status goes to (-1: none).
 	StatusFD int
@@ -26,6 +26,9 @@ type RunFlags struct {
 	// Options are Run's options (Timeout, Chdir).
 	Options Options
 }
+
+// maxExpose bounds how many --expose options one run takes.
+const maxExpose = 64
 
 // RunFlagsUsage documents the options for a --help text.
 const RunFlagsUsage = `  --status-fd N      write one JSON object (schema/status.schema.json) saying
@@ -41,6 +44,10 @@ const RunFlagsUsage = `  --status-fd N      write one JSON object (schema/status
                      directory; a directory the sandbox hides falls back to
                      the compiled one (with a note); one outside the writable
                      directories is read-only
+  --expose FILE      show FILE, read-only at its path, to this run only: a
+                     regular file below a root the invocation declares
+                     (Hermes' cache/spillover), reached without a symlink,
+                     bound through a descriptor; repeatable
 `
 
 // ParseRunFlags takes the leading per-run options off args and returns
@@ -52,11 +59,11 @@ func ParseRunFlags(args []string) (RunFlags, []string, error) {
 	for len(args) > 0 {
 		name, val, hasVal := strings.Cut(args[0], "=")
 		switch name {
-		case "--status-fd", "--status-file", "--timeout", "--chdir":
+		case "--status-fd", "--status-file", "--timeout", "--chdir", "--expose":
 		default:
 			return f, args, nil
 		}
-		if seen[name] {
+		if seen[name] && name != "--expose" {
 			return f, nil, fmt.Errorf("%s given twice", name)
 		}
 		seen[name] = true
@@ -112,6 +119,14 @@ func (f *RunFlags) Set(name, val string) error {
 			return fmt.Errorf("--chdir %q: not an absolute path", val)
 		}
 		f.Options.Chdir = val
+	case "--expose":
+		if !filepath.IsAbs(val) {
+			return fmt.Errorf("--expose %q: not an absolute path", val)
+		}
+		if len(f.Options.Expose) >= maxExpose {
+			return fmt.Errorf("--expose given more than %d times", maxExpose)
+		}
+		f.Options.Expose = append(f.Options.Expose, val)
 	}
 	return nil
 }

@@ -39,6 +39,9 @@ func (r *runner) start(argv []string) (unlock func(), err error) {
 		Files: fdnums,
 		Sys:   &syscall.SysProcAttr{}, // same process group: terminal job control still reaches bwrap
 	}
+	if err := r.joinCgroup(attr.Sys); err != nil {
+		return func() {}, err
+	}
 
 	r.waited = make(chan waitResult, 1)
 	unlock = func() {}

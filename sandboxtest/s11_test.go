@@ -22,9 +22,12 @@ import (
 )
 
 // s11Tools builds, once, what the pid-1 takeover test needs: the attack
-// (testdata/pid1takeover, C, x86_64) and bwrun-nocontain, bwrun built
-// with -tags bwpolicy_nocontain (finish does not kill the sandbox's pid
-// namespace), the control.
+// (testdata/pid1takeover, C, x86_64); bwrun-nocontain, bwrun built with
+// -tags bwpolicy_nocontain (finish does not kill the sandbox's pid
+// namespace, and the argument check does not require the mask of pid
+// 1's memory), the control; bwrun-nopid1check, bwrun built with -tags
+// bwpolicy_nopid1check (the namespace kill, without that requirement),
+// to run an invocation whose mask was removed.
 var s11Tools = sync.OnceValue(func() error {
 	c := exec.Command("gcc", "-O2", "-Wall", "-o", tool("pid1takeover"), "testdata/pid1takeover/pid1takeover.c")
 	if out, err := c.CombinedOutput(); err != nil {
@@ -34,11 +37,13 @@ var s11Tools = sync.OnceValue(func() error {
 	if err != nil {
 		goBin = filepath.Join(goruntime.GOROOT(), "bin", "go")
 	}
-	c = exec.Command(goBin, "build", "-tags", "bwpolicy_nocontain", "-o", tool("bwrun-nocontain"), "github.com/bwpolicy/bwpolicy/cmd/bwrun")
-	if out, err := c.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build bwrun-nocontain: %v\n%s", err, out)
+	for _, b := range []struct{ tag, name string }{{"bwpolicy_nocontain", "bwrun-nocontain"}, {"bwpolicy_nopid1check", "bwrun-nopid1check"}} {
+		c = exec.Command(goBin, "build", "-tags", b.tag, "-o", tool(b.name), "github.com/bwpolicy/bwpolicy/cmd/bwrun")
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", b.name, err, out)
+		}
 	}
-	for _, n := range []string{"pid1takeover", "bwrun-nocontain"} {
+	for _, n := range []string{"pid1takeover", "bwrun-nocontain", "bwrun-nopid1check"} {
 		if err := os.Chmod(tool(n), 0o755); err != nil {
 			return err
 		}
@@ -59,16 +64,19 @@ sleep 0.3
 //
 // The attack (testdata/pid1takeover) writes code into /proc/1/mem that
 // clears pid 1's parent-death signal and reports a fake exit 0 to bwrap,
-// behind a background writer. Three runs:
+// behind a background writer. Four runs:
 //
 //   - the compiled invocation under bwrun-nocontain (the runtime without
 //     the namespace kill): the attack is refused (/proc/1/mem is masked)
 //     and the sandbox dies with bwrap (within 5 s: that runtime does not
 //     wait for it);
+//   - the invocation without the mask under bwrun: refused before
+//     anything runs (exit 125, the argument check names /proc/1/mem);
 //   - the invocation without the mask under bwrun-nocontain, the control:
 //     the attack works, the writer keeps writing after the runtime
 //     returned;
-//   - the invocation without the mask under bwrun: once bwrun returns, no
+//   - the invocation without the mask under bwrun-nopid1check (the
+//     namespace kill without the argument check): once it returns, no
 //     process of the sandbox's pid namespace exists and the writer has
 //     stopped.
 func testPid1Takeover(t *testing.T, f *fixture) {
@@ -80,16 +88,21 @@ func testPid1Takeover(t *testing.T, f *fixture) {
 	}
 	inv, _ := f.compile("", call{})
 	unmasked := f.withoutArgs(inv, "--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem")
+	os.Remove(f.expand("{proj}/pidns"))
+	r := f.execToFile(call{argv: []string{tool("bwrun"), unmasked, "--", "/bin/sh", "-c", f.expand(takeoverScript)}})
+	if r.code != 125 || !strings.Contains(r.stdout, "reachable at /proc/1/mem") || f.hostExists("{proj}/pidns") {
+		t.Errorf("unmasked: bwrun did not refuse the invocation before running it: %v", r)
+	}
 	for _, c := range []struct {
 		name, inv, bwrun string
 		attack           string // "refused", "outlives" (control), "contained"
 	}{
 		{"masked", inv, tool("bwrun-nocontain"), "refused"},
 		{"control", unmasked, tool("bwrun-nocontain"), "outlives"},
-		{"contained", unmasked, tool("bwrun"), "contained"},
+		{"contained", unmasked, tool("bwrun-nopid1check"), "contained"},
 	} {
 		os.Remove(f.expand("{proj}/beat"))
-		r := f.execToFile(call{argv: []string{c.bwrun, c.inv, "--", "/bin/sh", "-c", f.expand(takeoverScript)}})
+		r = f.execToFile(call{argv: []string{c.bwrun, c.inv, "--", "/bin/sh", "-c", f.expand(takeoverScript)}})
 		took := strings.Contains(r.stdout, "takeover: ok")
 		if c.attack == "refused" {
 			if took || !strings.Contains(r.stdout, "takeover: FAIL open /proc/1/mem read-write") {

@@ -37,6 +37,7 @@ var scenarios = []scenario{
 	{"S5_hermes_home_elsewhere", testHermesHomeElsewhere},
 	{"S6_home_mode_profile", testHomeModeProfile},
 	{"S6_sandbox_envs", testSandboxEnvs},
+	{"S6_expose", testExpose},
 	{"S7_pins_cwd_home", testPins},
 	{"S8_ca_bundle", testCABundle},
 	{"S9_restricted", testRestricted},

@@ -247,6 +247,10 @@ func relaxSet(relax []string) (map[string]bool, error) {
 	return set, nil
 }
 
+// RelaxReason says why relaxing group name needs the groups of its
+// RelaxWith relaxed too (the policy stage's message for seccomp.allow).
+func RelaxReason(name string) string { return relaxReason(name) }
+
 func relaxReason(name string) string {
 	switch name {
 	case "clone3":

@@ -45,6 +45,33 @@ type Settings struct {
 	Seccomp *SeccompPolicy `json:"seccomp,omitempty"`
 	Protect *ProtectPolicy `json:"protect,omitempty"`
 	Network *NetworkPolicy `json:"network,omitempty"`
+	Home    *HomePolicy    `json:"home,omitempty"`
+}
+
+// The home layouts (H10).
+const (
+	// HomeAllowlist rebuilds the home directory as a tmpfs with only its
+	// non-dot entries and the allowed dot entries bound back.
+	HomeAllowlist = "allowlist"
+	// HomeDenylist shows the home directory with the denied paths masked.
+	HomeDenylist = "denylist"
+)
+
+// HomePolicy chooses the home directory's layout (H10).
+type HomePolicy struct {
+	// Layout is HomeAllowlist (the default) or HomeDenylist.
+	Layout string `json:"layout,omitempty"`
+	// Allow are more dot entries (relative to HOME, "~/" allowed) to
+	// bind back read-only in the allowlist layout.
+	Allow []string `json:"allow,omitempty"`
+}
+
+// HomeLayout returns the home layout set, else HomeAllowlist.
+func (s *Settings) HomeLayout() string {
+	if s.Home != nil && s.Home.Layout != "" {
+		return s.Home.Layout
+	}
+	return HomeAllowlist
 }
 
 // Bind is one extra host directory mounted into the sandbox.

@@ -67,7 +67,7 @@ const (
 
 // Invariants lists every invariant Check proves, in the order it checks.
 var Invariants = []string{InvReplay, InvHiddenMasked, InvCovered, InvWritableSet, InvPinned, InvProtected,
-	InvMountPoint, InvRootRO, InvProcDevTmp, InvTmpfsBounded, InvNamespaces, InvSeccomp, InvFDs, InvChdir}
+	InvMountPoint, InvRootRO, InvProcDevTmp, InvTmpfsBounded, InvNamespaces, InvSeccomp, InvFDs, InvChdir, InvHomeLayout}
 
 // Violation is one invariant the invocation breaks.
 type Violation struct {
@@ -138,6 +138,7 @@ func Check(inv *runtime.Invocation) []Violation {
 	c.seccomp()
 	c.fds()
 	c.chdir()
+	c.homeLayout()
 	return c.out
 }
 
@@ -154,7 +155,8 @@ func (c *checker) where(m *Mount) string {
 
 // exception reports whether bind b is a documented exception inside a
 // mask: an S6 or S8 bind of a path onto itself, lying strictly inside a
-// visible mask (directly, or inside another exception there).
+// visible mask or a fresh tmpfs (directly, or inside another exception
+// there).
 func (c *checker) exception(b *Mount) bool {
 	if !b.HostBacked() || b.Source != b.Dest || b.Dest == "/" {
 		return false
@@ -174,7 +176,9 @@ func (c *checker) exception(b *Mount) bool {
 		return false
 	}
 	for a := path.Dir(b.Dest); ; a = path.Dir(a) {
-		if c.isMask(c.t.MountAt(a)) {
+		// Inside a mask, or inside a fresh tmpfs (the home layout's,
+		// H10): the bind shows only itself there.
+		if m := c.t.MountAt(a); c.isMask(m) || m != nil && m.Kind == Tmpfs {
 			return true
 		}
 		if a == "/" {

@@ -34,6 +34,10 @@ const (
 	Dev Kind = "dev"
 	// Proc is a private procfs (--proc).
 	Proc Kind = "proc"
+	// Symlink is a symbolic link bwrap creates (--symlink TARGET DEST),
+	// in the sandbox's own file system: Source holds the target, which
+	// the kernel resolves inside the sandbox, never on the host.
+	Symlink Kind = "symlink"
 	// Data is a read-only file holding what bwrap read from a file
 	// descriptor (--ro-bind-data); bwpolicy gives it an empty stream.
 	Data Kind = "data"
@@ -85,6 +89,8 @@ func (m *Mount) Args() string {
 		return m.Option + " " + m.Source + " " + m.Dest
 	case Data:
 		return m.Option + " " + strconv.Itoa(m.FD) + " " + m.Dest
+	case Symlink:
+		return m.Option + " " + m.Source + " " + m.Dest
 	case Tmpfs:
 		if m.Size > 0 {
 			return "--size " + strconv.FormatUint(m.Size, 10) + " " + m.Option + " " + m.Dest
@@ -132,7 +138,7 @@ var optionArity = map[string]int{
 	"--unshare-cgroup": 0, "--unshare-cgroup-try": 0, "--disable-userns": 0,
 	"--die-with-parent": 0, "--new-session": 0,
 
-	"--ro-bind": 2, "--bind": 2, "--ro-bind-data": 2,
+	"--ro-bind": 2, "--bind": 2, "--ro-bind-data": 2, "--symlink": 2,
 	"--dev": 1, "--proc": 1, "--tmpfs": 1, "--remount-ro": 1, "--chdir": 1, "--size": 1,
 	"--info-fd": 1, "--block-fd": 1, "--json-status-fd": 1, "--seccomp": 1,
 }
@@ -237,6 +243,14 @@ func (t *MountTable) apply(i int, opt string, vals []string) error {
 		}
 		t.FDs = append(t.FDs, FDUse{opt, n, i})
 		t.mount(&Mount{Dest: vals[1], FD: n, Kind: Data, Index: i, Option: opt})
+	case "--symlink":
+		if vals[0] == "" || strings.ContainsRune(vals[0], 0) {
+			return bad("%q is not a symlink target", vals[0])
+		}
+		if err := abs(vals[1]); err != nil {
+			return err
+		}
+		t.mount(&Mount{Dest: vals[1], Source: vals[0], FD: -1, Kind: Symlink, Index: i, Option: opt})
 	case "--tmpfs", "--dev", "--proc":
 		if err := abs(vals[0]); err != nil {
 			return err

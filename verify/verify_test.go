@@ -126,25 +126,25 @@ func TestBrokenInvocations(t *testing.T) {
 		invariant    string
 		path         string
 	}{
-		{"later bind covers the masks", "profile_workspace", func(t *testing.T, a []string) []string {
+		{"later bind covers the masks", "profile_workspace_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--bind", "/home/u", "/home/u")
 		}, InvCovered, "/home/u/.ssh"},
-		{"later bind shows the hidden paths", "profile_workspace", func(t *testing.T, a []string) []string {
+		{"later bind shows the hidden paths", "profile_workspace_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--bind", "/home/u", "/home/u")
 		}, InvHiddenMasked, "/home/u/.ssh"},
-		{"later bind is not in the writable set", "profile_workspace", func(t *testing.T, a []string) []string {
+		{"later bind is not in the writable set", "profile_workspace_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--bind", "/home/u", "/home/u")
 		}, InvWritableSet, "/home/u"},
-		{"mask dropped", "profile_workspace", func(t *testing.T, a []string) []string {
+		{"mask dropped", "profile_workspace_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, cut(t, a, "--size", "16384", "--tmpfs", "/home/u/.ssh"), "--remount-ro", "/home/u/.ssh")
 		}, InvHiddenMasked, "/home/u/.ssh"},
-		{"file mask dropped", "profile_workspace", func(t *testing.T, a []string) []string {
+		{"file mask dropped", "profile_workspace_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--ro-bind-data", "3", "/home/u/.env")
 		}, InvHiddenMasked, "/home/u/.env"},
 		{"mask of a symlinked entry dropped", "symlinked_hidden_entry", func(t *testing.T, a []string) []string {
 			return cut(t, cut(t, a, "--size", "16384", "--tmpfs", "/home/u/dotfiles/ssh"), "--remount-ro", "/home/u/dotfiles/ssh")
 		}, InvHiddenMasked, "/home/u/dotfiles/ssh"},
-		{"home bound elsewhere after the masks", "profile_workspace", func(t *testing.T, a []string) []string {
+		{"home bound elsewhere after the masks", "profile_workspace_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u", "/mnt/home")
 		}, InvHiddenMasked, "/mnt/home/.ssh"},
 		{"hidden directory bound back by a user bind", "ca_bundle_in_hidden", func(t *testing.T, a []string) []string {
@@ -154,98 +154,110 @@ func TestBrokenInvocations(t *testing.T) {
 			return replace(t, a, []string{"--ro-bind", "/home/u/.hermes/venv/certifi/cacert.pem", "/home/u/.hermes/venv/certifi/cacert.pem"},
 				"--ro-bind", "/home/u/.hermes/venv/certifi/cacert.pem", "/home/u/.hermes/ca.pem")
 		}, InvHiddenMasked, "/home/u/.hermes/ca.pem"},
-		{"share-net under workspace", "profile_workspace", func(t *testing.T, a []string) []string {
+		{"share-net under workspace", "profile_workspace_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--unshare-user", "--share-net")
 		}, InvNamespaces, "--share-net"},
-		{"share-net before unshare-all is overridden", "profile_network", func(t *testing.T, a []string) []string {
+		{"share-net before unshare-all is overridden", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--unshare-all", "--share-net"}, "--share-net", "--unshare-all")
 		}, InvNamespaces, "--share-net"},
-		{"no new session", "profile_network", func(t *testing.T, a []string) []string {
+		{"no new session", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--new-session")
 		}, InvNamespaces, "--new-session"},
-		{"no unshare-all", "profile_workspace", func(t *testing.T, a []string) []string {
+		{"no unshare-all", "profile_workspace_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--unshare-all"}, "--unshare-net", "--unshare-pid")
 		}, InvNamespaces, "--unshare-all"},
-		{"no seccomp", "profile_network", func(t *testing.T, a []string) []string {
+		{"no seccomp", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--seccomp", "10")
 		}, InvSeccomp, "--seccomp"},
-		{"seccomp on the wrong fd", "profile_network", func(t *testing.T, a []string) []string {
+		{"seccomp on the wrong fd", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--seccomp", "10"}, "--seccomp", "9")
 		}, InvSeccomp, "--seccomp"},
 		{"read-write user bind not in the writable set", "hermes_config", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--ro-bind", "/srv/models"}, "--bind", "/srv/models")
 		}, InvWritableSet, "/srv/models"},
-		{"working directory read-only", "profile_network", func(t *testing.T, a []string) []string {
+		{"working directory read-only", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--bind", "/home/u/proj"}, "--ro-bind", "/home/u/proj")
 		}, InvWritableSet, "/home/u/proj"},
-		{"writable root", "profile_network", func(t *testing.T, a []string) []string {
+		{"writable root", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--ro-bind", "/", "/"}, "--bind", "/", "/")
 		}, InvRootRO, "/"},
-		{"no proc", "profile_network", func(t *testing.T, a []string) []string {
+		{"no proc", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--proc", "/proc")
 		}, InvProcDevTmp, "/proc"},
-		{"host tmp", "profile_network", func(t *testing.T, a []string) []string {
+		{"host tmp", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--ro-bind", "/tmp", "/tmp")
 		}, InvProcDevTmp, "/tmp"},
-		{"/dev writable", "profile_network", func(t *testing.T, a []string) []string {
+		{"/dev writable", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--remount-ro", "/dev")
 		}, InvProcDevTmp, "/dev"},
-		{"no /dev/shm tmpfs", "profile_network", func(t *testing.T, a []string) []string {
+		{"no /dev/shm tmpfs", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--size", "268435456", "--tmpfs", "/dev/shm")
 		}, InvProcDevTmp, "/dev/shm"},
-		{"pid 1 memory reachable", "profile_network", func(t *testing.T, a []string) []string {
+		{"pid 1 memory reachable", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--ro-bind", "/dev/null", "/proc/1/mem")
 		}, InvPid1Memory, "/proc/1/mem"},
-		{"pid 1 task memory reachable", "profile_network", func(t *testing.T, a []string) []string {
+		{"pid 1 task memory reachable", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--ro-bind", "/dev/null", "/proc/1/task/1/mem")
 		}, InvPid1Memory, "/proc/1/task/1/mem"},
-		{"pid 1 memory masked before /proc", "profile_network", func(t *testing.T, a []string) []string {
+		{"pid 1 memory masked before /proc", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			a = cut(t, a, "--proc", "/proc")
 			return insertBefore(t, a, "--size", "--proc", "/proc")
 		}, InvPid1Memory, "/proc/1/mem"},
-		{"/tmp without a size", "profile_network", func(t *testing.T, a []string) []string {
+		{"/tmp without a size", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--tmpfs", "/tmp")
 		}, InvTmpfsBounded, "/tmp"},
-		{"/dev/shm without a size", "profile_network", func(t *testing.T, a []string) []string {
+		{"/dev/shm without a size", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/dev/shm"}, "--tmpfs", "/dev/shm")
 		}, InvTmpfsBounded, "/dev/shm"},
-		{"/tmp larger than recorded", "profile_network", func(t *testing.T, a []string) []string {
+		{"/tmp larger than recorded", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--size", "268435457", "--tmpfs", "/tmp")
 		}, InvTmpfsBounded, "/tmp"},
-		{"mask without a size", "profile_network", func(t *testing.T, a []string) []string {
+		{"mask without a size", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--size", "16384", "--tmpfs", "/home/u/.ssh"}, "--tmpfs", "/home/u/.ssh")
 		}, InvTmpfsBounded, "/home/u/.ssh"},
-		{"mask larger than tmp_bytes", "profile_network", func(t *testing.T, a []string) []string {
+		{"mask larger than tmp_bytes", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--size", "16384", "--tmpfs", "/home/u/.ssh"}, "--size", "1073741824", "--tmpfs", "/home/u/.ssh")
 		}, InvTmpfsBounded, "/home/u/.ssh"},
-		{"--size not followed by --tmpfs", "profile_network", func(t *testing.T, a []string) []string {
+		{"--size not followed by --tmpfs", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--size", "4096")
 		}, InvReplay, "args[98]"},
-		{"--size 0", "profile_network", func(t *testing.T, a []string) []string {
+		{"--size 0", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--size", "0", "--tmpfs", "/tmp")
 		}, InvReplay, "args[25]"},
 		{"pin dropped", "R7_cwd_home", func(t *testing.T, a []string) []string {
-			return cut(t, a, "--bind", "/home/u/dotfiles", "/home/u/dotfiles")
-		}, InvPinned, "/home/u/dotfiles"},
-		{"mount point created on the host", "R7_cwd_home", func(t *testing.T, a []string) []string {
-			return insertBefore(t, a, "--chdir", "--tmpfs", "/home/u/.azure")
-		}, InvMountPoint, "/home/u/.azure"},
-		{"mount point is a symlink", "R7_cwd_home", func(t *testing.T, a []string) []string {
-			return insertBefore(t, a, "--chdir", "--tmpfs", "/home/u/.aws")
-		}, InvMountPoint, "/home/u/.aws"},
-		{"undeclared fd", "profile_network", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--bind", "/home/u/dotfiles/keys", "/home/u/dotfiles/keys")
+		}, InvPinned, "/home/u/dotfiles/keys"},
+		{"mount point created on the host", "H9_protected", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--tmpfs", "/home/u/proj/.bash_login")
+		}, InvMountPoint, "/home/u/proj/.bash_login"},
+		{"mount point is a symlink", "H9_protected", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--tmpfs", "/home/u/proj/.idea")
+		}, InvMountPoint, "/home/u/proj/.idea"},
+		{"undeclared fd", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--json-status-fd", "9"}, "--json-status-fd", "11")
 		}, InvFDs, "fd 11"},
-		{"fd of the wrong kind", "profile_network", func(t *testing.T, a []string) []string {
+		{"fd of the wrong kind", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--ro-bind-data", "3"}, "--ro-bind-data", "7")
 		}, InvFDs, "fd 7"},
-		{"chdir elsewhere", "profile_network", func(t *testing.T, a []string) []string {
+		{"chdir elsewhere", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--chdir", "/home/u/proj"}, "--chdir", "/")
 		}, InvChdir, "/"},
-		{"unknown option", "profile_network", func(t *testing.T, a []string) []string {
+		{"unknown option", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--dev-bind", "/dev", "/dev")
 		}, InvReplay, "args[98]"},
-		{"remount-ro of a path that is not a mount point", "profile_network", func(t *testing.T, a []string) []string {
+		{"home layout tmpfs dropped", "profile_workspace", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--size", "268435456", "--tmpfs", "/home/u")
+		}, InvHomeLayout, "/home/u"},
+		{"home layout: a left-out dot entry bound back", "profile_workspace", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u/.kube", "/home/u/.kube")
+		}, InvHomeLayout, "/home/u/.kube"},
+		{"home layout: a left-out entry of a rebuilt directory recreated as a link", "profile_workspace", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--symlink", "/home/u/.ssh", "/home/u/.config/gcloud")
+		}, InvHomeLayout, "/home/u/.config/gcloud"},
+		{"home layout covered by a later bind", "profile_workspace", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u", "/home/u")
+		}, InvHomeLayout, "/home/u"},
+		{"remount-ro of a path that is not a mount point", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--remount-ro", "/home/u")
 		}, InvReplay, "args[98]"},
 	} {
@@ -264,7 +276,7 @@ func TestBrokenInvocations(t *testing.T) {
 }
 
 func TestBrokenSeccompProgram(t *testing.T) {
-	inv := loadGolden(t, "profile_network")
+	inv := loadGolden(t, "profile_network_denylist")
 	sc := *inv.Seccomp
 	sc.Program = sc.Program[:len(sc.Program)-3]
 	inv.Seccomp = &sc
@@ -278,7 +290,7 @@ func TestBrokenSeccompProgram(t *testing.T) {
 }
 
 func TestDuplicateFD(t *testing.T) {
-	inv := loadGolden(t, "profile_network")
+	inv := loadGolden(t, "profile_network_denylist")
 	inv.FDs = append(inv.FDs, inv.FDs[0])
 	vs := Check(inv)
 	if len(vs) != 1 || vs[0].Invariant != InvFDs || vs[0].Path != "fd 3" {
@@ -370,7 +382,7 @@ func TestView(t *testing.T) {
 }
 
 func TestViewShowsCoveredMounts(t *testing.T) {
-	inv := edit(loadGolden(t, "profile_workspace"), func(a []string) []string {
+	inv := edit(loadGolden(t, "profile_workspace_denylist"), func(a []string) []string {
 		return insertBefore(t, a, "--chdir", "--bind", "/home/u", "/home/u")
 	})
 	var b bytes.Buffer
@@ -409,9 +421,9 @@ func TestNestedException(t *testing.T) {
 // A hidden entry that resolves inside an exception must be masked there:
 // the exception brings back the Hermes scratch directory, not the secret.
 func TestSecretInsideException(t *testing.T) {
-	inv := rewrite(t, "R7_cwd_home", `"/home/u/dotfiles/aws"`, `"/home/u/.hermes/cache/scratch/aws"`)
-	inv.Bwrap.Args = cut(t, inv.Bwrap.Args, "--bind", "/home/u/dotfiles", "/home/u/dotfiles")
+	inv := rewrite(t, "profile_workspace_denylist", `"/home/u/.aws"`, `"/home/u/.hermes/cache/scratch/aws"`)
 	inv.Bwrap.Args = cut(t, inv.Bwrap.Args, "--size", "16384", "--tmpfs", "/home/u/.hermes/cache/scratch/aws")
+	inv.Bwrap.Args = cut(t, inv.Bwrap.Args, "--remount-ro", "/home/u/.hermes/cache/scratch/aws")
 	vs := Check(inv)
 	if len(vs) == 0 || vs[0].Invariant != InvHiddenMasked {
 		t.Errorf("want hidden-masked, got:\n%s", Summary(vs))

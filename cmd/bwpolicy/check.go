@@ -243,8 +243,8 @@ func checkFile(ctx context.Context, base compiler.Request, file string, sources 
 		sources[res.Document.File] = res.Document.Source
 	}
 	for _, d := range res.Diags {
-		if d.Rule == "internal" {
-			failures.Add(internalDiag(d))
+		if compiler.Failure(d) {
+			failures.Add(d)
 			continue
 		}
 		if d.Host {
@@ -269,46 +269,6 @@ func checkFile(ctx context.Context, base compiler.Request, file string, sources 
 		}
 	}
 	return findings, failures
-}
-
-// internalDiag places a rule-evaluation error ("policy: FILE:LINE: code:
-// message", from an organisation rule that fails at run time) at its
-// rule; other internal errors stay as they are.
-func internalDiag(d diag.Diagnostic) diag.Diagnostic {
-	rest, ok := strings.CutPrefix(d.Summary, "policy: ")
-	if !ok {
-		return d
-	}
-	if pos, msg, ok := splitPos(rest); ok && !strings.HasPrefix(pos.File, policy.BuiltinPrefix) {
-		d.Pos, d.Summary, d.Rule = pos, msg, "policy"
-	}
-	return d
-}
-
-// splitPos splits "file:line: rest" (or "file:line:col: rest").
-func splitPos(s string) (diag.Pos, string, bool) {
-	head, rest, ok := strings.Cut(s, ": ")
-	if !ok {
-		return diag.Pos{}, "", false
-	}
-	parts := strings.Split(head, ":")
-	var nums []int
-	for len(parts) > 1 {
-		var n int
-		if _, err := fmt.Sscanf(parts[len(parts)-1], "%d", &n); err != nil || fmt.Sprint(n) != parts[len(parts)-1] {
-			break
-		}
-		nums = append([]int{n}, nums...)
-		parts = parts[:len(parts)-1]
-	}
-	if len(nums) == 0 || len(nums) > 2 {
-		return diag.Pos{}, "", false
-	}
-	pos := diag.Pos{File: strings.Join(parts, ":"), Line: nums[0]}
-	if len(nums) == 2 {
-		pos.Col = nums[1]
-	}
-	return pos, rest, true
 }
 
 // toolVersion is the module version the binary was built from, "" for a

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"sort"
 	"strings"
-
-	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/policy"
@@ -37,7 +33,7 @@ func regoFiles(dirs []string, tests bool) ([]string, map[string]string, error) {
 func loadPolicies(dirs []string, sources map[string][]byte) (*policy.Engine, []report.Rule, diag.List) {
 	files, srcs, err := regoFiles(dirs, true)
 	if err != nil {
-		return nil, nil, policyErrorDiags(err)
+		return nil, nil, policy.ErrorDiags(err)
 	}
 	var rules []string
 	for _, f := range files {
@@ -52,50 +48,9 @@ func loadPolicies(dirs []string, sources map[string][]byte) (*policy.Engine, []r
 	}
 	eng, err := policy.Load(dirs)
 	if err != nil {
-		return nil, nil, policyErrorDiags(err)
+		return nil, nil, policy.ErrorDiags(err)
 	}
 	return eng, customRules(rules, sources), nil
-}
-
-// policyErrorDiags turns an error of policy.Load (or of the test runner)
-// into positioned diagnostics: one per Rego error, at its file:line:col.
-func policyErrorDiags(err error) diag.List {
-	var astErrs ast.Errors
-	if errors.As(err, &astErrs) {
-		var out diag.List
-		for _, e := range astErrs {
-			d := diag.Diagnostic{Severity: diag.Error, Rule: "policy", Summary: e.Code + ": " + e.Message}
-			if e.Details != nil {
-				// A type error's "want (one of): [...]": the fields
-				// the input has there.
-				for _, l := range e.Details.Lines() {
-					if l = strings.TrimSpace(l); strings.HasPrefix(l, "want (one of):") {
-						d.Summary += " (" + l + ")"
-					}
-				}
-			}
-			if e.Location != nil {
-				d.Pos = diag.Pos{File: e.Location.File, Line: e.Location.Row, Col: e.Location.Col}
-			}
-			out = append(out, d)
-		}
-		out.Sort()
-		return out
-	}
-	var astErr *ast.Error
-	if errors.As(err, &astErr) {
-		return policyErrorDiags(ast.Errors{astErr})
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return diag.List{{Severity: diag.Error, Rule: "policy", Pos: diag.Pos{File: pe.Path},
-			Summary: "cannot read organisation rules: " + pe.Err.Error()}}
-	}
-	d := diag.Diagnostic{Severity: diag.Error, Rule: "policy", Summary: err.Error()}
-	if pos, msg, ok := splitPos(err.Error()); ok {
-		d.Pos, d.Summary = pos, msg
-	}
-	return diag.List{d}
 }
 
 // customRules describes the custom packages of files for SARIF: ID
@@ -106,30 +61,30 @@ func policyErrorDiags(err error) diag.List {
 func customRules(files []string, sources map[string][]byte) []report.Rule {
 	byID := map[string]report.Rule{}
 	for _, f := range files {
-		m, err := ast.ParseModuleWithOpts(f, string(sources[f]), ast.ParserOptions{ProcessAnnotation: true})
-		if err != nil || m == nil {
+		pkg, doc, err := policy.ModuleDoc(f, string(sources[f]))
+		if err != nil {
 			continue
 		}
-		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.bwpolicy.")
-		if _, ok := byID[pkg]; ok && !hasAnnotation(m) {
+		pkg = strings.TrimPrefix(pkg, "bwpolicy.")
+		if _, ok := byID[pkg]; ok && doc == nil {
 			continue
 		}
 		ru := report.GenericRule(pkg)
 		ru.Help += fmt.Sprintf(" Source: %s.", f)
-		if a := moduleAnnotation(m); a != nil {
-			if a.Title != "" {
-				ru.Short = a.Title
+		if doc != nil {
+			if doc.Title != "" {
+				ru.Short = doc.Title
 			}
-			if a.Description != "" {
-				if a.Title == "" {
-					ru.Short = firstSentence(a.Description)
+			if doc.Description != "" {
+				if doc.Title == "" {
+					ru.Short = firstSentence(doc.Description)
 				}
-				ru.Help = strings.TrimSpace(a.Description) + fmt.Sprintf(" (Source: %s.)", f)
+				ru.Help = doc.Description + fmt.Sprintf(" (Source: %s.)", f)
 			}
-			if len(a.RelatedResources) > 0 && a.RelatedResources[0].Ref.String() != "" {
-				ru.HelpURI = a.RelatedResources[0].Ref.String()
+			if doc.HelpURI != "" {
+				ru.HelpURI = doc.HelpURI
 			}
-			if lv, ok := a.Custom["severity"].(string); ok && lv == "warning" {
+			if doc.Level == "warning" {
 				ru.Level = diag.Warning
 			}
 		}
@@ -145,27 +100,6 @@ func customRules(files []string, sources map[string][]byte) []report.Rule {
 		out = append(out, byID[id])
 	}
 	return out
-}
-
-func hasAnnotation(m *ast.Module) bool { return moduleAnnotation(m) != nil }
-
-// moduleAnnotation returns the package's annotation, else that of the
-// first deny or warn rule that has one.
-func moduleAnnotation(m *ast.Module) *ast.Annotations {
-	var rule *ast.Annotations
-	for _, a := range m.Annotations {
-		switch a.Scope {
-		case "package", "subpackages":
-			return a
-		case "rule", "document":
-			if rule == nil {
-				if p, err := a.GetTargetPath().Ptr(); err == nil && (strings.HasSuffix(p, "/deny") || strings.HasSuffix(p, "/warn")) {
-					rule = a
-				}
-			}
-		}
-	}
-	return rule
 }
 
 func firstSentence(s string) string {

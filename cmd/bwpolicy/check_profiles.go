@@ -83,16 +83,16 @@ func checkProfiles(ctx context.Context, dirs []string, base compiler.Request, so
 		res := compileSafely(ctx, &req)
 		if res.Profile == nil {
 			for _, d := range res.Diags {
-				if d.Rule == "internal" {
-					failures.Add(internalDiag(d))
+				if compiler.Failure(d) {
+					failures.Add(d)
 				}
 			}
 			continue
 		}
 		for _, d := range res.Diags {
 			switch {
-			case d.Rule == "internal":
-				failures.Add(internalDiag(d))
+			case compiler.Failure(d):
+				failures.Add(d)
 			case d.Pos.File == res.Profile.Source:
 				// About the profile itself (R13, or an organisation
 				// rule with "in": "profile"); what the synthetic

@@ -20,7 +20,7 @@ func TestCheckSelectsRefusedProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := run(t, dir, sandboxEnv(t), "check", "--profiles", "prof", "sel.yaml")
-	want := `sel.yaml:2:10: error: profile: profile "leaky" was refused (see prof/leaky.cue:4) [profile]`
+	want := `sel.yaml:2:10: error: profile: profile "leaky" was refused (see prof/leaky.cue:4:10) [profile]`
 	if r.code != exitFound || !strings.Contains(r.stdout, want) {
 		t.Fatalf("want exit 1 and %q\n%s", want, r)
 	}

@@ -121,7 +121,7 @@ func TestCheckBrokenPolicy(t *testing.T) {
 		"unsafe variable":  {"package bwpolicy.custom.bad\n\ndeny contains v if {\n\tv := {\"msg\": y}\n}\n", "policy/bad.rego:4:"},
 		"wrong package":    {"# org rules\npackage bwpolicy.rules\n\ndeny contains \"x\" if true\n", "policy/bad.rego:2:1: error: bwpolicy_package_error: package bwpolicy.rules: custom rules must live in a package under bwpolicy.custom"},
 		"misspelt input":   {"package bwpolicy.custom.bad\n\ndeny contains v if {\n\tinput.settings.memroy_mb > 4096\n\tv := {\"msg\": \"m\", \"path\": [\"memory_mb\"]}\n}\n", "policy/bad.rego:4:2: error: rego_type_error: undefined ref: input.settings.memroy_mb"},
-		"conflict at eval": {"package bwpolicy.custom.bad\n\nx := 1 if input.settings.memory_mb > 0\n\nx := 2 if input.settings.memory_mb > 0\n\ndeny contains {\"msg\": \"m\"} if x == 1\n", "policy/bad.rego:5: error: eval_conflict_error"},
+		"conflict at eval": {"package bwpolicy.custom.bad\n\nx := 1 if input.settings.memory_mb > 0\n\nx := 2 if input.settings.memory_mb > 0\n\ndeny contains {\"msg\": \"m\"} if x == 1\n", "policy/bad.rego:5:1: error: eval_conflict_error"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := testtree.Write(t, map[string]string{"policy/bad.rego": tc.rego, "s.yaml": "profile: workspace\n"})
@@ -240,7 +240,7 @@ func TestCheckCustomProfiles(t *testing.T) {
 	r := run(t, dir, env, "check", "--profiles", "profiles", "sandbox")
 	wantCode(t, r, 1)
 	for _, want := range []string{
-		`profiles/leaky.cue:4: error: network: profile "leaky" shares the host network`,
+		`profiles/leaky.cue:4:15: error: network: profile "leaky" shares the host network`,
 		`profiles/nossh.cue:4:22: error: hidden_home.".ssh": conflicting values false and true: every sandbox keeps hidden_home as #Profile fixes it (S5)`,
 		`profiles/rwroot.cue:4:15: error: root: conflicting values "read-write" and "read-only": every sandbox keeps root as #Profile fixes it (S3)`,
 		`sandbox/nossh.yaml:1:10: error: profile: profile "nossh" was refused (see profiles/nossh.cue:4:22) [profile]`,

@@ -40,7 +40,7 @@ func (c *compileFlags) register(fs *flag.FlagSet) {
 func (c *compileFlags) request() (*compiler.Request, diag.List, int) {
 	req := &compiler.Request{File: c.config, Profile: c.profile, Cwd: c.cwd, SandboxID: c.sandboxID}
 	if c.sandboxID != "" && !facts.SandboxIDPattern.MatchString(c.sandboxID) {
-		return nil, diag.List{{Severity: diag.Error, Rule: "usage", Pos: diag.Pos{File: "--sandbox-id"},
+		return nil, diag.List{{Severity: diag.Error, Rule: "usage", Pos: diag.CommandLine("--sandbox-id"),
 			Summary: fmt.Sprintf("--sandbox-id %q: want 1-64 letters, digits, '.', '_' or '-', not starting with '.', '_' or '-'", c.sandboxID)}}, exitUsage
 	}
 	if len(c.profiles) > 0 {
@@ -53,7 +53,7 @@ func (c *compileFlags) request() (*compiler.Request, diag.List, int) {
 	if len(c.policies) > 0 {
 		eng, err := policy.Load(c.policies)
 		if err != nil {
-			return nil, policyErrorDiags(err), exitUsage
+			return nil, policy.ErrorDiags(err), exitUsage
 		}
 		req.Policy = eng
 	}

@@ -79,7 +79,7 @@ func testMain(run string, timeout time.Duration, format string, args []string, s
 	}
 	results, err := policy.RunTestDirs(context.Background(), args, policy.TestOptions{Run: run, Timeout: timeout})
 	if err != nil {
-		ds := policyErrorDiags(err)
+		ds := policy.ErrorDiags(err)
 		diag.Render(stderr, ds, regoSources(args))
 		fmt.Fprintf(stderr, "bwpolicy test: %s: the rules or tests do not compile\n", plural(len(ds), "error"))
 		return exitUsage

@@ -1,7 +1,7 @@
 // Command bwrun is bwpolicy's per-command runtime: it runs one command in
 // the sandbox a compiled invocation describes.
 //
-//	bwrun [--status-fd N] [--status-file F] [--timeout S] [--chdir DIR] INVOCATION.json -- CMD [ARG...]
+//	bwrun [--status-fd N] [--status-file F] [--timeout S] [--chdir DIR] [--expose FILE]... INVOCATION.json -- CMD [ARG...]
 //	bwrun --version
 //
 // It reads and checks the invocation (format version, preconditions: a

@@ -126,6 +126,7 @@ func setup(t *testing.T, rl bwruntime.Rlimits) (bin, inv string) {
 		Profile: "test",
 		Bwrap: bwruntime.Bwrap{Path: bw, Args: []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
 			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+			"--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem",
 			"--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5", "--seccomp", "6"}},
 		FDs: []bwruntime.FD{{Num: 3, Kind: bwruntime.FDInfo}, {Num: 4, Kind: bwruntime.FDBlock}, {Num: 5, Kind: bwruntime.FDStatus},
 			{Num: 6, Kind: bwruntime.FDSeccomp}},

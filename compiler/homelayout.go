@@ -1,0 +1,99 @@
+package compiler
+
+// This file mounts the home layout (H10, facts.HomeLayout): each rebuilt
+// directory a tmpfs, each entry bound back at its own path, a symlink
+// entry recreated as the same symlink. The items join the host binds,
+// so the depth order keeps a deeper working directory or bind on top of
+// them and them on top of anything above HOME.
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+// homeLayoutBinds returns the layout's mounts; skip are the destinations
+// a host bind mounts anyway (the working directory ~/proj is bound
+// read-write; its read-only entry bind would be covered).
+func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
+	l := e.f.HomeLayout
+	if !l.Active() {
+		return nil
+	}
+	pos := "built in: home.layout " + settings.HomeAllowlist
+	if s := e.st.res.Settings; s.Home != nil && s.Home.Layout != "" {
+		pos = e.settingsPos("home", "layout")
+	}
+	var out []hostBind
+	for _, d := range l.Dirs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(d, l.Home), "/")
+		what := "HOME"
+		if rel != "" {
+			what = "~/" + rel
+		}
+		out = append(out, hostBind{dest: d, kind: "home-tmpfs", pos: pos,
+			reason: fmt.Sprintf("home layout: %s is a fresh tmpfs; only %s are bound back, %s", what, boundWhat(rel), leftOut(l, d))})
+	}
+	for _, en := range l.Entries {
+		if skip[en.Path] {
+			continue
+		}
+		name := "~/" + strings.TrimPrefix(en.Path, l.Home+"/")
+		hb := hostBind{dest: en.Path, src: en.Path, rw: en.Writable, kind: "home-entry", pos: entryPos(e, en)}
+		switch {
+		case en.Kind == runtime.KindSymlink:
+			hb.kind, hb.src, hb.rw = "home-link", en.Target, false
+			hb.reason = fmt.Sprintf("home entry %s (%s) is a symlink to %s, recreated as the same symlink (not followed)", name, en.Why, en.Target)
+		case en.Writable:
+			hb.reason = fmt.Sprintf("home entry %s (%s), read-write: the writable set covers it", name, en.Why)
+		default:
+			hb.reason = fmt.Sprintf("home entry %s (%s), read-only", name, en.Why)
+		}
+		out = append(out, hb)
+	}
+	return out
+}
+
+// boundWhat says what a rebuilt directory gets back.
+func boundWhat(rel string) string {
+	if rel == "" {
+		return "its non-dot entries and the allowed dot entries"
+	}
+	return "its allowed entries"
+}
+
+// leftOut names the entries of d the layout leaves out.
+func leftOut(l *facts.HomeLayout, d string) string {
+	var names []string
+	for _, p := range l.Left {
+		if path.Dir(p) == d {
+			names = append(names, path.Base(p))
+		}
+	}
+	if len(names) == 0 {
+		return "nothing is left out; new names land in the tmpfs"
+	}
+	const show = 12
+	list := strings.Join(names[:min(show, len(names))], ", ")
+	if len(names) > show {
+		list += fmt.Sprintf(" and %d more", len(names)-show)
+	}
+	return fmt.Sprintf("%d left out (absent: %s); new names land in the tmpfs", len(names), list)
+}
+
+// entryPos is the explain source of an entry.
+func entryPos(e *emitter, en facts.HomeEntry) string {
+	switch en.Why {
+	case facts.HomeWhySettings:
+		return e.settingsPos("home", "allow")
+	case facts.HomeWhyPath:
+		return "host: $PATH names " + en.Path
+	case facts.HomeWhyBuiltin:
+		return "built in: facts.HomeAllowed"
+	}
+	return "host: " + en.Path + " exists"
+}

@@ -1,0 +1,60 @@
+package facts
+
+// This file finds the denied paths a command could create on the host
+// (S5, H7, H10): an absent denied path inside the writable set would be
+// created by the command itself (~/.ssh/authorized_keys with the home
+// directory writable; ~/.cache/huggingface/token through a read-write
+// bind of ~/.cache), and the host would use it later. A mask cannot be
+// mounted on an absent path without creating it on the host first, so
+// the policy refuses such a writable set.
+
+// CreatableDenied is one absent denied path inside a writable directory.
+type CreatableDenied struct {
+	// Path is the denied path; Root the writable directory that holds
+	// it; BindIndex the bind that makes Root writable (-1: the working
+	// directory).
+	Path      string `json:"path"`
+	Root      string `json:"root"`
+	BindIndex int    `json:"bind_index"`
+}
+
+// maxCreatable bounds the paths listed (the first ones name the problem).
+const maxCreatable = 16
+
+// creatableDenied returns the absent paths of the denied set (the
+// profile's hidden entries, the credential stores, the Hermes homes,
+// the paths credential variables name) that lie inside a directory the
+// sandbox may write on the host: the working directory when writable
+// (not when the home layout rebuilds it: its top level is then a
+// tmpfs), the read-write binds at their own path. The home layout's
+// left-out entries are out of reach.
+func creatableDenied(f *Facts, cwdWritable bool) []CreatableDenied {
+	type root struct {
+		dir   string
+		index int
+	}
+	var roots []root
+	l := f.HomeLayout
+	if cwdWritable && f.Cwd.Exists {
+		roots = append(roots, root{f.Cwd.Real, -1})
+	}
+	for _, b := range f.Binds {
+		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcReal == b.DestReal {
+			roots = append(roots, root{b.DestReal, b.Index})
+		}
+	}
+	var out []CreatableDenied
+	for _, h := range f.Hidden {
+		if h.Kind != "absent" || h.Source == SourceHide || h.Source == SourceHostSocket || len(out) == maxCreatable {
+			continue
+		}
+		for _, r := range roots {
+			if !Within(h.Path, r.dir) || (l.Active() && l.Hides(h.Path)) {
+				continue
+			}
+			out = append(out, CreatableDenied{Path: h.Entry, Root: r.dir, BindIndex: r.index})
+			break
+		}
+	}
+	return out
+}

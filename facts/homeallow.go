@@ -1,0 +1,76 @@
+package facts
+
+// This file holds the home layout's built-in allowed entries (H10): the
+// dot entries of HOME that tools read and that hold no credentials of
+// their own, bound back read-only in the allowlist layout. Credentials
+// inside them (a token in ~/.cache/huggingface) are masked by the denied
+// set, which always wins.
+
+// HomeAllow is one built-in allowed entry, relative to HOME.
+type HomeAllow struct {
+	Path string
+	What string
+}
+
+// HomeAllowed are the built-in allowed entries, one row each.
+var HomeAllowed = []HomeAllow{
+	{".profile", "login shell start-up"},
+	{".bashrc", "bash start-up"},
+	{".bash_profile", "bash login start-up"},
+	{".bash_login", "bash login start-up"},
+	{".bash_logout", "bash logout"},
+	{".bash_aliases", "bash aliases (read by .bashrc)"},
+	{".zshrc", "zsh start-up"},
+	{".zshenv", "zsh start-up"},
+	{".zprofile", "zsh login start-up"},
+	{".zlogin", "zsh login start-up"},
+	{".inputrc", "readline key bindings"},
+	{".editorconfig", "editor settings"},
+	{".vimrc", "vim settings"},
+	{".tmux.conf", "tmux settings"},
+	{".gitconfig", "git's user configuration (name, email, aliases)"},
+	{".gitignore_global", "git's global ignore file"},
+	{".config/git", "git's user configuration (XDG); credentials inside stay denied"},
+	{".cache", "tool caches, read-only (writes fail or go to a tmpfs); tokens inside stay denied"},
+	{".cargo", "Rust toolchain and crates; credentials stay denied"},
+	{".rustup", "Rust toolchains"},
+	{".nvm", "Node version manager"},
+	{".npm", "npm's cache"},
+	{".pyenv", "Python version manager"},
+	{".rbenv", "Ruby version manager"},
+	{".asdf", "asdf version manager"},
+	{".volta", "Volta Node toolchains"},
+	{".bun", "Bun runtime"},
+	{".deno", "Deno runtime"},
+	{".sdkman", "SDKMAN toolchains"},
+	{".m2", "Maven repository; settings.xml stays denied"},
+	{".gradle", "Gradle caches; gradle.properties stays denied"},
+	{".conda", "conda environments"},
+	{".condarc", "conda settings"},
+	{".local/bin", "user programs on PATH"},
+	{".local/lib", "user libraries (pip --user)"},
+	{".local/include", "user headers"},
+	{".config/pip", "pip settings"},
+	{".config/uv", "uv settings"},
+	{".config/npm", "npm settings"},
+	{".config/pnpm", "pnpm settings"},
+	{".config/yarn", "yarn settings"},
+	{".config/go", "go env settings"},
+	{".config/fontconfig", "font settings"},
+}
+
+// HermesDenied are the paths Hermes' own bubblewrap backend denies in
+// its home layout. Every one is in the denied set (the profile's
+// hidden_home and CredentialStores; a test holds this), in both layouts.
+var HermesDenied = []string{
+	".ssh", ".gnupg", ".gpg", ".aws", ".azure", ".boto", ".s3cmd", ".kube", ".docker",
+	".netrc", ".npmrc", ".pypirc", ".pgpass", ".env", ".git-credentials", ".git-credential-cache",
+	".password-store", ".pki", ".vaults", ".cert", ".terraform.d",
+	".config/gcloud", ".config/gh", ".config/hub", ".config/glab-cli", ".config/op", ".config/rclone",
+	".config/keybase", ".config/msmtp", ".config/1Password", ".config/Bitwarden", ".config/keepassxc",
+	".config/filezilla", ".config/remmina", ".config/git/credentials", ".config/google-chrome",
+	".config/chromium", ".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi",
+	".local/share/keyrings", ".local/share/kwalletd", ".local/share/plasma-vault", ".local/share/pki",
+	".cargo/credentials", ".cargo/credentials.toml", ".m2/settings.xml", ".gradle/gradle.properties",
+	".cache/huggingface/token",
+}

@@ -1,0 +1,267 @@
+package facts
+
+// This file lays out the home directory (H10). In the allowlist layout
+// HOME is a fresh tmpfs and each of its entries is bound back at its own
+// path only when it is a non-dot entry or allowed; .config, .local and
+// .local/share are rebuilt the same way one level down. What is not
+// bound back is simply absent, whatever its name: a deny list always
+// misses something.
+
+import (
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+// Why an entry of the home layout is bound back.
+const (
+	HomeWhyNonDot   = "non-dot"    // a non-dot entry of HOME
+	HomeWhyBuiltin  = "built-in"   // HomeAllowed
+	HomeWhyPath     = "PATH"       // a directory on PATH under HOME
+	HomeWhySettings = "home.allow" // the settings' home.allow
+)
+
+// maxHomeEntries bounds the entries of one layout directory looked at;
+// a directory with more is not laid out (the compile refuses: H10).
+const maxHomeEntries = 4096
+
+// HomeLayout is the home directory's layout (H10).
+type HomeLayout struct {
+	// Mode is settings.HomeAllowlist or settings.HomeDenylist.
+	Mode string `json:"mode"`
+	// Home is the home directory, resolved ("" when not laid out).
+	Home string `json:"home"`
+	// Dirs are the directories rebuilt as a tmpfs, parents first: HOME,
+	// and .config, .local and .local/share where they are directories.
+	Dirs []string `json:"dirs"`
+	// Entries are what is bound back (or recreated, for a symlink).
+	Entries []HomeEntry `json:"entries"`
+	// Left are the entries of Dirs left out (absent in the sandbox).
+	// Not in the policy input (the rules judge home_left of the cwd and
+	// binds): a home of thousands of entries would only slow them.
+	Left []string `json:"-"`
+	// Allowed are the allowed paths under HOME and why (built-in, PATH,
+	// home.allow), present or not (not in the policy input either).
+	Allowed map[string]string `json:"-"`
+	// Truncated are the layout directories with more than
+	// maxHomeEntries entries: refused.
+	Truncated []string `json:"truncated"`
+	// Dangling are allowed symlink entries whose target is left out or
+	// hidden: a warning each.
+	Dangling []string `json:"dangling"`
+	// WritableLinks are links on the symlink chain of an allowed entry
+	// (past the entry itself) that lie in the writable set: a command
+	// could re-point them. Refused (H10).
+	WritableLinks []string `json:"writable_links"`
+	// CredentialURLs are the lines of allowed configuration files that
+	// hold a URL with credentials (warned; never the value).
+	CredentialURLs []CredentialURL `json:"credential_urls"`
+	// Note says why the layout was not applied in allowlist mode
+	// (HOME is / or not a directory); "" otherwise.
+	Note string `json:"note"`
+}
+
+// HomeEntry is one entry bound back into the home layout.
+type HomeEntry struct {
+	Path string `json:"path"`
+	// Kind is the entry's own kind (a symlink is recreated, never
+	// followed); Target a symlink's target, as written.
+	Kind   string `json:"kind"`
+	Target string `json:"target,omitempty"`
+	// Why is one of the HomeWhy constants.
+	Why string `json:"why"`
+	// Writable is true for a non-dot entry the writable set covers
+	// (the working directory or a read-write bind at or above it).
+	Writable bool `json:"writable"`
+}
+
+// Active reports whether the layout rebuilds the home directory.
+func (l *HomeLayout) Active() bool { return l != nil && len(l.Dirs) > 0 }
+
+// Hides reports whether host path p is out of sight because of the
+// layout: it lies in HOME but in no entry bound back, and is not one of
+// the rebuilt directories.
+func (l *HomeLayout) Hides(p string) bool {
+	if !l.Active() || !Within(p, l.Home) || slices.Contains(l.Dirs, p) {
+		return false
+	}
+	for _, e := range l.Entries {
+		if Within(p, e.Path) {
+			return false
+		}
+	}
+	return true
+}
+
+// LeftEntry returns the entry left out of the layout that p lies at or
+// under ("" when none): a working directory or a bind there is refused.
+func (l *HomeLayout) LeftEntry(p string) string {
+	if !l.Hides(p) {
+		return ""
+	}
+	for _, e := range l.Left {
+		if Within(p, e) {
+			return e
+		}
+	}
+	return p
+}
+
+// homeAllowed returns the allowed paths, relative to home, and why.
+func homeAllowed(h *Host, s *settings.Settings, home string) map[string]string {
+	out := map[string]string{}
+	for _, a := range HomeAllowed {
+		out[a.Path] = HomeWhyBuiltin
+	}
+	for _, d := range strings.Split(h.Env["PATH"], ":") {
+		if !path.IsAbs(d) {
+			continue
+		}
+		d = path.Clean(d)
+		for _, base := range []string{h.Home, home} {
+			if rel, ok := strings.CutPrefix(d, base+"/"); ok && rel != "" {
+				out[rel] = HomeWhyPath
+				break
+			}
+		}
+	}
+	if s.Home != nil {
+		for _, a := range s.Home.Allow {
+			a = path.Clean(strings.TrimPrefix(a, "~/"))
+			if a != "." && !path.IsAbs(a) && !strings.HasPrefix(a, "..") {
+				out[a] = HomeWhySettings
+			}
+		}
+	}
+	return out
+}
+
+// homeLayoutDirs are the directories of HOME rebuilt as a tmpfs.
+var homeLayoutDirs = []string{"", ".config", ".local", ".local/share"}
+
+// homeLayout lays out the home directory for settings s. writable are
+// the writable roots (the working directory when writable, the
+// read-write binds at their own path).
+func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []string) *HomeLayout {
+	l := &HomeLayout{Mode: s.HomeLayout()}
+	if l.Mode != settings.HomeAllowlist {
+		return l
+	}
+	hp := g.path(h.Home)
+	switch {
+	case hp.Real == "/":
+		l.Note = "HOME is /: the home layout is not applied"
+		return l
+	case hp.Kind != runtime.KindDir:
+		l.Note = "HOME is not a directory: the home layout is not applied"
+		return l
+	}
+	l.Home = hp.Real
+	l.Allowed = homeAllowed(h, s, l.Home)
+	bound := map[string]bool{}
+	for _, rel := range homeLayoutDirs {
+		dir := path.Join(l.Home, rel)
+		if rel != "" {
+			if g.lstat(dir).Kind != runtime.KindDir || !slices.Contains(l.Dirs, path.Dir(dir)) {
+				continue // a symlink or missing: an entry of its parent
+			}
+		}
+		names, err := g.fs.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		if len(names) > maxHomeEntries {
+			l.Truncated = append(l.Truncated, dir)
+			continue
+		}
+		l.Dirs = append(l.Dirs, dir)
+		for _, name := range names {
+			r := path.Join(rel, name)
+			if slices.Contains(homeLayoutDirs, r) && g.lstat(path.Join(l.Home, r)).Kind == runtime.KindDir {
+				continue // rebuilt itself, below
+			}
+			why := l.Allowed[r]
+			if why == "" && rel == "" && !strings.HasPrefix(name, ".") {
+				why = HomeWhyNonDot
+			}
+			if why == "" {
+				l.Left = append(l.Left, path.Join(l.Home, r))
+				continue
+			}
+			l.Entries = append(l.Entries, g.homeEntry(path.Join(l.Home, r), why, writable))
+			bound[r] = true
+		}
+	}
+	// An allowed path deeper than its layout directory (~/.foo/bin on
+	// PATH, home.allow: [.cache/pip]) is bound at its own place when its
+	// layout entry is left out; never through a symlink.
+	for _, r := range sortedKeys(l.Allowed) {
+		p := path.Join(l.Home, r)
+		if top := layoutEntryOf(r); top == r || !slices.Contains(l.Left, path.Join(l.Home, top)) || coveredByEntry(l, p) {
+			continue
+		}
+		if pp := g.path(p); pp.Kind == runtime.KindAbsent || pp.HasLink || pp.Real != p {
+			continue
+		}
+		l.Entries = append(l.Entries, g.homeEntry(p, l.Allowed[r], writable))
+	}
+	sort.Slice(l.Entries, func(i, j int) bool { return l.Entries[i].Path < l.Entries[j].Path })
+	l.CredentialURLs = g.homeCredentialURLs(l)
+	for _, e := range l.Entries {
+		if e.Kind == runtime.KindSymlink && e.Why != HomeWhyNonDot {
+			if real := g.path(e.Path).Real; l.Hides(real) {
+				l.Dangling = append(l.Dangling, e.Path)
+			}
+		}
+	}
+	return l
+}
+
+// homeEntry describes entry p bound back for why.
+func (g *gatherer) homeEntry(p, why string, writable []string) HomeEntry {
+	st := g.lstat(p)
+	e := HomeEntry{Path: p, Kind: st.Kind, Target: st.Target, Why: why}
+	if why == HomeWhyNonDot && st.Kind != runtime.KindSymlink {
+		for _, w := range writable {
+			if Within(p, w) {
+				e.Writable = true
+			}
+		}
+	}
+	return e
+}
+
+// layoutEntryOf returns the entry of a layout directory that the path
+// rel (relative to HOME) lies at or under: ".foo" for ".foo/bin",
+// ".config/foo" for ".config/foo/bar".
+func layoutEntryOf(rel string) string {
+	parts := strings.Split(rel, "/")
+	for i := 1; i <= len(parts); i++ {
+		if top := strings.Join(parts[:i], "/"); !slices.Contains(homeLayoutDirs, top) {
+			return top
+		}
+	}
+	return rel
+}
+
+func coveredByEntry(l *HomeLayout, p string) bool {
+	for _, e := range l.Entries {
+		if Within(p, e.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

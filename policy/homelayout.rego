@@ -1,0 +1,119 @@
+# H10: the home layout. In the allowlist layout HOME is a fresh tmpfs
+# with its non-dot entries and the allowed dot entries bound back; what
+# it leaves out is absent. These rules refuse what would undo it or run
+# somewhere it cannot.
+package bwpolicy.rules
+
+layout := input.facts.home_layout
+
+# The working directory inside an entry the layout leaves out: no command
+# could start there (and binding it would show what the layout hides).
+# METADATA
+# title: "The home directory's allowlist layout: only non-dot entries and allowed dot entries are visible, and no command creates a denied path on the host."
+# description: "HOME is a fresh tmpfs with its non-dot entries bound back and only the allowed dot entries (a built-in list of shell rc files and toolchains, the PATH directories under HOME, home.allow) bound back read-only; denied paths inside them stay masked. A working directory or bind inside an entry the layout leaves out, or a writable directory where a command could create an absent denied path, is refused: add the entry to home.allow, use the allowlist layout, or narrow the working directory."
+# custom:
+#   id: H10
+#   name: HomeLayout
+#   level: error
+#   security: true
+deny contains v("H10", sprintf("the working directory %q lies in %q, which the home layout leaves out: add it to home.allow (e.g. home: {allow: [%q]}) or set home.layout: denylist", [input.facts.cwd.real, input.facts.cwd.home_left, home_rel(input.facts.cwd.home_left)]), ["cwd"]) if {
+	input.facts.cwd.home_left != ""
+	input.facts.cwd.hidden_by == "" # else R6 refuses it
+}
+
+# The working directory at a directory the layout rebuilds (~/.config):
+# the layout's tmpfs would cover it.
+deny contains v("H10", sprintf("the working directory %q is a directory the home layout rebuilds as a tmpfs: use a project directory, or set home.layout: denylist", [input.facts.cwd.real]), ["cwd"]) if {
+	some d in layout.dirs
+	d != layout.home
+	input.facts.cwd.real == d
+}
+
+deny contains v("H10", sprintf("the source %q lies in %q, which the home layout leaves out: add it to home.allow or set home.layout: denylist", [b.src, b.src_home_left]), ["binds", b.index, "src"]) if {
+	some b in input.facts.binds
+	b.src_home_left != ""
+	count(b.src_under_hidden) == 0 # else R1 drops it
+}
+
+deny contains v("H10", sprintf("the destination %q lies in %q, which the home layout leaves out: add it to home.allow or set home.layout: denylist", [b.dest, b.dest_home_left]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	b.dest_home_left != ""
+	count(b.src_under_hidden) == 0 # else R1 drops it
+}
+
+deny contains v("H10", sprintf("the destination %q is a directory the home layout rebuilds as a tmpfs, which would cover the bind: allow the entries you need with home.allow, bind something below it, or set home.layout: denylist", [b.dest]), ["binds", b.index]) if {
+	some b in input.facts.binds
+	some d in layout.dirs
+	b.dest_real == d
+}
+
+deny contains object.union(v("H10", sprintf("%s has more entries than the home layout looks through: it cannot be rebuilt; set home.layout: denylist", [d]), ["home"]), {"host": true}) if {
+	some d in layout.truncated
+}
+
+deny contains object.union(v("H10", sprintf("%s is a symlink inside the writable set on the symlink chain of an allowed home entry: a command could re-point it and change what the host's shells and tools read; point the home entry at the final target, or move the link out of the writable directory", [p]), []), {"host": true}) if {
+	some p in layout.writable_links
+}
+
+warn contains object.union(v("H10", sprintf("%s is allowed but is a symlink to a path the home layout leaves out or hides: it dangles in the sandbox", [p]), []), {"host": true}) if {
+	some p in layout.dangling
+}
+
+warn contains object.union(v("H10", layout.note, []), {"host": true}) if {
+	layout.mode == "allowlist"
+	layout.note != ""
+}
+
+# A home.allow entry inside a denied path: the denied part stays hidden.
+warn contains v("H10", sprintf("home.allow entry %q lies inside the denied path %q: it stays hidden (deny always wins)", [a, h.entry]), ["home", "allow", i]) if {
+	some i, a in object.get(input.settings, ["home", "allow"], [])
+	p := concat("/", [input.facts.home, trim_prefix(a, "~/")])
+	some h in input.facts.hidden
+	h.why != "H4"
+	within(p, h.entry)
+}
+
+# A hide entry that matches the home directory (or above it) would mask
+# HOME as a whole: refused, in both layouts (use home.layout: allowlist).
+deny contains v("H10", sprintf("hide entry %q matches %q, the home directory or above it: refused (the allowlist home layout already hides every dot entry that is not allowed)", [object.get(input.settings, "hide", [])[h.hide_index], h.path]), ["hide", h.hide_index]) if {
+	some h in input.facts.hidden
+	h.why == "H4"
+	h.kind != "absent"
+	within(input.facts.home, h.path)
+}
+
+home_rel(p) := trim_prefix(p, concat("", [layout.home, "/"]))
+
+# An allowed configuration file with a URL that carries a password or a
+# token: every command can read it. Named by file and line, never value.
+warn contains object.union(v("H10", sprintf("%s:%d holds a URL with credentials (user:password@ or a token@): the file is allowed, so every command can read them; use a credential helper or keyring instead, or hide the file (hide: [the path])", [c.file, c.line]), []), {"host": true}) if {
+	some c in layout.credential_urls
+}
+
+# No command creates a denied path on the host: an absent one inside the
+# writable set would be created by the command and used by the host
+# later (~/.ssh/authorized_keys, ~/.config/gh/hosts.yml). One refusal per
+# writable directory, naming the first paths and the fix.
+deny contains v("H10", sprintf("a command could create the denied path %s on the host (absent now, inside the writable directory %s)%s: use the allowlist home layout (home.layout: allowlist) or a narrower working directory", [first, r, creatable_more(r)]), ["cwd"]) if {
+	some r in {c.root | some c in input.facts.creatable_denied; c.bind_index == -1}
+	first := min({c.path | some c in input.facts.creatable_denied; c.root == r})
+}
+
+deny contains v("H10", sprintf("a command could create the denied path %s on the host (absent now, inside this read-write bind %s)%s: bind it read-only or bind a narrower directory", [first, r, creatable_more(r)]), ["binds", i]) if {
+	some i in {c.bind_index | some c in input.facts.creatable_denied; c.bind_index >= 0}
+	r := min({c.root | some c in input.facts.creatable_denied; c.bind_index == i})
+	first := min({c.path | some c in input.facts.creatable_denied; c.bind_index == i})
+}
+
+creatable_more(r) := "" if count({c | some c in input.facts.creatable_denied; c.root == r}) == 1
+
+creatable_more(r) := sprintf(" and %d more", [n - 1]) if {
+	n := count({c | some c in input.facts.creatable_denied; c.root == r})
+	n > 1
+	count(input.facts.creatable_denied) < 16
+}
+
+creatable_more(r) := " and more" if {
+	count({c | some c in input.facts.creatable_denied; c.root == r}) > 1
+	count(input.facts.creatable_denied) >= 16 # facts lists at most 16
+}
