@@ -63,28 +63,111 @@ func rulesDoc(t *testing.T) []byte {
 		fmt.Fprintf(&b, "**%s** (%s)\n\n", ru.Name, kind)
 		fmt.Fprintf(&b, "What it catches: %s\n\n", sentence(ru.Short))
 		fmt.Fprintf(&b, "Why and the fix: %s\n", sentence(ru.Help))
+		if ex, ok := ruleExample(t, cases, ru.ID); ok {
+			b.WriteString(ex)
+		} else if ex, ok := explainExample(cases, ru.ID); ok {
+			b.WriteString(ex)
+		} else if ex, ok := cliExample(ru.ID); ok {
+			b.WriteString(ex)
+		}
+	}
+	return b.Bytes()
+}
+
+// ruleExample is the example of rule id: the first golden case named
+// ID_* with diagnostics, else the first other case whose diagnostics
+// report [ID]; the settings and the diagnostics of that case.
+func ruleExample(t *testing.T, cases []string, id string) (string, bool) {
+	t.Helper()
+	named := func(c string) bool {
+		return strings.HasPrefix(strings.TrimSuffix(filepath.Base(c), ".txtar"), id+"_")
+	}
+	for _, byName := range []bool{true, false} {
 		for _, c := range cases {
+			if named(c) != byName {
+				continue
+			}
 			name := strings.TrimSuffix(filepath.Base(c), ".txtar")
-			if !strings.HasPrefix(name, ru.ID+"_") {
+			diags, err := os.ReadFile(filepath.Join("..", "golden", name+".diags.txt"))
+			if err != nil || len(bytes.TrimSpace(diags)) == 0 || (!byName && !bytes.Contains(diags, []byte("["+id+"]"))) {
 				continue
 			}
 			ar, err := txtar.ParseFile(c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			diags, err := os.ReadFile(filepath.Join("..", "golden", name+".diags.txt"))
-			if err != nil || len(bytes.TrimSpace(diags)) == 0 {
-				continue
-			}
+			var settings, host []byte
 			for _, f := range ar.Files {
-				if f.Name != "settings.yaml" {
-					continue
+				switch f.Name {
+				case "settings.yaml":
+					settings = f.Data
+				case "host":
+					host = f.Data
 				}
-				fmt.Fprintf(&b, "\nExample (`compiler/testdata/cases/%s.txtar`): %s\n\n", name, strings.TrimSpace(string(ar.Comment)))
-				fmt.Fprintf(&b, "```yaml\n%s```\n\n```\n%s```\n", f.Data, diags)
 			}
-			break
+			head := fmt.Sprintf("\nExample (`compiler/testdata/cases/%s.txtar`): %s\n\n", name, strings.TrimSpace(string(ar.Comment)))
+			switch {
+			case settings != nil:
+				head += fmt.Sprintf("```yaml\n%s```\n\n", settings)
+			case len(bytes.TrimSpace(host)) > 0:
+				head += fmt.Sprintf("The embedded defaults, on a host with (the test's notation):\n\n```\n%s```\n\n", host)
+			default:
+				head += "The embedded defaults:\n\n"
+			}
+			return head + fmt.Sprintf("```\n%s```\n", diags), true
 		}
 	}
-	return b.Bytes()
+	return "", false
+}
+
+// explainExample is, for a property every sandbox gets (which no
+// diagnostic reports), the first line of a golden case's explained plan
+// that names [ID] or (ID…), with the "why:" line that follows it.
+func explainExample(cases []string, id string) (string, bool) {
+	for _, c := range cases {
+		name := strings.TrimSuffix(filepath.Base(c), ".txtar")
+		plan, err := os.ReadFile(filepath.Join("..", "golden", name+".explain.txt"))
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(plan), "\n")
+		for i, l := range lines {
+			if !strings.Contains(l, "["+id+"]") && !strings.Contains(l, "("+id+",") && !strings.Contains(l, "("+id+";") && !strings.Contains(l, "("+id+")") {
+				continue
+			}
+			shown := l
+			if i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "why:") {
+				shown += "\n" + lines[i+1]
+			}
+			return fmt.Sprintf("\nNot a finding: every sandbox gets it. In the plan `bwpolicy compile --explain` prints (`golden/%s.explain.txt`):\n\n```\n%s\n```\n", name, shown), true
+		}
+	}
+	return "", false
+}
+
+// cliExample renders the CLIExamples entry of id: the files, the command
+// line, and its output.
+func cliExample(id string) (string, bool) {
+	for _, ex := range CLIExamples {
+		if ex.ID != id {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("\nExample (run by `go test ./cmd/bwpolicy -run TestRuleExamples`):\n\n")
+		names := make([]string, 0, len(ex.Files))
+		for n := range ex.Files {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if ex.Files[n] == "<fifo>" {
+				fmt.Fprintf(&b, "`%s` is a named pipe (`mkfifo %s`).\n\n", n, n)
+				continue
+			}
+			fmt.Fprintf(&b, "`%s`:\n\n```\n%s```\n\n", n, ex.Files[n])
+		}
+		fmt.Fprintf(&b, "```\n$ bwpolicy %s\n%s%s$ echo $?\n%d\n```\n", strings.Join(ex.Args, " "), ex.Stdout, ex.Stderr, ex.Exit)
+		return b.String(), true
+	}
+	return "", false
 }

@@ -102,6 +102,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run"}, 125, "missing command"},
 		{[]string{"run", "--timeout", "x", "--", "true"}, 125, "--timeout"},
 		{[]string{"chekc"}, 2, `did you mean "check"`},
+		{[]string{"help", "verfy"}, 2, `unknown command "verfy"; did you mean "verify"?`},
 	} {
 		r := run(t, dir, env, tc.args...)
 		if r.code != tc.code {

@@ -46,9 +46,12 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		if len(args) > 1 && args[0] == "help" {
-			if cmd, ok := commands[args[1]]; ok {
-				return cmd.execute([]string{"--help"}, stdout, stderr)
+			cmd, ok := commands[args[1]]
+			if !ok {
+				fmt.Fprintf(stderr, "bwpolicy help: unknown command %q%s\n", args[1], didYouMean(args[1]))
+				return exitUsage
 			}
+			return cmd.execute([]string{"--help"}, stdout, stderr)
 		}
 		usage(stdout)
 		return exitOK
