@@ -92,8 +92,8 @@ func TestSandboxCgroupReal(t *testing.T) {
 	if comms := <-seen; res.code != 0 || len(comms) > 0 {
 		t.Errorf("control: %d, processes %q under %s", res.code, comms, parent)
 	}
-	if len(res.warnings) != 1 || !strings.Contains(res.warnings[0], "not the whole sandbox") {
-		t.Errorf("control: warnings %q, want the one note on what memory_mb bounds", res.warnings)
+	if len(res.warnings) != 0 {
+		t.Errorf("control: warnings %q, want none (the fallback is silent per command; doctor says it)", res.warnings)
 	}
 }
 
