@@ -3,6 +3,14 @@
 # outside the hidden set.
 package bwpolicy.rules
 
+# METADATA
+# title: "With home_mode: profile, HERMES_HOME/home must be a plain directory or a link to a directory outside the hidden set."
+# description: "That directory becomes HOME and is writable; anything else could make a hidden path writable. Recreate it as a plain directory."
+# custom:
+#   id: R8
+#   name: ProfileHomeMustBePlainDir
+#   level: error
+#   security: true
 deny contains v("R8", sprintf("home_mode is profile but %q is %s: it must be a plain directory or a link to a directory outside the hidden paths", [h.path, r8_what(h)]), ["home_mode"]) if {
 	input.facts.home_mode == "profile"
 	h := input.facts.profile_home
@@ -39,6 +47,14 @@ r8_what(h) := sprintf("a %s", [h.kind]) if {
 # (input.facts.exceptions, computed once by the facts stage).
 exception_paths contains e.path if some e in input.facts.exceptions
 
+# METADATA
+# title: "What is bound back inside a mask (the backend's state and scratch directories, the staged files, the profile home, a CA bundle) stays reachable, and never exposes a hidden path."
+# description: "With --sandbox-id ID: HERMES_HOME/sandboxes/bwrap-ID read-write, HERMES_HOME/cache/scratch/hermes-bwrap-ID the private TMPDIR, other environments' hidden, attachments and cache/documents read-only. Without: HERMES_HOME/sandboxes/bwrap-* read-only and HERMES_HOME/cache/scratch as TMPDIR. A hidden path inside one of these is refused: move it or its link."
+# custom:
+#   id: S6
+#   name: HermesExceptions
+#   level: error
+#   security: true
 deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which stays reachable (S6/S8): it would be exposed; move it or its link", [h.entry, h.path, e]), [p]) if {
 	some h in input.facts.hidden
 	h.kind != "absent"

@@ -45,11 +45,6 @@ func TestEveryBuiltinRuleIsDescribed(t *testing.T) {
 	}
 }
 
-// regoAnnotationPending are IDs reported only by policy/home.rego, whose
-// rules are being rewritten (masks and exceptions computed in facts):
-// their descriptions stay Go rows until its annotations are added.
-var regoAnnotationPending = map[string]bool{"R8": true, "S6": true}
-
 // TestCatalogueSources holds the catalogue's split: an ID a built-in
 // Rego rule reports is described by that rule's annotation, never by a
 // Go row (which could drift from the rule); every ID is described once.
@@ -67,7 +62,7 @@ func TestCatalogueSources(t *testing.T) {
 		if annotated[ru.ID] {
 			t.Errorf("%s is described both by a Go row and by a METADATA annotation", ru.ID)
 		}
-		if f, ok := inRego[ru.ID]; ok && !regoAnnotationPending[ru.ID] {
+		if f, ok := inRego[ru.ID]; ok {
 			t.Errorf("%s is reported by %s: describe it there (# METADATA with custom.id), not in goRules", ru.ID, f)
 		}
 	}

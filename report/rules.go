@@ -69,9 +69,6 @@ const (
 
 // goRules describes the IDs no built-in Rego rule reports.
 var goRules = []Rule{
-	{ID: "R8", Name: "ProfileHomeMustBePlainDir", Level: e, Security: true,
-		Short: "With home_mode: profile, HERMES_HOME/home must be a plain directory or a link to a directory outside the hidden set.",
-		Help:  "That directory becomes HOME and is writable; anything else could make a hidden path writable. Recreate it as a plain directory."},
 	{ID: "R11", Name: "HiddenPathsMaskedAfterBind", Level: e, Security: true,
 		Short: "A bind that contains hidden paths at their own location keeps them masked (mounted after it).",
 		Help:  "Mount order matters: a later mount covers an earlier one. bwpolicy emits the masks after the bind; this ID marks the arguments that do it."},
@@ -83,9 +80,7 @@ var goRules = []Rule{
 		Help:  "/run/user/<uid> is an empty tmpfs; SSH_AUTH_SOCK, GPG_AGENT_INFO and DBUS_SESSION_BUS_ADDRESS are removed; the docker socket is replaced by an empty file."},
 	{ID: "S5", Name: "HiddenPaths", Level: e, Security: true,
 		Short: "Credentials in the home directory and the Hermes home are hidden.",
-		Help:  ".ssh .aws .gnupg .gpg .config/gcloud .azure .docker .kube .npmrc .pypirc .netrc .env and HERMES_HOME show as empty."},
-	{ID: "S6", Name: "HermesExceptions", Level: e, Security: true,
-		Short: "The backend's state and scratch directories inside the Hermes home stay reachable.", Help: "With --sandbox-id ID: HERMES_HOME/sandboxes/bwrap-ID read-write, HERMES_HOME/cache/scratch/hermes-bwrap-ID the private TMPDIR, other environments' hidden, attachments and cache/documents read-only. Without: HERMES_HOME/sandboxes/bwrap-* read-only and HERMES_HOME/cache/scratch as TMPDIR."},
+		Help:  ".ssh .aws .gnupg .gpg .config/gcloud .azure .docker .kube .npmrc .pypirc .netrc .env and HERMES_HOME are absent under the allowlist home layout (H10) and show as empty wherever something would show them."},
 	{ID: "S7", Name: "Pins", Level: e, Security: true,
 		Short: "Parents of hidden paths inside writable directories are pinned.",
 		Help:  "Each is bind-mounted onto itself so a command cannot rename it away from under the mask."},
