@@ -96,6 +96,7 @@ warn contains object.union(v("H10", sprintf("%s:%d holds a URL with credentials 
 # writable directory, naming the first paths and the fix.
 deny contains v("H10", sprintf("a command could create the denied path %s on the host (absent now, inside the writable directory %s)%s: use the allowlist home layout (home.layout: allowlist) or a narrower working directory", [first, r, creatable_more(r)]), ["cwd"]) if {
 	some r in {c.root | some c in input.facts.creatable_denied; c.bind_index == -1}
+	r != "/" # R5 refuses that working directory already
 	first := min({c.path | some c in input.facts.creatable_denied; c.root == r})
 }
 
