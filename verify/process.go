@@ -148,4 +148,3 @@ func (c *checker) fds() {
 		c.fail(InvFDs, "fd "+strconv.Itoa(n), "declared (%s) but no argument uses it", kinds[n])
 	}
 }
-
