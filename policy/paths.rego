@@ -44,9 +44,12 @@ hidden_over(p) := sort([a | some a in ancestors(p); hidden_roots[a]])
 under_hidden(p) if count(hidden_over(p)) > 0
 
 # writable_cwd: the working directory when the profile makes it writable.
+# A working directory of / is refused by R5 and judged no further: rules
+# about what lies inside it would only contradict each other.
 writable_cwd := input.facts.cwd.real if {
 	input.profile.cwd_writable
 	input.facts.cwd.exists
+	input.facts.cwd.real != "/"
 }
 
 profile_home := input.facts.profile_home.real if input.facts.home_mode == "profile"
