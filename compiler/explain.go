@@ -53,6 +53,7 @@ func WriteExplain(w io.Writer, res *Result) {
 			fmt.Fprintf(w, "  sockets:     %s\n", socketText(inv.Seccomp))
 		}
 	}
+	writeHomeLayout(w, res.Facts)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "environment:")
 	fmt.Fprintf(w, "  removed: %s\n", orNone(strings.Join(inv.Env.Unset, " "), "nothing"))
