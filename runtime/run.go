@@ -120,7 +120,8 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 // function each:
 //
 //  1. prepare: CheckTrust (the arguments make a sandbox, bwrap is the
-//     binary compiled for; after --chdir is applied), CheckPreconditions (lstat/readlink only) and
+//     binary compiled for; after --chdir and the binds of
+//     Options.Expose, OpenExposed, are applied), CheckPreconditions (lstat/readlink only) and
 //     CheckCredentialEnv (the environment's credential paths; a stale
 //     invocation is refused); Options.Chdir; the environment (os.Environ()
 //     filtered by inv.Env, BuildEnv; a shell's -c script is prefixed with
