@@ -409,6 +409,15 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {
 func (g *gatherer) bind(i int, b settings.Bind) Bind {
 	out := Bind{Index: i, Src: b.Src, Dest: b.Target(), Readonly: b.IsReadonly(),
 		SrcAbs: path.IsAbs(b.Src), DestAbs: path.IsAbs(b.Target())}
+	// The rules compare paths as strings: absolute ones are published
+	// clean ("/." is "/", "/a//b/../c" is "/a/c"), as every other path of
+	// the facts is.
+	if out.SrcAbs {
+		out.Src = path.Clean(out.Src)
+	}
+	if out.DestAbs {
+		out.Dest = path.Clean(out.Dest)
+	}
 	if out.SrcAbs {
 		sp := g.path(path.Clean(b.Src))
 		out.SrcReal, out.SrcKind, out.SrcHasLink = sp.Real, sp.Kind, sp.HasLink
