@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwpolicy/bwpolicy/facts"
 )
@@ -219,8 +220,7 @@ val cache_ls 'ls -A {home}/.cache'
 	f.wantStderr(r, "[H10]", "could create the denied path")
 	f.wantHostAbsent("{base}/deny.json")
 
-	c := f.exec(call{argv: []string{bwrapPath, "--ro-bind", "/", "/", "--bind", f.home, f.home, "--dev", "/dev", "--proc", "/proc",
-		"--unshare-all", "/bin/sh", "-c", prelude + f.expand(attack)}})
+	c := f.plainHomeRW(attack)
 	f.expect(c, want{"ssh": "yes", "gh": "yes", "hf": "yes"})
 	for _, p := range planted {
 		if !f.hostExists(p) {
@@ -302,10 +302,62 @@ ok other 'echo o > {home}/dotfiles/other'
 		t.Errorf("host ~/.bashrc: readlink %q, %v; want dotfiles/bashrc", target, err)
 	}
 
-	c := f.exec(call{argv: []string{bwrapPath, "--ro-bind", "/", "/", "--bind", f.home, f.home, "--dev", "/dev", "--proc", "/proc",
-		"--unshare-all", "/bin/sh", "-c", prelude + f.expand(strings.SplitAfter(attack, "\n")[1])}})
+	c := f.plainHomeRW(strings.SplitAfter(attack, "\n")[1])
 	f.expect(c, want{"append": "yes"})
 	if !strings.Contains(f.hostRead("{home}/dotfiles/bashrc"), "curl evil") {
 		t.Errorf("control: plain bwrap did not rewrite dotfiles/bashrc")
+	}
+}
+
+// plainHomeRW is the controls' sandbox without the protection: bwrap
+// with the host root read-only and HOME bound read-write, running `sh -c
+// PRELUDE+script`.
+func (f *fixture) plainHomeRW(script string) result {
+	f.t.Helper()
+	return f.exec(call{argv: []string{bwrapPath, "--ro-bind", "/", "/", "--bind", f.home, f.home, "--dev", "/dev", "--proc", "/proc",
+		"--unshare-all", "/bin/sh", "-c", prelude + f.expand(script)}})
+}
+
+// H10: package tools with the allowed caches read-only (~/.cache/pip,
+// ~/.npm, ~/.local/lib): pip3 install --user, pip3 install --target,
+// pip3 download and npm install of local packages inside; the host
+// caches and ~/.local/lib stay as they were.
+func testPipNpmCache(t *testing.T, f *fixture) {
+	f.write(f.expand("{home}/.cache/pip/host-entry"), "pip-cache\n")
+	f.write(f.expand("{home}/.npm/_cacache/host-entry"), "npm-cache\n")
+	f.write(f.expand("{home}/.local/lib/host-entry"), "local-lib\n")
+	f.write(f.expand("{proj}/pypkg/setup.py"), "from setuptools import setup\nsetup(name='sbxpkg', version='1.0', py_modules=['sbxpkg'])\n")
+	f.write(f.expand("{proj}/pypkg/sbxpkg.py"), "X = 1\n")
+	f.write(f.expand("{proj}/npmpkg/package.json"), `{"name": "sbxpkg", "version": "1.0.0"}`+"\n")
+	f.write(f.expand("{proj}/app/package.json"), `{"name": "app", "version": "1.0.0"}`+"\n")
+	r := f.sandbox("memory_mb: 0\n", `
+val pip 'pip3 install --user --no-index --no-build-isolation --break-system-packages {proj}/pypkg 2>&1 | tail -3'
+val pip_target 'pip3 install --no-index --no-build-isolation --target {proj}/pytarget {proj}/pypkg 2>&1 | grep -iv "^ *\(processing\|preparing\|building\|created\|stored\)" | tail -4'
+val pip_download 'pip3 download --no-index --no-build-isolation -d {proj}/dl {proj}/pypkg 2>&1 | tail -2'
+val npm 'cd {proj}/app && npm install --offline --no-audit --no-fund ../npmpkg 2>&1 | tail -3'
+val npm_ls 'ls {proj}/app/node_modules'
+val pipcache 'ls -A {home}/.cache/pip'
+val npmcache 'ls -A {home}/.npm/_cacache'
+`, call{timeout: 120 * time.Second})
+	// Measured: pip3 install --user fails hard (EROFS on the host's
+	// ~/.local/lib, bound read-only); with --target (or download) pip
+	// warns that its cache is disabled and succeeds; npm install of a
+	// local package works with ~/.npm read-only (memory_mb: 0: node's
+	// reservations exceed RLIMIT_AS 256 MiB).
+	f.expect(r, want{"pip": "~Read-only file system", "pip_target": "~Successfully installed", "pip_download": "~Successfully downloaded",
+		"npm": "~added 1 package", "npm_ls": "sbxpkg", "pipcache": "host-entry", "npmcache": "host-entry"})
+	if !strings.Contains(r.stdout, "The cache has been disabled") {
+		t.Errorf("pip did not report its read-only cache: %v", r)
+	}
+	f.wantHostFile("{proj}/pytarget/sbxpkg.py", "X = 1\n")
+	f.wantHostFile("{home}/.cache/pip/host-entry", "pip-cache\n")
+	if got := f.hostList("{home}/.cache/pip"); !slices.Equal(got, []string{"host-entry"}) {
+		t.Errorf("host ~/.cache/pip holds %q", got)
+	}
+	if got := f.hostList("{home}/.npm/_cacache"); !slices.Equal(got, []string{"host-entry"}) {
+		t.Errorf("host ~/.npm/_cacache holds %q", got)
+	}
+	if got := f.hostList("{home}/.local/lib"); !slices.Equal(got, []string{"host-entry"}) {
+		t.Errorf("host ~/.local/lib holds %q", got)
 	}
 }

@@ -86,6 +86,7 @@ var scenarios = []scenario{
 	{"H10_home_allow", testHomeAllow},
 	{"H10_cwd_left_out_refused", testCwdLeftOutRefused},
 	{"H10_symlinked_dotfile", testSymlinkedDotfile},
+	{"H10_pip_npm_cache", testPipNpmCache},
 }
 
 func TestSandbox(t *testing.T) {
