@@ -274,7 +274,8 @@ val init 'cat init.lua'
 // ~/.bashrc -> dotfiles/bashrc with cwd = HOME (dotfiles writable). A
 // command cannot rewrite the host's .bashrc through dotfiles/bashrc,
 // replace it, or re-point the link; the rest of dotfiles stays writable.
-// Control: bwrap with HOME bound read-write rewrites it.
+// Control: bwrap with HOME bound read-write rewrites it. The same for
+// ~/.gitconfig -> proj/cfg/gitconfig with the project writable.
 func testSymlinkedDotfile(t *testing.T, f *fixture) {
 	if err := os.Remove(f.expand("{home}/.bashrc")); err != nil {
 		t.Fatal(err)
@@ -307,6 +308,24 @@ ok other 'echo o > {home}/dotfiles/other'
 	if !strings.Contains(f.hostRead("{home}/dotfiles/bashrc"), "curl evil") {
 		t.Errorf("control: plain bwrap did not rewrite dotfiles/bashrc")
 	}
+
+	// ~/.gitconfig -> proj/cfg/gitconfig with the project (the default
+	// working directory) writable: git reads it, nothing rewrites it.
+	f.write(f.expand("{proj}/cfg/gitconfig"), "[user]\n\tname = Sbx User\n")
+	if err := os.Symlink("proj/cfg/gitconfig", f.expand("{home}/.gitconfig")); err != nil {
+		t.Fatal(err)
+	}
+	f.chown(f.home)
+	r = f.sandbox("", `
+val name 'git config --global user.name'
+ok append 'echo "[core] fsmonitor = evil" >> {proj}/cfg/gitconfig'
+ok set 'git config --global core.fsmonitor evil'
+ok mv_cfg 'mv {proj}/cfg {proj}/cfg2'
+ok other 'echo o > {proj}/cfg/other'
+`, call{})
+	f.expect(r, want{"name": "Sbx User", "append": "no", "set": "no", "mv_cfg": "no", "other": "yes"})
+	f.wantHostFile("{proj}/cfg/gitconfig", "[user]\n\tname = Sbx User\n")
+	f.wantHostFile("{proj}/cfg/other", "o\n")
 }
 
 // plainHomeRW is the controls' sandbox without the protection: bwrap
