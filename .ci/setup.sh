@@ -7,6 +7,7 @@ PACKAGES=(
     strace zsh mksh curl time
     bubblewrap hyperfine meson ninja-build libcap-dev pkg-config xz-utils
     util-linux iproute2 python3 python3-pytest git make gcc ca-certificates procps
+    python3-pip python3-setuptools
 )
 
 REPO_ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,6 +37,13 @@ else
     log "installing: ${missing[*]}"
     as_root apt-get install -y -q --no-install-recommends "${missing[@]}" \
         || die "apt-get install failed for: ${missing[*]}"
+fi
+# npm (sandboxtest H10_pip_npm_cache): Debian's npm package, unless a
+# Node.js install that bundles npm (NodeSource's nodejs) is already here.
+if ! command -v npm >/dev/null 2>&1; then
+    log "installing: npm"
+    as_root apt-get update -q || die "apt-get update failed"
+    as_root apt-get install -y -q --no-install-recommends npm || die "apt-get install failed for: npm"
 fi
 
 # Go is not installed from apt (bookworm's is too old): expect /usr/local/go.

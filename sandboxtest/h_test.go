@@ -151,7 +151,7 @@ val vars 'echo ${SSH_AUTH_SOCK-unset} ${GNUPGHOME-unset}'
 
 	inv, _ := f.compile("", call{env: env})
 	r = f.bwrun(inv, script, call{env: env})
-	f.expect(r, want{"sock_type": "regular empty file", "gnupg_key": "no", "gnupg_ls": "",
+	f.expect(r, want{"sock_type": absent, "gnupg_key": "no", "gnupg_ls": "",
 		"git_credentials": "no", "gh_hosts": "no", "vars": "unset unset"})
 	if strings.Contains(r.stdout, f.expand("agent-{tag}")) || !strings.Contains(probes(r.stdout)["agent"], "Error") {
 		t.Errorf("the agent socket was reachable (or the probe did not run): %v", r)

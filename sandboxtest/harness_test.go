@@ -488,6 +488,15 @@ const prelude = `ok() { if (eval "$2") >/dev/null 2>&1; then echo "$1=yes"; else
 val() { printf '%s=%s\n' "$1" "$( (eval "$2") 2>&1 | tr '\n' ' ' | sed 's/ *$//')"; }
 `
 
+// denylist is the settings line that selects the denylist home layout
+// (masks over the hidden entries), for scenarios whose subject is those
+// masks; the default is the allowlist layout (H10).
+const denylist = "home: {layout: denylist}\n"
+
+// absent is the probe value of `ls`, `cat` or `stat` on a path that does
+// not exist in the sandbox.
+const absent = "~No such file or directory"
+
 // probes parses NAME=VALUE lines.
 func probes(out string) map[string]string {
 	m := map[string]string{}

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// R1: a bind of a hidden directory is dropped (warning): .ssh stays empty.
+// R1: a bind of a hidden directory is dropped (warning): .ssh stays
+// absent (the allowlist home layout leaves it out).
 func testR1(t *testing.T, f *fixture) {
 	inv, warnings := f.compile("binds:\n  - {src: {home}/.ssh}\n  - {src: {hermes}/cache}\n", call{})
 	if !strings.Contains(warnings, "[R1]") {
@@ -19,7 +20,7 @@ ok key 'cat {home}/.ssh/id_rsa'
 ok hermes_env 'cat {hermes}/.env'
 ok cwd_write 'echo x > {proj}/r1.txt'
 `, call{})
-	f.expect(r, want{"ssh_ls": "", "key": "no", "hermes_env": "no", "cwd_write": "yes"})
+	f.expect(r, want{"ssh_ls": absent, "key": "no", "hermes_env": "no", "cwd_write": "yes"})
 	f.wantHostCredentialsUnchanged()
 }
 
@@ -54,7 +55,8 @@ ok tmp_write 'echo x > /tmp/other'
 
 // R6: started from a directory under the Hermes home (a gateway run from
 // its checkout), the sandbox starts in HOME instead (warning); the
-// checkout stays hidden.
+// checkout stays hidden. HOME is the home layout's tmpfs: a new name
+// written there never reaches the host.
 func testR6Fallback(t *testing.T, f *fixture) {
 	f.write(f.expand("{hermes}/hermes-agent/run.py"), "print('gateway')\n")
 	inv, warnings := f.compile("", call{dir: "{hermes}/hermes-agent"})
@@ -68,7 +70,7 @@ ok home_write 'echo x > {home}/r6.txt'
 ok checkout_write 'echo x > {hermes}/hermes-agent/planted'
 `, call{dir: "{hermes}/hermes-agent"})
 	f.expect(r, want{"pwd": "{home}", "checkout": "no", "home_write": "yes"})
-	f.wantHostFile("{home}/r6.txt", "x\n")
+	f.wantHostAbsent("{home}/r6.txt")
 	f.wantHostAbsent("{hermes}/hermes-agent/planted")
 	f.wantHostCredentialsUnchanged()
 }
@@ -76,9 +78,10 @@ ok checkout_write 'echo x > {hermes}/hermes-agent/planted'
 // R11: a read-only bind of the whole home (dest = src) is allowed, but
 // the hidden paths inside stay masked (they come after it) and the
 // working directory and scratch directory stay writable (the bind does
-// not cover them).
+// not cover them). A bind of HOME is the denylist layout's (the allowlist
+// layout refuses a bind over the directory it rebuilds, H10).
 func testR11(t *testing.T, f *fixture) {
-	r := f.sandbox("binds:\n  - {src: {home}}\n", `
+	r := f.sandbox(denylist+"binds:\n  - {src: {home}}\n", `
 ok key 'cat {home}/.ssh/id_rsa'
 val ssh_ls 'ls -A {home}/.ssh'
 val npmrc_size 'wc -c < {home}/.npmrc'

@@ -272,9 +272,11 @@ ok sysrq 'echo h > /proc/sysrq-trigger'
 ok chmod_root 'chmod 777 /etc'
 `, call{})
 	f.expect(r, want{
+		// HOME is the home layout's tmpfs (H10): a new name at its top
+		// is written there and never reaches the host (checked below).
 		"cwd_write": "yes", "cwd_subdir": "yes", "cwd_rename": "yes",
-		"home_write": "no", "home_append": "no", "home_rm": "no", "base_write": "no", "bind_dir_write": "no",
-		"etc_write": "no", "usr_write": "no", "var_tmp_write": "no", "cd_home_write": "no",
+		"home_write": "yes", "home_append": "no", "home_rm": "no", "base_write": "no", "bind_dir_write": "no",
+		"etc_write": "no", "usr_write": "no", "var_tmp_write": "no", "cd_home_write": "yes",
 		"tmp_write": "yes", "tmpdir": "{scratch}", "tmpdir_write": "yes", "pwd": "{proj}",
 		"dev_null": "yes", "dev_blocks": "0", "dev_kmsg": "no", "host_dev_shm": "no", "dev_shm_write": "yes", "sysrq": "no", "chmod_root": "no",
 	})
@@ -461,9 +463,11 @@ val gh 'echo ${GITHUB_TOKEN-unset}'
 // empty, files zero bytes, the symlinked .gnupg empty at its target, the
 // Hermes home empty but for the backend's state (readable, read-only)
 // and the scratch directory; nothing the sandbox can read holds the
-// marker. Ordinary dotfiles and the project stay readable.
+// marker. Ordinary dotfiles and the project stay readable. The masks
+// are the denylist home layout's (home.layout: denylist); the allowlist
+// layout leaves these entries out altogether (H10_denied_paths_absent).
 func testHiddenCredentials(t *testing.T, f *fixture) {
-	r := f.sandbox("", `
+	r := f.sandbox(denylist, `
 ok ssh_key 'cat {home}/.ssh/id_rsa'
 val ssh_ls 'ls -A {home}/.ssh'
 ok aws 'cat {home}/.aws/credentials'
@@ -500,18 +504,21 @@ val notes 'cat {home}/notes/todo'
 	})
 	// A dump of every readable file under HOME: noMarker (in f.bwrun)
 	// proves no credential is in it.
-	r = f.sandbox("", `find {home} -type f -exec cat {} + 2>/dev/null; echo dumped`, call{})
+	r = f.sandbox(denylist, `find {home} -type f -exec cat {} + 2>/dev/null; echo dumped`, call{})
 	if !strings.Contains(r.stdout, "readme") || !strings.Contains(r.stdout, "dumped") {
 		t.Errorf("the dump of HOME did not run: %v", r)
 	}
 	f.wantHostCredentialsUnchanged()
 }
 
-// S5: writes into a hidden path never reach the host. Outside the
-// writable set the masks are read-only; with cwd = HOME they are
-// writable tmpfs copies, and the masks themselves cannot be removed.
+// S5: writes into a hidden path never reach the host. In the denylist
+// layout, outside the writable set, the masks are read-only. With cwd =
+// HOME (the allowlist layout: denylist + cwd = HOME is refused, H10) the
+// hidden entries are absent and whatever a command creates in their
+// place lands in the layout's tmpfs, as does a new name at the top of
+// HOME; nothing reaches the host.
 func testHiddenWrites(t *testing.T, f *fixture) {
-	r := f.sandbox("", `
+	r := f.sandbox(denylist, `
 ok ssh_write 'echo planted > {home}/.ssh/authorized_keys'
 ok npmrc_write 'echo planted > {home}/.npmrc'
 ok env_write 'echo planted >> {home}/.env'
@@ -526,21 +533,21 @@ ok cwd_write 'echo ok > {proj}/ok.txt'
 	f.wantHostCredentialsUnchanged()
 
 	r = f.sandbox("cwd: {home}\n", `
-ok ssh_write 'echo planted > {home}/.ssh/authorized_keys && test -s {home}/.ssh/authorized_keys'
-ok ssh_rm 'rm -rf {home}/.ssh'
+ok ssh_write 'mkdir -p {home}/.ssh && echo planted > {home}/.ssh/authorized_keys && test -s {home}/.ssh/authorized_keys'
 val ssh_ls 'ls -A {home}/.ssh'
 ok npmrc_write 'echo planted > {home}/.npmrc'
-ok npmrc_rm 'rm -f {home}/.npmrc'
-ok env_rm 'rm -f {home}/.env'
 ok gnupg_write 'echo planted > {home}/dotfiles/gnupg/planted'
-ok hermes_write 'echo planted > {hermes}/planted'
-ok gcloud_write 'echo planted > {home}/.config/gcloud/planted'
+ok gnupg_rm 'rm -rf {home}/dotfiles/gnupg'
+ok hermes_write 'mkdir -p {hermes} && echo planted > {hermes}/planted'
+ok gcloud_write 'mkdir -p {home}/.config/gcloud && echo planted > {home}/.config/gcloud/planted'
 ok home_write 'echo ok > {home}/ok.txt'
+ok notes_write 'echo ok > {home}/notes/ok.txt'
 `, call{})
-	f.expect(r, want{"ssh_write": "yes", "ssh_rm": "no", "ssh_ls": "", "npmrc_write": "no", "npmrc_rm": "no", "env_rm": "no",
-		"gnupg_write": "yes", "hermes_write": "yes", "gcloud_write": "yes", "home_write": "yes"})
-	f.wantHostFile("{home}/ok.txt", "ok\n")
-	for _, p := range []string{"{home}/.ssh/authorized_keys", "{home}/dotfiles/gnupg/planted", "{hermes}/planted", "{home}/.config/gcloud/planted"} {
+	f.expect(r, want{"ssh_write": "yes", "ssh_ls": "authorized_keys", "npmrc_write": "yes",
+		"gnupg_write": "yes", "gnupg_rm": "no", "hermes_write": "yes", "gcloud_write": "yes", "home_write": "yes", "notes_write": "yes"})
+	f.wantHostFile("{home}/notes/ok.txt", "ok\n")
+	for _, p := range []string{"{home}/.ssh/authorized_keys", "{home}/dotfiles/gnupg/planted", "{hermes}/planted",
+		"{home}/.config/gcloud/planted", "{home}/ok.txt"} {
 		f.wantHostAbsent(p)
 	}
 	f.wantHostCredentialsUnchanged()
@@ -567,7 +574,7 @@ val kube_ls 'ls -A {home}/.kube'
 ok kube_cfg 'cat {home}/.kube/config'
 ok cwd_write 'echo ran > {proj}/ran.txt'
 `, call{})
-	f.expect(r, want{"kube_ls": "", "kube_cfg": "no", "cwd_write": "yes"})
+	f.expect(r, want{"kube_ls": absent, "kube_cfg": "no", "cwd_write": "yes"})
 
 	f.write(f.expand("{home}/dotfiles/gnupg2/key.key"), f.marker+"\n")
 	if err := os.Remove(f.expand("{home}/.gnupg")); err != nil {
@@ -599,7 +606,7 @@ val tmpdir 'echo $TMPDIR'
 ok tmpdir_write 'echo s > "$TMPDIR/s-{tag}"'
 `, call{env: env})
 	f.expect(r, want{"elsewhere_env": "no", "elsewhere_ls": "cache", "default_env": "no", "default_auth": "no",
-		"default_ls": "", "tmpdir": "{base}/hermes-elsewhere/cache/scratch", "tmpdir_write": "yes"})
+		"default_ls": absent, "tmpdir": "{base}/hermes-elsewhere/cache/scratch", "tmpdir_write": "yes"})
 	f.wantHostFile("{base}/hermes-elsewhere/cache/scratch/s-{tag}", "s\n")
 	f.wantHostCredentialsUnchanged()
 }
@@ -624,12 +631,16 @@ ok cwd_write 'echo c > {proj}/c.txt'
 	f.wantHostCredentialsUnchanged()
 }
 
-// S7 (and R7): with cwd = HOME (a warning) the parents of hidden paths
-// are pinned: renaming .config (holding .config/gcloud), dotfiles
-// (holding the .gnupg target) or a mask fails, and the host keeps them;
-// renaming an ordinary directory and editing an ordinary dotfile work
-// (R7's warned consequence) and reach the host, while .bashrc stays
-// read-only (H9).
+// S7 (and R7): with cwd = HOME (a warning; the allowlist layout) the
+// parents of hidden paths are pinned: renaming .config, dotfiles
+// (holding the .gnupg target) or a mask fails, and the host keeps them.
+// The hidden entries are absent; the Hermes home in the sandbox is only
+// the layout tmpfs's mount-point directory for the scratch directory, so
+// renaming it works there and changes nothing on the host. Each non-dot
+// entry is a mount point of its own: renaming it fails, writing inside
+// it works and reaches the host (R7's warned consequence); .bashrc stays
+// read-only (H9) and .config/app.conf, left out, is recreated only in
+// the tmpfs.
 func testPins(t *testing.T, f *fixture) {
 	inv, warnings := f.compile("cwd: {home}\n", call{})
 	if !strings.Contains(warnings, "[R7]") {
@@ -645,18 +656,20 @@ ok mv_scratch 'mv {scratch} {home}/scratch2'
 val gcloud_ls 'ls -A {home}/.config/gcloud'
 val ssh_ls 'ls -A {home}/.ssh'
 ok mv_notes 'mv {home}/notes {home}/notes2'
+ok notes_write 'echo added > {home}/notes/added'
 ok bashrc 'echo "# added" >> {home}/.bashrc'
 ok app_conf 'echo "# added" >> {home}/.config/app.conf'
 `, call{})
-	f.expect(r, want{"mv_config": "no", "mv_gcloud": "no", "mv_dotfiles": "no", "mv_ssh": "no", "mv_hermes": "no",
-		"mv_scratch": "no", "gcloud_ls": "", "ssh_ls": "", "mv_notes": "yes", "bashrc": "no", "app_conf": "yes"})
+	f.expect(r, want{"mv_config": "no", "mv_gcloud": "no", "mv_dotfiles": "no", "mv_ssh": "no", "mv_hermes": "yes",
+		"mv_scratch": "no", "gcloud_ls": absent, "ssh_ls": absent, "mv_notes": "no", "notes_write": "yes", "bashrc": "no", "app_conf": "yes"})
 	f.wantHostCredentialsUnchanged()
-	f.wantHostAbsent("{home}/.config2")
-	f.wantHostAbsent("{home}/dotfiles2")
-	f.wantHostFile("{home}/notes2/todo", "todo\n")
-	f.wantHostAbsent("{home}/notes")
+	for _, p := range []string{"{home}/.config2", "{home}/dotfiles2", "{home}/hermes2", "{home}/notes2", "{home}/gcloud2", "{home}/ssh2", "{home}/scratch2"} {
+		f.wantHostAbsent(p)
+	}
+	f.wantHostFile("{home}/notes/todo", "todo\n")
+	f.wantHostFile("{home}/notes/added", "added\n")
 	f.wantHostFile("{home}/.bashrc", "# bashrc\n")
-	f.wantHostFile("{home}/.config/app.conf", "app-config\n# added\n")
+	f.wantHostFile("{home}/.config/app.conf", "app-config\n")
 }
 
 // S8: a CA bundle inside the hidden Hermes home (SSL_CERT_FILE, and a
@@ -932,7 +945,7 @@ val cargo_config 'cat {home}/.cargo/config.toml'
 ok cwd_write 'echo x > {proj}/ci.txt'
 val ssh_ls 'ls -A {home}/.ssh'
 `, call{})
-	f.expect(r, want{"cargo_size": "0", "cargo_config": "[build]", "cwd_write": "no", "ssh_ls": ""})
+	f.expect(r, want{"cargo_size": "0", "cargo_config": "[build]", "cwd_write": "no", "ssh_ls": absent})
 	f.wantHostAbsent("{proj}/ci.txt")
 
 	leaky := f.settings("profile: leaky\n")

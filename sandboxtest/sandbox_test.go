@@ -78,6 +78,15 @@ var scenarios = []scenario{
 	{"H9_profile_home_rc", testProfileHomeRC},
 	{"H9_git_workflow", testGitWorkflow},
 	{"H9_protect_git_read_only", testProtectGitReadOnly},
+	{"H10_denied_paths_absent", testDeniedPathsAbsent},
+	{"H10_unknown_entries_absent", testUnknownEntriesAbsent},
+	{"H10_path_tool_under_home", testPathToolUnderHome},
+	{"H10_git_reads_gitconfig", testGitReadsGitconfig},
+	{"H10_no_host_creation", testNoHostCreation},
+	{"H10_home_allow", testHomeAllow},
+	{"H10_cwd_left_out_refused", testCwdLeftOutRefused},
+	{"H10_symlinked_dotfile", testSymlinkedDotfile},
+	{"H10_pip_npm_cache", testPipNpmCache},
 }
 
 func TestSandbox(t *testing.T) {

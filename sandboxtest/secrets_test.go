@@ -113,7 +113,10 @@ var newCredentialFiles = []string{
 // ~/.config at its own place keeps the browser profiles in it masked
 // (deny wins over the bind). The control: bwrap run directly with the
 // host root bound reads each marker; a sibling that is no credential
-// (~/.config/app.conf) stays readable in the sandbox.
+// (~/.config/app.conf) stays readable in the sandbox. The masks are the
+// denylist layout's (home.layout: denylist); under the allowlist layout
+// (the default) the files are unreadable too and app.conf, not allowed,
+// is left out.
 func testCredentialFiles(t *testing.T, f *fixture) {
 	var script, control strings.Builder
 	for i, p := range newCredentialFiles {
@@ -127,8 +130,10 @@ func testCredentialFiles(t *testing.T, f *fixture) {
 	for i := range newCredentialFiles {
 		w["f"+itoa(i)] = "!~cred"
 	}
+	f.expect(f.sandbox(denylist, script.String(), call{}), w)
+	f.expect(f.sandbox(denylist+"binds:\n  - src: {home}/.config\n", script.String(), call{}), w)
+	w["app"] = absent
 	f.expect(f.sandbox("", script.String(), call{}), w)
-	f.expect(f.sandbox("binds:\n  - src: {home}/.config\n", script.String(), call{}), w)
 
 	r := f.exec(call{argv: []string{bwrapPath, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "/bin/sh", "-c", f.expand(control.String())}})
 	if got := strings.Count(r.stdout, f.marker); got != len(newCredentialFiles) {
