@@ -49,7 +49,7 @@ func creatableDenied(f *Facts, cwdWritable bool) []CreatableDenied {
 			continue
 		}
 		for _, r := range roots {
-			if !Within(h.Path, r.dir) || (l.Active() && l.Hides(h.Path)) {
+			if !Within(h.Path, r.dir) || !l.writableAt(h.Path, r.dir) {
 				continue
 			}
 			out = append(out, CreatableDenied{Path: h.Entry, Root: r.dir, BindIndex: r.index})
@@ -57,4 +57,29 @@ func creatableDenied(f *Facts, cwdWritable bool) []CreatableDenied {
 		}
 	}
 	return out
+}
+
+// writableAt reports whether host path p, inside the writable root
+// root, is writable in the sandbox given the home layout: a left-out
+// path is out of reach; inside an entry bound back, p is writable when
+// the root is mounted over the entry (the root lies in it) or the entry
+// itself is bound read-write. Without the layout, or outside HOME, the
+// root decides.
+func (l *HomeLayout) writableAt(p, root string) bool {
+	if !l.Active() || !Within(p, l.Home) {
+		return true
+	}
+	if l.Hides(p) {
+		return false
+	}
+	var entry *HomeEntry
+	for i := range l.Entries {
+		if e := &l.Entries[i]; Within(p, e.Path) && (entry == nil || len(e.Path) > len(entry.Path)) {
+			entry = e
+		}
+	}
+	if entry == nil {
+		return Within(root, l.Home) && root != l.Home // a root inside HOME that is no entry's: its own bind
+	}
+	return Within(root, entry.Path) || entry.Writable
 }

@@ -225,7 +225,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	for i, b := range s.Binds {
 		f.Binds = append(f.Binds, g.bind(i, b))
 	}
-	f.HomeLayout = g.homeLayout(h, s, writableRoots(f, p.CwdWritable))
+	f.HomeLayout = g.homeLayout(h, s, writableRoots(f, p.CwdWritable), f.Hidden)
 	f.Cwd.HomeLeft = f.HomeLayout.LeftEntry(f.Cwd.Real)
 	for i := range f.Binds {
 		b := &f.Binds[i]

@@ -97,6 +97,19 @@ func (l *HomeLayout) Hides(p string) bool {
 	return true
 }
 
+// bindsInside reports whether an entry bound back lies strictly inside p.
+func (l *HomeLayout) bindsInside(p string) bool {
+	if !l.Active() {
+		return false
+	}
+	for _, e := range l.Entries {
+		if e.Path != p && Within(e.Path, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // LeftEntry returns the entry left out of the layout that p lies at or
 // under ("" when none): a working directory or a bind there is refused.
 func (l *HomeLayout) LeftEntry(p string) string {
@@ -145,8 +158,10 @@ var homeLayoutDirs = []string{"", ".config", ".local", ".local/share"}
 
 // homeLayout lays out the home directory for settings s. writable are
 // the writable roots (the working directory when writable, the
-// read-write binds at their own path).
-func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []string) *HomeLayout {
+// read-write binds at their own path); denied the candidate hidden
+// paths found so far: an allowed path strictly inside one is not bound
+// back (deny wins; the masks keep any later one hidden too).
+func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []string, denied []Hidden) *HomeLayout {
 	l := &HomeLayout{Mode: s.HomeLayout()}
 	if l.Mode != settings.HomeAllowlist {
 		return l
@@ -204,6 +219,9 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []string) 
 		if top := layoutEntryOf(r); top == r || !slices.Contains(l.Left, path.Join(l.Home, top)) || coveredByEntry(l, p) {
 			continue
 		}
+		if insideDenied(p, denied) {
+			continue // deny wins: ~/.ssh/x stays hidden with ~/.ssh (home.allow warns)
+		}
 		if pp := g.path(p); pp.Kind == runtime.KindAbsent || pp.HasLink || pp.Real != p {
 			continue
 		}
@@ -246,6 +264,19 @@ func layoutEntryOf(rel string) string {
 		}
 	}
 	return rel
+}
+
+// insideDenied reports whether p lies strictly inside a denied path
+// (as named, or resolved).
+func insideDenied(p string, denied []Hidden) bool {
+	for _, d := range denied {
+		for _, dp := range []string{d.Entry, d.Path} {
+			if dp != p && Within(p, dp) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func coveredByEntry(l *HomeLayout, p string) bool {

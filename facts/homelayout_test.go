@@ -35,7 +35,7 @@ func TestHomeLayout(t *testing.T) {
 	h := &Host{FS: tree, Home: "/h", Env: map[string]string{"PATH": "/usr/bin:/h/.tools/bin:/h/go/bin"}}
 	s := &settings.Settings{Home: &settings.HomePolicy{Allow: []string{"~/.mytool", ".ssh/id_rsa"}}}
 	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
-	l := g.homeLayout(h, s, []string{"/h/proj"})
+	l := g.homeLayout(h, s, []string{"/h/proj"}, []Hidden{{Entry: "/h/.ssh", Path: "/h/.ssh", Kind: "dir"}})
 	var got []string
 	for _, e := range l.Entries {
 		got = append(got, fmt.Sprintf("%s %s %s rw=%v", e.Path, e.Kind, e.Why, e.Writable))
@@ -47,7 +47,6 @@ func TestHomeLayout(t *testing.T) {
 		"/h/.gitconfig symlink built-in rw=false",
 		"/h/.local/bin dir built-in rw=false",
 		"/h/.mytool dir home.allow rw=false",
-		"/h/.ssh/id_rsa file home.allow rw=false", // bound, and masked after: deny wins
 		"/h/.tools/bin dir PATH rw=false",
 		"/h/Documents symlink non-dot rw=false",
 		"/h/notes file non-dot rw=false",
@@ -68,7 +67,7 @@ func TestHomeLayout(t *testing.T) {
 		t.Errorf("dangling %q: ~/.gitconfig points into the left-out .dotfiles", l.Dangling)
 	}
 	for p, hides := range map[string]bool{
-		"/h/.ssh": true, "/h/.ssh/config": true, "/h/.ssh/id_rsa": false, "/h/.config/gh/hosts.yml": true,
+		"/h/.ssh": true, "/h/.ssh/config": true, "/h/.ssh/id_rsa": true, "/h/.config/gh/hosts.yml": true,
 		"/h/.config": false, "/h": false, "/h/.cache/huggingface/token": false, "/h/proj/x": false, "/elsewhere": false,
 	} {
 		if l.Hides(p) != hides {
@@ -97,7 +96,7 @@ func TestHomeLayoutNotApplied(t *testing.T) {
 		tree := Tree{"/h/x": {Kind: "file"}}
 		g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 		s := &settings.Settings{Home: &settings.HomePolicy{Layout: tc.layout}}
-		l := g.homeLayout(&Host{FS: tree, Home: tc.home}, s, nil)
+		l := g.homeLayout(&Host{FS: tree, Home: tc.home}, s, nil, nil)
 		if l.Active() || (l.Note != "") != tc.note {
 			t.Errorf("%+v: active=%v note=%q", tc, l.Active(), l.Note)
 		}
@@ -112,7 +111,7 @@ func TestHomeLayoutTruncated(t *testing.T) {
 		tree[fmt.Sprintf("/h/e%05d", i)] = Stat{Kind: "file"}
 	}
 	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
-	l := g.homeLayout(&Host{FS: tree, Home: "/h"}, &settings.Settings{}, nil)
+	l := g.homeLayout(&Host{FS: tree, Home: "/h"}, &settings.Settings{}, nil, nil)
 	if !slices.Equal(l.Truncated, []string{"/h"}) {
 		t.Errorf("truncated %q", l.Truncated)
 	}

@@ -83,7 +83,10 @@ func computeMasks(f *Facts) []Mask {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	for i := range out {
-		if f.HomeLayout.Hides(out[i].Path) {
+		// Left out by the home layout, and nothing bound back inside it
+		// (an allowed path below a denied one, ~/.ssh/x from home.allow
+		// or a PATH directory ~/.aws/bin, keeps the mask: deny wins).
+		if f.HomeLayout.Hides(out[i].Path) && !f.HomeLayout.bindsInside(out[i].Path) {
 			out[i].CoveredBy = HomeLayoutCover
 		}
 	}

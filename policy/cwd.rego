@@ -57,7 +57,7 @@ warn contains v("R6", sprintf("the process directory %q lies under the hidden pa
 #   level: warning
 #   security: true
 warn contains v("R7", sprintf("the working directory %q is the home directory or above it: every dotfile outside the hidden set becomes writable (.config, .cache, .npm and the like; H9 keeps .bashrc, .profile, .local/bin, autostart read-only)", [input.facts.cwd.real]), ["cwd"]) if {
-	not input.facts.home_layout.dirs
+	not layout_active
 	input.profile.cwd_writable
 	input.facts.cwd.exists
 	input.facts.cwd.real != "/"
@@ -91,7 +91,7 @@ deny contains v("R6", sprintf("hide entry %q matches %q, the working directory o
 # new names land in the layout's tmpfs, but the non-dot entries are
 # writable.
 warn contains v("R7", sprintf("the working directory %q is the home directory or above it: every non-dot entry of the home directory becomes writable (dot entries stay read-only, new names land in the home layout's tmpfs)", [input.facts.cwd.real]), ["cwd"]) if {
-	count(input.facts.home_layout.dirs) > 0
+	layout_active
 	input.profile.cwd_writable
 	input.facts.cwd.exists
 	input.facts.cwd.real != "/"

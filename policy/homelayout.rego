@@ -94,7 +94,7 @@ warn contains object.union(v("H10", sprintf("%s:%d holds a URL with credentials 
 # writable set would be created by the command and used by the host
 # later (~/.ssh/authorized_keys, ~/.config/gh/hosts.yml). One refusal per
 # writable directory, naming the first paths and the fix.
-deny contains v("H10", sprintf("a command could create the denied path %s on the host (absent now, inside the writable directory %s)%s: use the allowlist home layout (home.layout: allowlist) or a narrower working directory", [first, r, creatable_more(r)]), ["cwd"]) if {
+deny contains v("H10", sprintf("a command could create the denied path %s on the host (absent now, inside the writable directory %s)%s: %s", [first, r, creatable_more(r), creatable_fix]), ["cwd"]) if {
 	some r in {c.root | some c in input.facts.creatable_denied; c.bind_index == -1}
 	r != "/" # R5 refuses that working directory already
 	first := min({c.path | some c in input.facts.creatable_denied; c.root == r})
@@ -118,3 +118,11 @@ creatable_more(r) := " and more" if {
 	count({c | some c in input.facts.creatable_denied; c.root == r}) > 1
 	count(input.facts.creatable_denied) >= 16 # facts lists at most 16
 }
+
+creatable_fix := "use a narrower working directory" if layout_active
+
+creatable_fix := "use the allowlist home layout (home.layout: allowlist) or a narrower working directory" if not layout_active
+
+# layout_active: the allowlist layout rebuilds the home directory (dirs
+# is null under the denylist layout).
+layout_active if some _ in layout.dirs

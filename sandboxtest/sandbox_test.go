@@ -87,6 +87,7 @@ var scenarios = []scenario{
 	{"H10_cwd_left_out_refused", testCwdLeftOutRefused},
 	{"H10_symlinked_dotfile", testSymlinkedDotfile},
 	{"H10_pip_npm_cache", testPipNpmCache},
+	{"H10_allow_inside_denied", testAllowInsideDenied},
 }
 
 func TestSandbox(t *testing.T) {
