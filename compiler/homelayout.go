@@ -39,8 +39,8 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 			reason: fmt.Sprintf("home layout: %s is a fresh tmpfs; only %s are bound back, %s", what, boundWhat(rel), leftOut(l, d))})
 	}
 	for _, en := range l.Entries {
-		if skip[en.Path] {
-			continue
+		if skip[en.Path] || e.insideHidden(en.Path) {
+			continue // mounted anyway, or masked: a mask at or above it hides it
 		}
 		name := "~/" + strings.TrimPrefix(en.Path, l.Home+"/")
 		hb := hostBind{dest: en.Path, src: en.Path, rw: en.Writable, kind: "home-entry", pos: entryPos(e, en)}
