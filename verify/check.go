@@ -65,7 +65,7 @@ const (
 
 // Invariants lists every invariant Check proves, in the order it checks.
 var Invariants = []string{InvReplay, InvHiddenMasked, InvCovered, InvWritableSet, InvPinned, InvProtected,
-	InvMountPoint, InvRootRO, InvProcDevTmp, InvTmpfsBounded, InvNamespaces, InvSeccomp, InvFDs, InvChdir, InvHomeLayout}
+	InvMountPoint, InvRootRO, InvProcDevTmp, InvTmpfsBounded, InvNamespaces, InvSeccomp, InvFDs, InvChdir, InvHomeLayout, InvExposeRoots}
 
 // Violation is one invariant the invocation breaks.
 type Violation struct {
@@ -137,6 +137,7 @@ func Check(inv *runtime.Invocation) []Violation {
 	c.fds()
 	c.chdir()
 	c.homeLayout()
+	c.exposeRoots()
 	return c.out
 }
 

@@ -245,6 +245,9 @@ func TestBrokenInvocations(t *testing.T) {
 		{"unknown option", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--dev-bind", "/dev", "/dev")
 		}, InvReplay, "args[98]"},
+		{"expose root bound back", "S6_sandbox_id", func(t *testing.T, a []string) []string {
+			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u/.hermes/cache/spillover", "/home/u/.hermes/cache/spillover")
+		}, InvExposeRoots, "/home/u/.hermes/cache/spillover"},
 		{"home layout tmpfs dropped", "profile_workspace", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--size", "268435456", "--tmpfs", "/home/u")
 		}, InvHomeLayout, "/home/u"},
