@@ -161,8 +161,14 @@ func (s *Set) add(name, file string, src []byte, custom bool) diag.List {
 	}
 	diags := s.unknownFields(v)
 	u := s.def.Unify(v)
+	missing := missingFields(file, v, u)
+	diags.Append(missing)
 	if err := u.Validate(cue.Concrete(true)); err != nil {
-		diags.Append(cueDiags(err, "R13"))
+		for _, d := range cueDiags(err, "R13") {
+			if !strings.HasPrefix(d.Summary, "incomplete value ") || !hasPath(missing, d.Path) {
+				diags.Add(d)
+			}
+		}
 	}
 	if diags.HasErrors() {
 		// An error CUE could not place (an incomplete value) still
@@ -189,6 +195,29 @@ func (s *Set) add(name, file string, src []byte, custom bool) diag.List {
 // unknownFields reports the top-level fields of a profile that #Profile
 // does not define: a profile is closed, so a misspelt property is an
 // error rather than silently ignored.
+// missingFields reports each top-level field #Profile requires that the
+// profile v leaves without a value (u is v unified with #Profile), in
+// plain words, placed on the profile's first line (a missing field has
+// no position of its own). CUE reports them only when nothing else is
+// wrong; this reports them alongside the other errors.
+func missingFields(file string, v, u cue.Value) diag.List {
+	it, err := u.Fields()
+	if err != nil {
+		return nil
+	}
+	var out diag.List
+	for it.Next() {
+		sel := it.Selector()
+		if dv, _ := it.Value().Default(); dv.IsConcrete() || v.LookupPath(cue.MakePath(sel)).Exists() {
+			continue
+		}
+		out.Add(diag.Diagnostic{Severity: diag.Error, Rule: "R13", Path: sel.String(),
+			Pos:     diag.Pos{File: file, Line: 1, Col: 1},
+			Summary: fmt.Sprintf("required field %s is missing: set it in the profile (a %s; #Profile in schema/sandbox.cue says which values)", sel.String(), it.Value().IncompleteKind())})
+	}
+	return out
+}
+
 func (s *Set) unknownFields(v cue.Value) diag.List {
 	it, err := v.Fields(cue.All())
 	if err != nil {
@@ -279,4 +308,14 @@ func (p *Profile) clone() *Profile {
 	c.HiddenHome = maps.Clone(p.HiddenHome)
 	c.Pos = maps.Clone(p.Pos)
 	return &c
+}
+
+// hasPath reports whether a diagnostic of l is about settings path p.
+func hasPath(l diag.List, p string) bool {
+	for _, d := range l {
+		if d.Path == p {
+			return true
+		}
+	}
+	return false
 }
