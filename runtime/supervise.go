@@ -17,6 +17,12 @@ func (r *runner) supervise(ctx context.Context) {
 		select {
 		case w := <-r.waited:
 			r.w, r.reaped = w, true
+			// Both may be ready at once, and select picks either: a
+			// context done by the time bwrap was reaped ended the run
+			// (its kill may be what bwrap died of).
+			if err := ctx.Err(); err != nil && r.ctxErr == nil {
+				r.ctxErr = err
+			}
 			return
 		case s := <-r.sigc:
 			r.relayed(s)
