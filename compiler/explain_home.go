@@ -3,7 +3,6 @@ package compiler
 import (
 	"fmt"
 	"io"
-	"path"
 	"sort"
 	"strings"
 
@@ -42,15 +41,13 @@ func writeHomeLayout(w io.Writer, f *facts.Facts) {
 	}
 	var watched []string
 	for _, h := range f.Hidden {
-		if h.Kind == runtime.KindAbsent && h.Source != facts.SourceHide && within(h.Entry, f.Home) {
+		if h.Kind == runtime.KindAbsent && h.Source != facts.SourceHide && facts.Within(h.Entry, f.Home) {
 			watched = append(watched, strings.TrimPrefix(h.Entry, f.Home+"/"))
 		}
 	}
 	sort.Strings(watched)
 	fmt.Fprintf(w, "  denied paths watched although absent (one appearing makes the invocation stale): %d (%s)\n", len(watched), clipList(watched, 8))
 }
-
-func within(p, base string) bool { return p == base || strings.HasPrefix(p, path.Clean(base)+"/") }
 
 // clipList joins names, at most n of them, saying how many more.
 func clipList(names []string, n int) string {

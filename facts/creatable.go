@@ -29,20 +29,8 @@ const maxCreatable = 16
 // tmpfs), the read-write binds at their own path. The home layout's
 // left-out entries are out of reach.
 func creatableDenied(f *Facts, cwdWritable bool) []CreatableDenied {
-	type root struct {
-		dir   string
-		index int
-	}
-	var roots []root
+	roots := writableRoots(f, cwdWritable)
 	l := f.HomeLayout
-	if cwdWritable && f.Cwd.Exists {
-		roots = append(roots, root{f.Cwd.Real, -1})
-	}
-	for _, b := range f.Binds {
-		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcReal == b.DestReal {
-			roots = append(roots, root{b.DestReal, b.Index})
-		}
-	}
 	var out []CreatableDenied
 	for _, h := range f.Hidden {
 		if h.Kind != "absent" || h.Source == SourceHide || h.Source == SourceHostSocket || len(out) == maxCreatable {

@@ -286,17 +286,25 @@ func (f *Facts) settle(cwdWritable bool) {
 	f.Exceptions = computeExceptions(f, f.Masks, cwdWritable)
 }
 
+// writableRoot is a directory the sandbox may write on the host, and the
+// bind that makes it writable (-1: the working directory).
+type writableRoot struct {
+	dir   string
+	index int
+}
+
 // writableRoots are the directories the sandbox may write: the working
 // directory when the profile makes it writable, the read-write binds
-// mounted at their own path.
-func writableRoots(f *Facts, cwdWritable bool) []string {
-	var out []string
+// mounted at their own path. The home layout, the symlink-chain
+// protection and the creatable-denied check all judge against these.
+func writableRoots(f *Facts, cwdWritable bool) []writableRoot {
+	var out []writableRoot
 	if cwdWritable && f.Cwd.Exists {
-		out = append(out, f.Cwd.Real)
+		out = append(out, writableRoot{f.Cwd.Real, -1})
 	}
 	for _, b := range f.Binds {
 		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcReal == b.DestReal {
-			out = append(out, b.DestReal)
+			out = append(out, writableRoot{b.DestReal, b.Index})
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ package facts
 // misses something.
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -161,7 +162,7 @@ var homeLayoutDirs = []string{"", ".config", ".local", ".local/share"}
 // read-write binds at their own path); denied the candidate hidden
 // paths found so far: an allowed path strictly inside one is not bound
 // back (deny wins; the masks keep any later one hidden too).
-func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []string, denied []Hidden) *HomeLayout {
+func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writableRoot, denied []Hidden) *HomeLayout {
 	l := &HomeLayout{Mode: s.HomeLayout()}
 	if l.Mode != settings.HomeAllowlist {
 		return l
@@ -214,7 +215,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []string, 
 	// An allowed path deeper than its layout directory (~/.foo/bin on
 	// PATH, home.allow: [.cache/pip]) is bound at its own place when its
 	// layout entry is left out; never through a symlink.
-	for _, r := range sortedKeys(l.Allowed) {
+	for _, r := range slices.Sorted(maps.Keys(l.Allowed)) {
 		p := path.Join(l.Home, r)
 		if top := layoutEntryOf(r); top == r || !slices.Contains(l.Left, path.Join(l.Home, top)) || coveredByEntry(l, p) {
 			continue
@@ -240,12 +241,12 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []string, 
 }
 
 // homeEntry describes entry p bound back for why.
-func (g *gatherer) homeEntry(p, why string, writable []string) HomeEntry {
+func (g *gatherer) homeEntry(p, why string, writable []writableRoot) HomeEntry {
 	st := g.lstat(p)
 	e := HomeEntry{Path: p, Kind: st.Kind, Target: st.Target, Why: why}
 	if why == HomeWhyNonDot && st.Kind != runtime.KindSymlink {
 		for _, w := range writable {
-			if Within(p, w) {
+			if Within(p, w.dir) {
 				e.Writable = true
 			}
 		}
@@ -286,13 +287,4 @@ func coveredByEntry(l *HomeLayout, p string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

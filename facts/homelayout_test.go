@@ -35,7 +35,7 @@ func TestHomeLayout(t *testing.T) {
 	h := &Host{FS: tree, Home: "/h", Env: map[string]string{"PATH": "/usr/bin:/h/.tools/bin:/h/go/bin"}}
 	s := &settings.Settings{Home: &settings.HomePolicy{Allow: []string{"~/.mytool", ".ssh/id_rsa"}}}
 	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
-	l := g.homeLayout(h, s, []string{"/h/proj"}, []Hidden{{Entry: "/h/.ssh", Path: "/h/.ssh", Kind: "dir"}})
+	l := g.homeLayout(h, s, []writableRoot{{"/h/proj", -1}}, []Hidden{{Entry: "/h/.ssh", Path: "/h/.ssh", Kind: "dir"}})
 	var got []string
 	for _, e := range l.Entries {
 		got = append(got, fmt.Sprintf("%s %s %s rw=%v", e.Path, e.Kind, e.Why, e.Writable))

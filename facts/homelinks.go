@@ -31,24 +31,12 @@ func (g *gatherer) homeLinkTargets(f *Facts, cwdWritable bool) []Protected {
 	if !l.Active() {
 		return nil
 	}
-	type root struct {
-		dir   string
-		index int
-	}
-	var roots []root
-	if cwdWritable && f.Cwd.Exists {
-		roots = append(roots, root{f.Cwd.Real, -1})
-	}
-	for _, b := range f.Binds {
-		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcReal == b.DestReal {
-			roots = append(roots, root{b.DestReal, b.Index})
-		}
-	}
+	roots := writableRoots(f, cwdWritable)
 	if len(roots) == 0 {
 		return nil
 	}
-	rootOf := func(p string) (root, bool) {
-		var best root
+	rootOf := func(p string) (writableRoot, bool) {
+		var best writableRoot
 		found := false
 		for _, r := range roots {
 			if Within(p, r.dir) && (!found || len(r.dir) > len(best.dir)) {
