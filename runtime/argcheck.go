@@ -76,6 +76,15 @@ type argCheck struct {
 	problems []string
 }
 
+// newArgCheck returns an argCheck of inv, its tables sized for inv's
+// arguments: a home directory rebuilt by the allowlist layout (H10) has
+// hundreds of mounts, and tables grown one insertion at a time would
+// touch about twice the memory, paid in page faults by a fresh process.
+func newArgCheck(inv *Invocation) *argCheck {
+	n := len(inv.Bwrap.Args) / 3 // mounts take two or three arguments each
+	return &argCheck{inv: inv, mounts: make([]mount, 0, n), last: make(map[string]int, n), flags: map[string]bool{}}
+}
+
 func (c *argCheck) fail(format string, a ...any) {
 	if len(c.problems) < 20 {
 		c.problems = append(c.problems, fmt.Sprintf(format, a...))
@@ -92,7 +101,7 @@ func (c *argCheck) fail(format string, a ...any) {
 // it, a seccomp program installed, no capability added. Paths must be
 // absolute and clean. Validate must have accepted inv.
 func CheckArgs(inv *Invocation) error {
-	c := &argCheck{inv: inv, last: map[string]int{}, flags: map[string]bool{}}
+	c := newArgCheck(inv)
 	c.parse()
 	c.namespaces()
 	c.filesystem()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // maxFD is the largest file descriptor number an invocation may ask for.
@@ -29,7 +30,7 @@ func Load(path string) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	inv, err := Decode(data)
+	inv, err := decodeOwned(data)
 	if err != nil {
 		return nil, fmt.Errorf("invocation %s: %w", path, err)
 	}
@@ -55,7 +56,7 @@ func decodeFile(f *os.File, path string) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	inv, err := Decode(data)
+	inv, err := decodeOwned(data)
 	if err != nil {
 		return nil, fmt.Errorf("invocation %s: %w", path, err)
 	}
@@ -107,7 +108,19 @@ func readLimited(f *os.File, limit int64) ([]byte, error) {
 // Validate) are errors. A truncated or hand-edited file gets a message
 // with the line and column of the problem.
 func Decode(data []byte) (*Invocation, error) {
-	if inv, ok := fastDecode(data); ok {
+	return decodeText(data, string(data))
+}
+
+// decodeOwned is Decode of a buffer nobody else holds and nobody writes
+// again (Load and decodeFile read it fresh and drop it): the decoded
+// strings share its memory instead of a copy (see fastDecodeText).
+func decodeOwned(data []byte) (*Invocation, error) {
+	return decodeText(data, unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
+// decodeText is Decode with text, data's bytes as a string.
+func decodeText(data []byte, text string) (*Invocation, error) {
+	if inv, ok := fastDecodeText(data, text); ok {
 		if inv.Format != Format {
 			return nil, formatError(inv.Format)
 		}

@@ -19,12 +19,10 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 			if d.null() {
 				return true
 			}
-			v.FDs = []FD{}
+			v.FDs = make([]FD, 0, d.count())
 			return d.array(func() bool {
-				var e FD
-				ok := d.decodeFD(&e)
-				v.FDs = append(v.FDs, e)
-				return ok
+				v.FDs = append(v.FDs, FD{})
+				return d.decodeFD(&v.FDs[len(v.FDs)-1])
 			})
 		case "rlimits":
 			return d.decodeRlimits(&v.Rlimits)
@@ -50,12 +48,10 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 			if d.null() {
 				return true
 			}
-			v.Preconditions = []Precondition{}
+			v.Preconditions = make([]Precondition, 0, d.count())
 			return d.array(func() bool {
-				var e Precondition
-				ok := d.decodePrecondition(&e)
-				v.Preconditions = append(v.Preconditions, e)
-				return ok
+				v.Preconditions = append(v.Preconditions, Precondition{})
+				return d.decodePrecondition(&v.Preconditions[len(v.Preconditions)-1])
 			})
 		case "seccomp":
 			if d.null() {
@@ -79,23 +75,19 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 			if d.null() {
 				return true
 			}
-			v.Warnings = []Warning{}
+			v.Warnings = make([]Warning, 0, d.count())
 			return d.array(func() bool {
-				var e Warning
-				ok := d.decodeWarning(&e)
-				v.Warnings = append(v.Warnings, e)
-				return ok
+				v.Warnings = append(v.Warnings, Warning{})
+				return d.decodeWarning(&v.Warnings[len(v.Warnings)-1])
 			})
 		case "explain":
 			if d.null() {
 				return true
 			}
-			v.Explain = []Explain{}
+			v.Explain = make([]Explain, 0, d.count())
 			return d.array(func() bool {
-				var e Explain
-				ok := d.decodeExplain(&e)
-				v.Explain = append(v.Explain, e)
-				return ok
+				v.Explain = append(v.Explain, Explain{})
+				return d.decodeExplain(&v.Explain[len(v.Explain)-1])
 			})
 		}
 		return false

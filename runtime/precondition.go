@@ -1,14 +1,14 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Mismatch is one precondition that no longer holds.
@@ -118,27 +118,33 @@ func KindOf(path string) (kind, target string, err error) {
 }
 
 // lstatKind is KindOf plus the modification time (ns since the epoch).
+// It calls lstat(2) directly: os.Lstat's allocations are paid, in a
+// fresh process, once per precondition on every command's path.
 func lstatKind(path string) (kind, target string, mtime int64, err error) {
-	fi, err := os.Lstat(path)
+	var st unix.Stat_t
+	err = unix.Lstat(path, &st)
+	for err == unix.EINTR { // as os.Lstat does (network and FUSE file systems)
+		err = unix.Lstat(path, &st)
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		if err == unix.ENOENT || err == unix.ENOTDIR {
 			return KindAbsent, "", 0, nil
 		}
-		return "", "", 0, err
+		return "", "", 0, &fs.PathError{Op: "lstat", Path: path, Err: err}
 	}
-	mtime = fi.ModTime().UnixNano()
-	switch m := fi.Mode(); {
-	case m.IsRegular():
+	mtime = st.Mtim.Nano()
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
 		return KindFile, "", mtime, nil
-	case m.IsDir():
+	case unix.S_IFDIR:
 		return KindDir, "", mtime, nil
-	case m&fs.ModeSymlink != 0:
+	case unix.S_IFLNK:
 		t, err := os.Readlink(path)
 		if err != nil {
 			return "", "", 0, err
 		}
 		return KindSymlink, t, mtime, nil
-	case m&fs.ModeSocket != 0:
+	case unix.S_IFSOCK:
 		return KindSocket, "", mtime, nil
 	default:
 		return KindOther, "", mtime, nil
@@ -158,8 +164,16 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 func CheckPreconditions(inv *Invocation) error {
 	var bad []Mismatch
 	var recorded map[string]bool
-	for _, p := range inv.Preconditions {
-		kind, target, mtime, err := lstatKind(p.Path)
+	listed := listedKinds(inv.Preconditions)
+	for i, p := range inv.Preconditions {
+		var kind, target string
+		var mtime int64
+		var err error
+		if listed != nil && listed[i] != "" {
+			kind = listed[i]
+		} else {
+			kind, target, mtime, err = lstatKind(p.Path)
+		}
 		switch {
 		case err != nil:
 			bad = append(bad, Mismatch{Precondition: p, Err: err})

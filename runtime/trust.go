@@ -103,7 +103,7 @@ func checkLocation(f *os.File, label string, st *unix.Stat_t, inv *Invocation) e
 	if err != nil || !filepath.IsAbs(real) || strings.HasSuffix(real, " (deleted)") {
 		return fmt.Errorf("%s: cannot tell which directory holds it (is /proc mounted?)", label)
 	}
-	c := &argCheck{inv: inv, last: map[string]int{}, flags: map[string]bool{}}
+	c := newArgCheck(inv)
 	c.parse()
 	rw := map[devIno][]int{} // host source -> read-write mounts of it
 	for k, m := range c.mounts {

@@ -142,8 +142,10 @@ func (g *gen) slice(t reflect.Type, dst string) error {
 	case reflect.Struct:
 		et := t.Elem()
 		g.queue = append(g.queue, et)
-		g.printf("if d.null() {\nreturn true\n}\n%s = []%s{}\nreturn d.array(func() bool {\nvar e %s\nok := d.decode%s(&e)\n%s = append(%s, e)\nreturn ok\n})\n",
-			dst, et.Name(), et.Name(), et.Name(), dst, dst)
+		// Each element is read in place (a local element would escape
+		// to the heap: one more allocation per element).
+		g.printf("if d.null() {\nreturn true\n}\n%s = make([]%s, 0, d.count())\nreturn d.array(func() bool {\n%s = append(%s, %s{})\nreturn d.decode%s(&%s[len(%s)-1])\n})\n",
+			dst, et.Name(), dst, dst, et.Name(), et.Name(), dst, dst)
 		return nil
 	}
 	return fmt.Errorf("slice of %s has no fast reader", t.Elem())
