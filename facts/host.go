@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/seccomp"
 )
 
@@ -73,7 +74,7 @@ type Host struct {
 	// runtime strips by value; never the value.
 	EnvValueKinds map[string]string `json:"env_value_kinds,omitempty"`
 	// Bwrap is the bwrap found (Path empty when none).
-	Bwrap runtime.BwrapInfo `json:"bwrap"`
+	Bwrap hostprobe.BwrapInfo `json:"bwrap"`
 	// Kernel is the kernel release (uname -r).
 	Kernel string `json:"kernel"`
 	// HardAS, HardCPU and HardNProc are the inherited hard limits.
@@ -131,11 +132,11 @@ func FromEnvironment() *Host {
 		}
 	}
 	sort.Strings(h.EnvNames)
-	if p, err := runtime.FindBwrap(); err == nil {
-		if info, err := runtime.ProbeBwrap(p); err == nil {
+	if p, err := hostprobe.FindBwrap(); err == nil {
+		if info, err := hostprobe.ProbeBwrap(p); err == nil {
 			h.Bwrap = info
 		} else {
-			h.Bwrap = runtime.BwrapInfo{Path: p, Identity: info.Identity}
+			h.Bwrap = hostprobe.BwrapInfo{Path: p, Identity: info.Identity}
 		}
 	}
 	var u unix.Utsname
@@ -145,7 +146,7 @@ func FromEnvironment() *Host {
 	h.HardAS = hardLimit(unix.RLIMIT_AS)
 	h.HardCPU = hardLimit(unix.RLIMIT_CPU)
 	h.HardNProc = hardLimit(unix.RLIMIT_NPROC)
-	h.LandlockABI, _ = runtime.LandlockABI()
+	h.LandlockABI, _ = hostprobe.LandlockABI()
 	h.Cloud = CloudVendor(readDMI)
 	h.Arch, _ = seccomp.NativeArch()
 	return h

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // This file finds hidden paths that a second mount shows elsewhere
@@ -121,7 +122,7 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 	}
 	seen := map[string]bool{}
 	for _, h := range f.Hidden {
-		if h.Kind == runtime.KindAbsent || h.MirrorOf != "" {
+		if h.Kind == invocation.KindAbsent || h.MirrorOf != "" {
 			continue
 		}
 		for _, loc := range SecondLocations(mounts, h.Path) {
@@ -135,7 +136,7 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 			}
 			x := g.hidden(loc, SourceMountMirror)
 			x.Why = h.Why // ReasonInherited: hidden for the same reason
-			if x.Kind == runtime.KindAbsent {
+			if x.Kind == invocation.KindAbsent {
 				continue // covered by another mount: nothing shows there
 			}
 			x.Var, x.HideIndex, x.MirrorOf = h.Var, h.HideIndex, h.Path

@@ -7,6 +7,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // CredentialVar is an environment variable that names where credentials
@@ -153,7 +155,7 @@ func CredentialPaths(cv CredentialVar, value string) []string {
 // unless a bind takes its source from there), or not exist (one lstat). Without this, a new agent
 // socket or GNUPGHOME in this environment would be reachable although the
 // variable itself is removed. lookup is os.LookupEnv in the runtime.
-func CheckCredentialEnv(inv *Invocation, lookup func(string) (string, bool)) error {
+func CheckCredentialEnv(inv *invocation.Invocation, lookup func(string) (string, bool)) error {
 	var bad []Mismatch
 	for _, cv := range CredentialVars {
 		val, ok := lookup(cv.Name)
@@ -172,7 +174,7 @@ func CheckCredentialEnv(inv *Invocation, lookup func(string) (string, bool)) err
 	return nil
 }
 
-func credentialPathCovered(inv *Invocation, name, p string) bool {
+func credentialPathCovered(inv *invocation.Invocation, name, p string) bool {
 	if slices.Contains(inv.Env.CredentialPaths[name], p) {
 		return true
 	}
@@ -196,7 +198,7 @@ func credentialPathCovered(inv *Invocation, name, p string) bool {
 // reexposed tells whether a bind puts p back inside the masked path h
 // (the S6 exceptions inside the Hermes home, a CA bundle): its
 // destination lies inside h and holds p.
-func reexposed(inv *Invocation, p, h string) bool {
+func reexposed(inv *invocation.Invocation, p, h string) bool {
 	args := inv.Bwrap.Args
 	for i := 0; i+2 < len(args); i++ {
 		switch args[i] {
@@ -211,7 +213,7 @@ func reexposed(inv *Invocation, p, h string) bool {
 
 // bindsFrom tells whether a bind argument of inv takes its source from
 // inside dir.
-func bindsFrom(inv *Invocation, dir string) bool {
+func bindsFrom(inv *invocation.Invocation, dir string) bool {
 	args := inv.Bwrap.Args
 	for i := 0; i+1 < len(args); i++ {
 		switch args[i] {

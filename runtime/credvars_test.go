@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func TestCredentialVarPaths(t *testing.T) {
@@ -56,10 +58,10 @@ func TestCheckCredentialEnv(t *testing.T) {
 	if err := os.Mkdir(keys, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	inv := &Invocation{
-		Bwrap:  Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", "/tmp"}},
+	inv := &invocation.Invocation{
+		Bwrap:  invocation.Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", "/tmp"}},
 		Hidden: []string{filepath.Join(dir, "hidden")},
-		Env:    Env{CredentialPaths: map[string][]string{"SSH_AUTH_SOCK": {sock}, "AWS_CONFIG_FILE": {"rel/config"}}},
+		Env:    invocation.Env{CredentialPaths: map[string][]string{"SSH_AUTH_SOCK": {sock}, "AWS_CONFIG_FILE": {"rel/config"}}},
 	}
 	cases := []struct {
 		env   map[string]string
@@ -131,8 +133,8 @@ func TestCheckCredentialEnvReexposed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	inv := &Invocation{
-		Bwrap:  Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", hermes, "--bind", scratch, scratch}},
+	inv := &invocation.Invocation{
+		Bwrap:  invocation.Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", hermes, "--bind", scratch, scratch}},
 		Hidden: []string{hermes},
 	}
 	check := func(sock string) error {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // The per-command path does no directory walking: what bwrun does to the
@@ -68,27 +70,27 @@ func TestFSCallsHelper(t *testing.T) {
 func fscallsFixture(t testing.TB, n int, newDirs bool) (invPath, root string, globDirs []string) {
 	t.Helper()
 	root = t.TempDir()
-	var pre []Precondition
+	var pre []invocation.Precondition
 	for i := 0; i < n; i++ {
 		p := filepath.Join(root, fmt.Sprintf("p%d", i))
 		switch i % 5 {
 		case 0:
-			pre = append(pre, Precondition{Path: p, Kind: KindAbsent, Why: "S5"})
+			pre = append(pre, invocation.Precondition{Path: p, Kind: invocation.KindAbsent, Why: "S5"})
 		case 1:
 			if err := os.WriteFile(p, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			pre = append(pre, Precondition{Path: p, Kind: KindFile, Why: "S5"})
+			pre = append(pre, invocation.Precondition{Path: p, Kind: invocation.KindFile, Why: "S5"})
 		case 2:
 			if err := os.Mkdir(p, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			pre = append(pre, Precondition{Path: p, Kind: KindDir, Why: "S5"})
+			pre = append(pre, invocation.Precondition{Path: p, Kind: invocation.KindDir, Why: "S5"})
 		case 3:
 			if err := os.Symlink(fmt.Sprintf("target%d", i), p); err != nil {
 				t.Fatal(err)
 			}
-			pre = append(pre, Precondition{Path: p, Kind: KindSymlink, Target: fmt.Sprintf("target%d", i), Why: "S5"})
+			pre = append(pre, invocation.Precondition{Path: p, Kind: invocation.KindSymlink, Target: fmt.Sprintf("target%d", i), Why: "S5"})
 		case 4:
 			if err := os.Mkdir(p, 0o755); err != nil {
 				t.Fatal(err)
@@ -100,7 +102,7 @@ func fscallsFixture(t testing.TB, n int, newDirs bool) (invPath, root string, gl
 			if err != nil {
 				t.Fatal(err)
 			}
-			pre = append(pre, Precondition{Path: p, Kind: KindDir, MTime: fi.ModTime().UnixNano(), Match: []string{"*.pem"}, NewDirs: newDirs, Why: "H4"})
+			pre = append(pre, invocation.Precondition{Path: p, Kind: invocation.KindDir, MTime: fi.ModTime().UnixNano(), Match: []string{"*.pem"}, NewDirs: newDirs, Why: "H4"})
 			globDirs = append(globDirs, p)
 		}
 	}
@@ -108,21 +110,21 @@ func fscallsFixture(t testing.TB, n int, newDirs bool) (invPath, root string, gl
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := &Invocation{
-		Format:  Format,
+	inv := &invocation.Invocation{
+		Format:  invocation.Format,
 		Profile: "fscalls",
-		Bwrap: Bwrap{Path: self, Args: []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+		Bwrap: invocation.Bwrap{Path: self, Args: []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
 			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem", "--ro-bind-data", "3", "/nonexistent-mask",
 			"--info-fd", "4", "--block-fd", "5", "--json-status-fd", "6", "--seccomp", "7"}},
-		FDs:           []FD{{3, FDEmpty}, {4, FDInfo}, {5, FDBlock}, {6, FDStatus}, {7, FDSeccomp}},
-		Rlimits:       Rlimits{AsBytes: 1 << 30, CPUSeconds: 30},
-		Env:           Env{Unset: []string{"SSH_AUTH_SOCK"}, Set: map[string]string{"TMPDIR": "/tmp"}},
+		FDs:           []invocation.FD{{Num: 3, Kind: invocation.FDEmpty}, {Num: 4, Kind: invocation.FDInfo}, {Num: 5, Kind: invocation.FDBlock}, {Num: 6, Kind: invocation.FDStatus}, {Num: 7, Kind: invocation.FDSeccomp}},
+		Rlimits:       invocation.Rlimits{AsBytes: 1 << 30, CPUSeconds: 30},
+		Env:           invocation.Env{Unset: []string{"SSH_AUTH_SOCK"}, Set: map[string]string{"TMPDIR": "/tmp"}},
 		Chdir:         "/",
 		Preconditions: pre,
-		Seccomp:       &Seccomp{Arch: machine(), Program: make([]byte, 8)},
+		Seccomp:       &invocation.Seccomp{Arch: machine(), Program: make([]byte, 8)},
 	}
 	setIdentity(t, inv)
-	if err := Validate(inv); err != nil {
+	if err := invocation.Validate(inv); err != nil {
 		t.Fatal(err)
 	}
 	data, err := json.Marshal(inv)

@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
 // Mismatch is one precondition that no longer holds.
 type Mismatch struct {
 	// Precondition is what the invocation recorded.
-	Precondition Precondition
+	Precondition invocation.Precondition
 	// Kind is what is there now (one of the Kind constants); Target is the
 	// symlink's current target when Kind is KindSymlink.
 	Kind   string
@@ -66,7 +67,7 @@ func (m Mismatch) String() string {
 		}
 		return fmt.Sprintf("%s%s: new directory %q is too large or unreadable to search for hide-glob matches", p.Path, why, m.NewEntry)
 	}
-	if p.Kind == KindSymlink && m.Kind == KindSymlink {
+	if p.Kind == invocation.KindSymlink && m.Kind == invocation.KindSymlink {
 		return fmt.Sprintf("%s%s: was a symlink to %q when compiled, now points to %q", p.Path, why, p.Target, m.Target)
 	}
 	return fmt.Sprintf("%s%s: was %s when compiled, is now %s", p.Path, why, describeKind(p.Kind, p.Target), describeKind(m.Kind, m.Target))
@@ -74,17 +75,17 @@ func (m Mismatch) String() string {
 
 func describeKind(kind, target string) string {
 	switch kind {
-	case KindAbsent:
+	case invocation.KindAbsent:
 		return "absent"
-	case KindFile:
+	case invocation.KindFile:
 		return "a regular file"
-	case KindDir:
+	case invocation.KindDir:
 		return "a directory"
-	case KindSymlink:
+	case invocation.KindSymlink:
 		return fmt.Sprintf("a symlink to %q", target)
-	case KindSocket:
+	case invocation.KindSocket:
 		return "a socket"
-	case KindOther:
+	case invocation.KindOther:
 		return "a special file"
 	}
 	return kind
@@ -128,26 +129,26 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 	}
 	if err != nil {
 		if err == unix.ENOENT || err == unix.ENOTDIR {
-			return KindAbsent, "", 0, nil
+			return invocation.KindAbsent, "", 0, nil
 		}
 		return "", "", 0, &fs.PathError{Op: "lstat", Path: path, Err: err}
 	}
 	mtime = st.Mtim.Nano()
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
-		return KindFile, "", mtime, nil
+		return invocation.KindFile, "", mtime, nil
 	case unix.S_IFDIR:
-		return KindDir, "", mtime, nil
+		return invocation.KindDir, "", mtime, nil
 	case unix.S_IFLNK:
 		t, err := os.Readlink(path)
 		if err != nil {
 			return "", "", 0, err
 		}
-		return KindSymlink, t, mtime, nil
+		return invocation.KindSymlink, t, mtime, nil
 	case unix.S_IFSOCK:
-		return KindSocket, "", mtime, nil
+		return invocation.KindSocket, "", mtime, nil
 	default:
-		return KindOther, "", mtime, nil
+		return invocation.KindOther, "", mtime, nil
 	}
 }
 
@@ -161,7 +162,7 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 // holding such a name (searched to at most maxNewDirEntries entries, past
 // which it counts as stale). Other new entries (a command's build
 // output) are fine.
-func CheckPreconditions(inv *Invocation) error {
+func CheckPreconditions(inv *invocation.Invocation) error {
 	var bad []Mismatch
 	var recorded map[string]bool
 	listed := listedKinds(inv.Preconditions)
@@ -177,9 +178,9 @@ func CheckPreconditions(inv *Invocation) error {
 		switch {
 		case err != nil:
 			bad = append(bad, Mismatch{Precondition: p, Err: err})
-		case kind != p.Kind || (kind == KindSymlink && target != p.Target):
+		case kind != p.Kind || (kind == invocation.KindSymlink && target != p.Target):
 			bad = append(bad, Mismatch{Precondition: p, Kind: kind, Target: target})
-		case p.MTime != 0 && mtime != p.MTime && kind == KindDir:
+		case p.MTime != 0 && mtime != p.MTime && kind == invocation.KindDir:
 			if recorded == nil {
 				recorded = make(map[string]bool, len(inv.Preconditions))
 				for _, q := range inv.Preconditions {
@@ -200,7 +201,7 @@ func CheckPreconditions(inv *Invocation) error {
 
 // newEntries lists the directory p (one level) for an entry that makes
 // the invocation stale (see CheckPreconditions).
-func newEntries(p Precondition, recorded map[string]bool) (Mismatch, bool) {
+func newEntries(p invocation.Precondition, recorded map[string]bool) (Mismatch, bool) {
 	f, err := os.Open(p.Path)
 	if err != nil {
 		return Mismatch{Precondition: p, Err: err}, true

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,7 +34,7 @@ const direntBufSize = 8 << 10
 // ENOTDIR for them). The listing follows symbolic links in the parent's
 // path exactly as lstat of the full path does. Nil when no directory
 // qualifies.
-func listedKinds(pre []Precondition) []string {
+func listedKinds(pre []invocation.Precondition) []string {
 	groups := map[string][]int{}
 	for i, p := range pre {
 		if p.MTime != 0 || p.Path == "/" || !strings.HasPrefix(p.Path, "/") || path.Clean(p.Path) != p.Path {
@@ -59,7 +60,7 @@ func listedKinds(pre []Precondition) []string {
 
 // listParent fills kinds[i] for the preconditions idx, all entries of dir,
 // from one listing of dir (see listedKinds).
-func listParent(dir string, idx []int, pre []Precondition, kinds []string, buf []byte) {
+func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []string, buf []byte) {
 	base := func(i int) string { return pre[i].Path[len(dir)+len("/"):] }
 	if dir == "/" {
 		base = func(i int) string { return pre[i].Path[1:] }
@@ -69,7 +70,7 @@ func listParent(dir string, idx []int, pre []Precondition, kinds []string, buf [
 	if err != nil {
 		if err == unix.ENOENT || err == unix.ENOTDIR {
 			for _, i := range idx {
-				kinds[i] = KindAbsent
+				kinds[i] = invocation.KindAbsent
 			}
 		}
 		return // anything else: each is lstat()ed and reported as it is
@@ -115,7 +116,7 @@ func listParent(dir string, idx []int, pre []Precondition, kinds []string, buf [
 	}
 	for k, i := range idx {
 		if !seen[k] {
-			kinds[i] = KindAbsent
+			kinds[i] = invocation.KindAbsent
 		}
 	}
 }
@@ -125,13 +126,13 @@ func listParent(dir string, idx []int, pre []Precondition, kinds []string, buf [
 func direntKind(typ byte) string {
 	switch typ {
 	case unix.DT_REG:
-		return KindFile
+		return invocation.KindFile
 	case unix.DT_DIR:
-		return KindDir
+		return invocation.KindDir
 	case unix.DT_SOCK:
-		return KindSocket
+		return invocation.KindSocket
 	case unix.DT_FIFO, unix.DT_CHR, unix.DT_BLK:
-		return KindOther
+		return invocation.KindOther
 	default:
 		return ""
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,37 +20,37 @@ func TestListedKindsMatchLstat(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	mkdirs(t, home, filepath.Join(root, "real"), filepath.Join(root, "locked"))
-	var pre []Precondition
-	add := func(p, kind string) { pre = append(pre, Precondition{Path: p, Kind: kind, Why: "H10"}) }
+	var pre []invocation.Precondition
+	add := func(p, kind string) { pre = append(pre, invocation.Precondition{Path: p, Kind: kind, Why: "H10"}) }
 	for i := range 30 {
 		d := filepath.Join(home, fmt.Sprintf("d%02d", i))
 		mkdirs(t, d)
-		add(d, KindDir)
+		add(d, invocation.KindDir)
 		f := filepath.Join(home, fmt.Sprintf(".f%02d", i))
 		writeFile(t, f)
-		add(f, KindFile)
+		add(f, invocation.KindFile)
 	}
 	os.Symlink("d00", filepath.Join(home, "link"))
-	pre = append(pre, Precondition{Path: filepath.Join(home, "link"), Kind: KindSymlink, Target: "d00", Why: "H10"})
+	pre = append(pre, invocation.Precondition{Path: filepath.Join(home, "link"), Kind: invocation.KindSymlink, Target: "d00", Why: "H10"})
 	unix.Mkfifo(filepath.Join(home, "fifo"), 0o600)
-	add(filepath.Join(home, "fifo"), KindOther)
+	add(filepath.Join(home, "fifo"), invocation.KindOther)
 	if l, err := net.Listen("unix", filepath.Join(home, "sock")); err == nil {
 		defer l.Close()
-		add(filepath.Join(home, "sock"), KindSocket)
+		add(filepath.Join(home, "sock"), invocation.KindSocket)
 	}
-	add(filepath.Join(home, "d03"), KindFile)        // changed kind: a mismatch to report
-	add(filepath.Join(home, "d04"), KindDir)         // the same path twice
-	add(filepath.Join(home, "gone"), KindAbsent)     // absent, as recorded
-	add(filepath.Join(home, "appeared"), KindAbsent) // present now
+	add(filepath.Join(home, "d03"), invocation.KindFile)        // changed kind: a mismatch to report
+	add(filepath.Join(home, "d04"), invocation.KindDir)         // the same path twice
+	add(filepath.Join(home, "gone"), invocation.KindAbsent)     // absent, as recorded
+	add(filepath.Join(home, "appeared"), invocation.KindAbsent) // present now
 	writeFile(t, filepath.Join(home, "appeared"))
-	add(filepath.Join(home, "vanished"), KindDir) // recorded present, absent now
+	add(filepath.Join(home, "vanished"), invocation.KindDir) // recorded present, absent now
 	for i := range 9 {
-		add(filepath.Join(root, "nosuch", fmt.Sprint(i)), KindAbsent) // absent parent
-		add(filepath.Join(home, ".f00", fmt.Sprint(i)), KindAbsent)   // parent is a file
-		writeFile(t, filepath.Join(root, "real", fmt.Sprint(i)))      //
-		add(filepath.Join(root, "via", fmt.Sprint(i)), KindFile)      // parent through a link
-		writeFile(t, filepath.Join(root, "locked", fmt.Sprint(i)))    //
-		add(filepath.Join(root, "locked", fmt.Sprint(i)), KindFile)   // parent not readable
+		add(filepath.Join(root, "nosuch", fmt.Sprint(i)), invocation.KindAbsent) // absent parent
+		add(filepath.Join(home, ".f00", fmt.Sprint(i)), invocation.KindAbsent)   // parent is a file
+		writeFile(t, filepath.Join(root, "real", fmt.Sprint(i)))                 //
+		add(filepath.Join(root, "via", fmt.Sprint(i)), invocation.KindFile)      // parent through a link
+		writeFile(t, filepath.Join(root, "locked", fmt.Sprint(i)))               //
+		add(filepath.Join(root, "locked", fmt.Sprint(i)), invocation.KindFile)   // parent not readable
 	}
 	os.Symlink("real", filepath.Join(root, "via"))
 	os.Chmod(filepath.Join(root, "locked"), 0o311)
@@ -73,7 +74,7 @@ func TestListedKindsMatchLstat(t *testing.T) {
 	if n < 60 {
 		t.Errorf("only %d of %d preconditions were told by a listing", n, len(pre))
 	}
-	err := CheckPreconditions(&Invocation{Preconditions: pre})
+	err := CheckPreconditions(&invocation.Invocation{Preconditions: pre})
 	stale, ok := err.(*StaleError)
 	if !ok {
 		t.Fatalf("CheckPreconditions = %v, want the three mismatches", err)

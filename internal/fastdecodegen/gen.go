@@ -1,14 +1,14 @@
 // Package fastdecodegen writes the type-specific half of bwrun's fast
-// invocation decoder (runtime/fastdecode_gen.go) from the Go types and
+// invocation decoder (runtime/invocation/fastdecode_gen.go) from the Go types and
 // their json struct tags, so that the decoder cannot drift from the
 // types encoding/json decodes: one method per struct type, a switch on
 // the exact json key of every field. The generic JSON reader it calls
 // (fastDec: object, array, str, strs, uint, int, int64, ports, boolean,
-// null) is hand-written in runtime/fastdecode.go.
+// null) is hand-written in runtime/invocation/fastdecode.go.
 //
 // It takes the root type as a reflect.Type and imports nothing of the
 // runtime, so runtime's tests can check that the committed file is what
-// it generates (TestFastDecodeGenerated); `go generate ./runtime` runs
+// it generates (TestFastDecodeGenerated); `go generate ./runtime/invocation` runs
 // its command (internal/fastdecodegen/gen) to rewrite it.
 package fastdecodegen
 

@@ -1,4 +1,4 @@
-package runtime
+package invocation
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 // the types' json tags into fastdecode_gen.go by internal/fastdecodegen
 // (TestFastDecodeGenerated checks the file is current).
 //
-//go:generate go run ../internal/fastdecodegen/gen
+//go:generate go run ../../internal/fastdecodegen/gen
 func fastDecode(data []byte) (inv *Invocation, ok bool) {
 	return fastDecodeText(data, string(data))
 }
