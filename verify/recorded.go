@@ -13,7 +13,7 @@ import (
 // agent sockets and the docker socket (S4), the user's hide entries (H4),
 // the credential stores and the paths credential variables name (H7), the
 // privileged host sockets (H8).
-var hiddenWhy = map[string]bool{"S4": true, "S5": true, "S5-hermes": true, "H4": true, "H7": true, "H8": true}
+var hiddenWhy = map[string]bool{"S4": true, "S5": true, "S5-hermes": true, "H4": true, "H7": true, "H8": true, "H10": true}
 
 // exceptionRules are the rules of the binds that may bring a path back
 // inside a mask: the Hermes home's scratch, state and profile home (S6)
