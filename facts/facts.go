@@ -269,6 +269,8 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
 	f.settle(cwdWritable)
+	f.Hidden = append(f.Hidden, g.xdgRelocated(h, f)...)
+	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
 	f.settle(cwdWritable)
 	mirrors, notes := g.mirrors(f)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -51,6 +52,25 @@ var CredentialVars = []CredentialVar{
 	{"XDG_RUNTIME_DIR", onePath},
 	{"XAUTHORITY", onePath},
 	{"REGISTRY_AUTH_FILE", onePath},
+}
+
+// XDGBase is an XDG base directory variable and the place, relative to
+// HOME, it defaults to. Where the variable moves the directory, the
+// credential stores the deny lists name under that place move with it
+// ($XDG_CONFIG_HOME/gh instead of ~/.config/gh): the compile hides them
+// there too, and CheckCredentialEnv refuses a run in which the variable
+// names a directory the compile did not look into. Unlike
+// CredentialVars, the variables reach the command (its tools need them).
+type XDGBase struct {
+	Name, Default string
+}
+
+// XDGBases are the XDG base directories that hold credential stores.
+var XDGBases = []XDGBase{
+	{"XDG_CONFIG_HOME", ".config"},
+	{"XDG_DATA_HOME", ".local/share"},
+	{"XDG_STATE_HOME", ".local/state"},
+	{"XDG_CACHE_HOME", ".cache"},
 }
 
 func onePath(v string) []string { return []string{v} }
@@ -148,7 +168,8 @@ func CredentialPaths(cv CredentialVar, value string) []string {
 }
 
 // CheckCredentialEnv refuses (with a *StaleError) an environment in which
-// a credential variable names a path that inv does not account for (H7):
+// a credential variable (or an XDG base variable, see XDGBase) names a
+// path that inv does not account for (H7):
 // each path must be one the variable named when compiling (hidden, or
 // left visible with a warning then), lie inside a path inv hides, lie in
 // what the sandbox replaces (its own /proc and /dev; the fresh /tmp
@@ -166,6 +187,20 @@ func CheckCredentialEnv(inv *invocation.Invocation, lookup func(string) (string,
 			if !credentialPathCovered(inv, cv.Name, p) {
 				bad = append(bad, Mismatch{EnvVar: cv.Name, EnvPath: p})
 			}
+		}
+	}
+	for _, x := range XDGBases {
+		val, ok := lookup(x.Name)
+		if !ok || !path.IsAbs(val) { // a relative value is invalid: tools ignore it
+			continue
+		}
+		p := path.Clean(val)
+		if home, ok := lookup("HOME"); ok && p == path.Join(home, x.Default) {
+			continue // the default place: the deny lists cover it
+		}
+		if !credentialPathCovered(inv, x.Name, p) {
+			bad = append(bad, Mismatch{EnvVar: x.Name, EnvPath: p, Note: fmt.Sprintf(
+				"$%s names %s, whose credential stores this invocation does not hide (H7: it was compiled with another XDG directory)", x.Name, p)})
 		}
 	}
 	if len(bad) > 0 {
