@@ -60,8 +60,11 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 
 // boundWhat says what a rebuilt directory gets back.
 func boundWhat(rel string) string {
-	if rel == "" {
+	switch rel {
+	case "":
 		return "its non-dot entries and the allowed dot entries"
+	case ".cache":
+		return "its entries, read-only, except the tool build caches (go-build, pip, uv, …: they start empty in every command and stay in the tmpfs, so tools work and nothing they cache reaches the host),"
 	}
 	return "its allowed entries"
 }

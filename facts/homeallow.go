@@ -6,6 +6,17 @@ package facts
 // inside them (a token in ~/.cache/huggingface) are masked by the denied
 // set, which always wins.
 
+// HomeCacheFresh are the entries of ~/.cache that tools write on every
+// build or install (Go's build cache, pip's, uv's, the JavaScript
+// package managers', Deno's, Bazel's output): the layout leaves the
+// host's out, so each command finds them absent and the tool creates
+// them in ~/.cache's tmpfs, writable for that command only. Nothing a
+// command caches reaches the host or the next command, and the tools
+// work (Go fails on a read-only build cache). The other entries of
+// ~/.cache (browser builds such as ms-playwright, downloaded models)
+// are bound back read-only.
+var HomeCacheFresh = []string{"go-build", "pip", "uv", "yarn", "pnpm", "deno", "bazel"}
+
 // HomeAllow is one built-in allowed entry, relative to HOME.
 type HomeAllow struct {
 	Path string
@@ -31,7 +42,7 @@ var HomeAllowed = []HomeAllow{
 	{".gitconfig", "git's user configuration (name, email, aliases)"},
 	{".gitignore_global", "git's global ignore file"},
 	{".config/git", "git's user configuration (XDG); credentials inside stay denied"},
-	{".cache", "tool caches, read-only (writes fail or go to a tmpfs); tokens inside stay denied"},
+	{".cache", "tool caches: rebuilt, each entry read-only but the build caches of HomeCacheFresh, which start empty in every command; tokens inside stay denied"},
 	{".cargo", "Rust toolchain and crates; credentials stay denied"},
 	{".rustup", "Rust toolchains"},
 	{".nvm", "Node version manager"},

@@ -24,6 +24,7 @@ const (
 	HomeWhyBuiltin  = "built-in"   // HomeAllowed
 	HomeWhyPath     = "PATH"       // a directory on PATH under HOME
 	HomeWhySettings = "home.allow" // the settings' home.allow
+	HomeWhyCache    = "cache"      // an entry of ~/.cache (not in HomeCacheFresh)
 )
 
 // maxHomeEntries bounds the entries of one layout directory looked at;
@@ -155,7 +156,7 @@ func homeAllowed(h *Host, s *settings.Settings, home string) map[string]string {
 }
 
 // homeLayoutDirs are the directories of HOME rebuilt as a tmpfs.
-var homeLayoutDirs = []string{"", ".config", ".local", ".local/share"}
+var homeLayoutDirs = []string{"", ".config", ".local", ".local/share", ".cache"}
 
 // homeLayout lays out the home directory for settings s. writable are
 // the writable roots (the working directory when writable, the
@@ -201,8 +202,12 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 				continue // rebuilt itself, below
 			}
 			why := l.Allowed[r]
-			if why == "" && rel == "" && !strings.HasPrefix(name, ".") {
+			switch {
+			case why != "":
+			case rel == "" && !strings.HasPrefix(name, "."):
 				why = HomeWhyNonDot
+			case rel == ".cache" && !slices.Contains(HomeCacheFresh, name) && l.Allowed[rel] != "":
+				why = HomeWhyCache
 			}
 			if why == "" {
 				l.Left = append(l.Left, path.Join(l.Home, r))

@@ -30,6 +30,8 @@ func TestHomeLayout(t *testing.T) {
 		"/h/.local/share/zz/z":            {Kind: "file"},
 		"/h/.local/share/keyrings/k":      {Kind: "file"},
 		"/h/.cache/huggingface/token":     {Kind: "file"},
+		"/h/.cache/go-build/00/x":         {Kind: "file"},
+		"/h/.cache/ms-playwright/chrome":  {Kind: "file"},
 		"/h/.hermes/cache/scratch/marker": {Kind: "file"},
 	}
 	h := &Host{FS: tree, Home: "/h", Env: map[string]string{"PATH": "/usr/bin:/h/.tools/bin:/h/go/bin"}}
@@ -42,7 +44,8 @@ func TestHomeLayout(t *testing.T) {
 	}
 	want := []string{
 		"/h/.bashrc file built-in rw=false",
-		"/h/.cache dir built-in rw=false",
+		"/h/.cache/huggingface dir cache rw=false",
+		"/h/.cache/ms-playwright dir cache rw=false",
 		"/h/.config/git dir built-in rw=false",
 		"/h/.gitconfig symlink built-in rw=false",
 		"/h/.local/bin dir built-in rw=false",
@@ -55,11 +58,11 @@ func TestHomeLayout(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("entries:\n got %q\nwant %q", got, want)
 	}
-	wantDirs := []string{"/h", "/h/.config", "/h/.local", "/h/.local/share"}
+	wantDirs := []string{"/h", "/h/.config", "/h/.local", "/h/.local/share", "/h/.cache"}
 	if !slices.Equal(l.Dirs, wantDirs) {
 		t.Errorf("dirs %q, want %q", l.Dirs, wantDirs)
 	}
-	wantLeft := []string{"/h/.dotfiles", "/h/.hermes", "/h/.ssh", "/h/.tools", "/h/.zz", "/h/.zzfile", "/h/.config/gh", "/h/.config/zz", "/h/.local/share/keyrings", "/h/.local/share/zz"}
+	wantLeft := []string{"/h/.dotfiles", "/h/.hermes", "/h/.ssh", "/h/.tools", "/h/.zz", "/h/.zzfile", "/h/.config/gh", "/h/.config/zz", "/h/.local/share/keyrings", "/h/.local/share/zz", "/h/.cache/go-build"}
 	if !slices.Equal(l.Left, wantLeft) {
 		t.Errorf("left %q, want %q", l.Left, wantLeft)
 	}

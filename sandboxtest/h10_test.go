@@ -2,6 +2,9 @@ package sandboxtest
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -177,8 +180,9 @@ val author 'cd {proj}/repo && git log --format=%an'
 // H10: with the home directory as the working directory and no ~/.ssh
 // or ~/.config/gh, a command that creates ~/.ssh/authorized_keys or
 // ~/.config/gh/hosts.yml writes the layout's tmpfs, never the host
-// (checked after the command); one that plants
-// ~/.cache/huggingface/token fails (~/.cache is allowed, read-only).
+// (checked after the command); so does one that plants
+// ~/.cache/huggingface/token (~/.cache is rebuilt: its host entries are
+// read-only, new names land in its tmpfs; pip's cache is left out).
 // Controls: the denylist layout refuses this working directory at
 // compile (H10), and bwrap with HOME bound read-write plants all three
 // on the host. (~/.cache is planted with the working directory at its
@@ -210,7 +214,7 @@ ok notes 'echo n >> {home}/notes/todo'
 	r = f.sandbox("", attack+`
 val cache_ls 'ls -A {home}/.cache'
 `, call{})
-	f.expect(r, want{"hf": "no", "cache_ls": "pip"})
+	f.expect(r, want{"hf": "yes", "cache_ls": "huggingface"})
 	for _, p := range planted {
 		f.wantHostAbsent(p)
 	}
@@ -349,6 +353,11 @@ func testPipNpmCache(t *testing.T, f *fixture) {
 	f.write(f.expand("{proj}/pypkg/sbxpkg.py"), "X = 1\n")
 	f.write(f.expand("{proj}/npmpkg/package.json"), `{"name": "sbxpkg", "version": "1.0.0"}`+"\n")
 	f.write(f.expand("{proj}/app/package.json"), `{"name": "app", "version": "1.0.0"}`+"\n")
+	f.write(f.expand("{home}/.cache/go-build/host-entry"), "go-cache\n")
+	f.write(f.expand("{home}/.cache/ms-playwright/host-entry"), "browsers\n")
+	f.write(f.expand("{proj}/goprog/go.mod"), "module goprog\n\ngo 1.22\n")
+	f.write(f.expand("{proj}/goprog/main.go"), "package main\n\nfunc main() { println(\"built\") }\n")
+	f.chown(f.home)
 	r := f.sandbox("memory_mb: 0\n", `
 val pip 'pip3 install --user --no-index --no-build-isolation --break-system-packages {proj}/pypkg 2>&1 | tail -3'
 val pip_target 'pip3 install --no-index --no-build-isolation --target {proj}/pytarget {proj}/pypkg 2>&1 | grep -o "The cache has been disabled\|Successfully installed sbxpkg"'
@@ -357,20 +366,35 @@ val npm 'cd {proj}/app && npm install --offline --no-audit --no-fund ../npmpkg 2
 val npm_ls 'ls {proj}/app/node_modules'
 val pipcache 'ls -A {home}/.cache/pip'
 val npmcache 'ls -A {home}/.npm/_cacache'
-`, call{timeout: 120 * time.Second})
+val gobuild 'cd {proj}/goprog && `+goBinary()+` build -o {proj}/goprog/out . 2>&1 | tail -2; ./out 2>&1'
+val gocache 'ls -A {home}/.cache/go-build | grep -c . ; ls -A {home}/.cache/go-build | grep -c host-entry'
+val playwright 'cat {home}/.cache/ms-playwright/host-entry; echo x > {home}/.cache/ms-playwright/planted 2>&1 || echo refused'
+`, call{timeout: 180 * time.Second, env: []string{"GOTOOLCHAIN=local", "GOFLAGS=", "GOPROXY=off"}})
 	// Measured: pip3 install --user fails hard (EROFS on the host's
-	// ~/.local/lib, bound read-only); with --target (or download) pip
-	// warns that its cache is disabled and succeeds; npm install of a
-	// local package works with ~/.npm read-only (memory_mb: 0: node's
-	// reservations exceed RLIMIT_AS 256 MiB).
+	// ~/.local/lib, bound read-only); pip's and Go's build caches start
+	// empty in every command, in ~/.cache's tmpfs (the host's stay
+	// out of sight), so pip install --target and go build work with
+	// their caches; npm install of a local package works with ~/.npm
+	// read-only (memory_mb: 0: node's and Go's reservations exceed
+	// RLIMIT_AS 256 MiB); the other entries of ~/.cache read, read-only.
 	f.expect(r, want{"pip": "~Read-only file system", "pip_target": "~Successfully installed", "pip_download": "~Successfully downloaded",
-		"npm": "~added 1 package", "npm_ls": "sbxpkg", "pipcache": "host-entry", "npmcache": "host-entry"})
-	// As root pip skips its cache-ownership check (no warning); the
-	// host cache stays unchanged all the same (checked below).
-	if f.id.uid != 0 && !strings.Contains(r.stdout, "The cache has been disabled") {
-		t.Errorf("pip did not report its read-only cache: %v", r)
+		"npm": "~added 1 package", "npm_ls": "sbxpkg", "pipcache": "!~host-entry", "npmcache": "host-entry",
+		"gobuild": "built", "playwright": "~browsers"})
+	if strings.Contains(r.stdout, "The cache has been disabled") {
+		t.Errorf("pip found its cache read-only: %v", r)
+	}
+	if g := strings.Fields(probes(r.stdout)["gocache"]); len(g) != 2 || g[0] == "0" || g[1] != "0" {
+		t.Errorf("the build cache inside: %q (want entries Go wrote, and not the host's)", g)
+	}
+	if !strings.Contains(r.stdout, "refused") && !strings.Contains(r.stdout, "Read-only") {
+		t.Errorf("a command wrote into the host's ~/.cache/ms-playwright: %v", r)
 	}
 	f.wantHostFile("{proj}/pytarget/sbxpkg.py", "X = 1\n")
+	for _, dir := range []string{"go-build", "ms-playwright"} {
+		if got := f.hostList("{home}/.cache/" + dir); !slices.Equal(got, []string{"host-entry"}) {
+			t.Errorf("host ~/.cache/%s holds %q", dir, got)
+		}
+	}
 	f.wantHostFile("{home}/.cache/pip/host-entry", "pip-cache\n")
 	if got := f.hostList("{home}/.cache/pip"); !slices.Equal(got, []string{"host-entry"}) {
 		t.Errorf("host ~/.cache/pip holds %q", got)
@@ -381,4 +405,15 @@ val npmcache 'ls -A {home}/.npm/_cacache'
 	if got := f.hostList("{home}/.local/lib"); !slices.Equal(got, []string{"host-entry"}) {
 		t.Errorf("host ~/.local/lib holds %q", got)
 	}
+}
+
+// goBinary is the go command the tests were built with (readable by
+// every user: /usr/local/go on the CI machine).
+func goBinary() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return filepath.Join(goruntime.GOROOT(), "bin", "go")
 }
