@@ -76,6 +76,7 @@ var scenarios = []scenario{
 	{"H9_git_indirection", testGitIndirection},
 	{"H9_git_indirection_bound", testGitIndirectionBound},
 	{"H9_profile_home_rc", testProfileHomeRC},
+	{"H9_cwd_in_profile_home", testCwdInProfileHome},
 	{"H9_git_workflow", testGitWorkflow},
 	{"H9_protect_git_read_only", testProtectGitReadOnly},
 	{"H10_denied_paths_absent", testDeniedPathsAbsent},
