@@ -34,8 +34,11 @@ type Facts struct {
 	// Sandbox is this environment's own state and scratch (compile
 	// --sandbox-id); nil without an ID.
 	Sandbox *SandboxEnv `json:"sandbox,omitempty"`
-	// Staged are Hermes' staged-data roots (StagedRoots), read-only.
-	Staged []Path `json:"staged"`
+	// Staged are Hermes' staged-data roots (StagedRoots), read-only, or
+	// with StagedSession (staged: session) each root's <sandbox ID>
+	// subdirectory.
+	Staged        []Path `json:"staged"`
+	StagedSession bool   `json:"-"`
 	// HomeMode is the effective home_mode; ProfileHome is
 	// HERMES_HOME/home, described whatever the mode.
 	HomeMode    string `json:"home_mode"`
@@ -253,7 +256,8 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.StateDirs = g.stateDirs(h.HermesHome)
 	f.Sandbox = g.sandboxEnv(h, s.SandboxID)
 	if f.Sandbox != nil {
-		f.Staged = g.stagedRoots(h)
+		f.StagedSession = s.StagedMode() == settings.StagedSession
+		f.Staged = g.stagedRoots(h, s.StagedMode(), f.Sandbox.ID)
 	}
 	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s), s.Protect != nil && s.Protect.Git == "read-only")
 	f.Protected = append(f.Protected, g.homeLinkTargets(f, p.CwdWritable)...)
