@@ -102,9 +102,10 @@ def select(command, explicit, roots):
     (those it names and those given explicitly, each checked), and one
     note per candidate that is not exposed, saying why."""
     candidates = mentioned(command, roots)
-    if isinstance(explicit, str):
+    if isinstance(explicit, (str, os.PathLike)):
         explicit = [explicit]
     for p in list(explicit or [])[:MAX_CANDIDATES]:
+        p = os.fspath(p) if isinstance(p, os.PathLike) else p
         if p not in candidates:
             candidates.append(p)
     files, notes = [], []

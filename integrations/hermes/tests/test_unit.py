@@ -249,6 +249,8 @@ def test_expose_a_spilled_result_the_command_names(plugin, fakes, tmp_path):
     # explicit, as a keyword (Hermes' execute_code scripts name no path in the command)
     env.execute("python3 script.py", expose=[str(d / "call_2.txt")])
     assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_2.txt")]
+    env.execute("python3 script.py", expose=d / "call_2.txt")  # one path, a pathlib.Path
+    assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_2.txt")]
     env.cleanup()
 
 
