@@ -220,3 +220,38 @@ def test_spilled_result_shown_to_one_run(plugin, host, monkeypatch):
     assert "could not be set up" in r["output"] and "symlink" in r["output"], r
     assert not os.path.exists(marker) and env._sandbox.recompiles == 0
     env.cleanup()
+
+
+@needs_user
+def test_staged_session(plugin, host):
+    """staged: session: an environment reads only HERMES_HOME/attachments/<its
+    sandbox ID>; another session's directory and Hermes' flat files stay
+    hidden. Its directory created after the environment makes the
+    invocation stale once (recompiled, then readable). Control: the default
+    (staged: all) reads the other session's attachment."""
+    att = os.path.join(host["hermes"], "attachments")
+    os.makedirs(os.path.join(att, "other-session"))
+    for rel, text in (("other-session/theirs.txt", "THEIRS\n"), ("flat.txt", "FLAT\n")):
+        with open(os.path.join(att, rel), "w") as f:
+            f.write(text)
+    cfg = os.path.join(host["hermes"], "config.yaml")
+    with open(cfg, "w") as f:
+        f.write("plugins:\n  entries:\n    bwpolicy:\n      settings:\n        profile: workspace\n        staged: session\n")
+    env = create(plugin, host)
+    mine = os.path.join(att, env._sandbox.id)
+    os.makedirs(mine)
+    with open(os.path.join(mine, "mine.txt"), "w") as f:
+        f.write("MINE\n")
+    cmd = "cat %s/mine.txt %s/other-session/theirs.txt %s/flat.txt; ls -A %s" % (mine, att, att, att)
+    r = env.execute(cmd)
+    assert "MINE" in r["output"] and "THEIRS" not in r["output"] and "FLAT" not in r["output"], r
+    assert r["output"].strip().splitlines()[-1] == env._sandbox.id, r
+    assert env._sandbox.recompiles == 1, "its directory appearing made the invocation stale once"
+    env.cleanup()
+    # Control: the default shows every session's attachments.
+    with open(cfg, "w") as f:
+        f.write("plugins:\n  entries:\n    bwpolicy:\n      settings:\n        profile: workspace\n")
+    env = create(plugin, host)
+    r = env.execute(cmd)
+    assert "THEIRS" in r["output"] and "FLAT" in r["output"] and "MINE" in r["output"], r
+    env.cleanup()
