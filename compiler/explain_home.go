@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // writeHomeLayout explains the home layout (H10): what is bound back and
@@ -41,7 +41,7 @@ func writeHomeLayout(w io.Writer, f *facts.Facts) {
 	}
 	var watched []string
 	for _, h := range f.Hidden {
-		if h.Kind == runtime.KindAbsent && h.Source != facts.SourceHide && facts.Within(h.Entry, f.Home) {
+		if h.Kind == invocation.KindAbsent && h.Source != facts.SourceHide && facts.Within(h.Entry, f.Home) {
 			watched = append(watched, strings.TrimPrefix(h.Entry, f.Home+"/"))
 		}
 	}

@@ -8,12 +8,12 @@ import (
 	"sort"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // preconditions records every path the facts stage looked at, so the
 // runtime can refuse an invocation compiled under other host state.
-func preconditions(f *facts.Facts) []runtime.Precondition {
+func preconditions(f *facts.Facts) []invocation.Precondition {
 	// The first reason recorded for a path wins: hidden paths first.
 	why := map[string]string{}
 	note := func(p, w string) {
@@ -37,7 +37,7 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 	note(f.ProfileHome.Path, string(facts.ReasonException))
 	note(f.Cwd.Real, "S9")
 	for _, p := range f.ProtectedLooked {
-		if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir && facts.Within(p, f.ProfileHome.Real) {
+		if f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir && facts.Within(p, f.ProfileHome.Real) {
 			note(p, string(facts.ReasonProfileHome))
 			continue
 		}
@@ -52,7 +52,7 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	out := make([]runtime.Precondition, 0, len(paths))
+	out := make([]invocation.Precondition, 0, len(paths))
 	for _, p := range paths {
 		st := f.Observed[p]
 		if why[p] != string(facts.ReasonProtected) && absentAbove(f.Observed, p) {
@@ -65,7 +65,7 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 		if w == "" {
 			w = "path component"
 		}
-		pc := runtime.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
+		pc := invocation.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
 		if wd := f.Walked[p]; wd != nil {
 			pc.MTime = st.MTime
 			pc.Match = append([]string(nil), wd.Match...)
@@ -81,7 +81,7 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 // absentAbove tells whether a parent of p was observed absent.
 func absentAbove(observed map[string]facts.Stat, p string) bool {
 	for d := path.Dir(p); d != p && d != "/"; p, d = d, path.Dir(d) {
-		if st, ok := observed[d]; ok && st.Kind == runtime.KindAbsent {
+		if st, ok := observed[d]; ok && st.Kind == invocation.KindAbsent {
 			return true
 		}
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/profile"
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -48,11 +50,11 @@ type Facts struct {
 	RunUser       Path       `json:"run_user"`
 	DockerSockets []Path     `json:"docker_sockets"`
 
-	Bwrap       runtime.BwrapInfo `json:"bwrap"`
-	Kernel      string            `json:"kernel"`
-	NProcUserns bool              `json:"nproc_userns"`
-	LandlockABI int               `json:"landlock_abi"`
-	Arch        string            `json:"arch"`
+	Bwrap       hostprobe.BwrapInfo `json:"bwrap"`
+	Kernel      string              `json:"kernel"`
+	NProcUserns bool                `json:"nproc_userns"`
+	LandlockABI int                 `json:"landlock_abi"`
+	Arch        string              `json:"arch"`
 	// Cloud names the cloud this machine is a VM of ("" when none).
 	Cloud string `json:"cloud"`
 	// EnvNames are the names of the compiling environment's variables.
@@ -279,6 +281,8 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
 	f.settle(cwdWritable)
+	f.Hidden = append(f.Hidden, g.movedStores(h, f)...)
+	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
 	f.settle(cwdWritable)
 	mirrors, notes := g.mirrors(f)
@@ -297,7 +301,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 // and it is a directory (S6 binds it back inside the Hermes home's
 // mask; R8 refuses one that links into a mask), else nil.
 func (f *Facts) boundProfileHome() *Path {
-	if f.HomeMode != "profile" || f.ProfileHome.Kind != runtime.KindDir {
+	if f.HomeMode != "profile" || f.ProfileHome.Kind != invocation.KindDir {
 		return nil
 	}
 	return &f.ProfileHome
@@ -354,7 +358,7 @@ func (g *gatherer) lstat(p string) Stat {
 func (g *gatherer) path(p string) Path {
 	real, hasLink, err := Resolve(g, p)
 	if err != nil {
-		return Path{Path: p, Real: p, Kind: runtime.KindOther, HasLink: true}
+		return Path{Path: p, Real: p, Kind: invocation.KindOther, HasLink: true}
 	}
 	return Path{Path: p, Real: real, Kind: g.lstat(real).Kind, HasLink: hasLink}
 }
@@ -413,7 +417,7 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden, ph *Path)
 		}
 	}
 	for _, x := range hidden {
-		if x.Kind == runtime.KindAbsent && x.Path == x.Entry {
+		if x.Kind == invocation.KindAbsent && x.Path == x.Entry {
 			if Within(c.Path, x.Entry) {
 				c.HiddenBy = x.Entry
 			}
@@ -426,7 +430,7 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden, ph *Path)
 	real := g.path(c.Path)
 	if c.HiddenBy == "" {
 		for _, x := range hidden {
-			if x.Kind != runtime.KindAbsent && Within(real.Real, x.Path) {
+			if x.Kind != invocation.KindAbsent && Within(real.Real, x.Path) {
 				c.HiddenBy = x.Entry
 			}
 		}
@@ -440,11 +444,11 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden, ph *Path)
 		real = g.path(c.Path)
 	}
 	c.Real = real.Real
-	c.Exists = real.Kind == runtime.KindDir
+	c.Exists = real.Kind == invocation.KindDir
 	c.RunDir = c.Real
 	for !c.Exists && c.RunDir != "/" {
 		c.RunDir = path.Dir(c.RunDir)
-		if g.lstat(c.RunDir).Kind == runtime.KindDir {
+		if g.lstat(c.RunDir).Kind == invocation.KindDir {
 			break
 		}
 	}
@@ -488,7 +492,7 @@ func (g *gatherer) stateDirs(hermesHome string) []Path {
 			continue
 		}
 		p := g.path(path.Join(dir, n))
-		if p.Kind == runtime.KindDir && !p.HasLink {
+		if p.Kind == invocation.KindDir && !p.HasLink {
 			out = append(out, p)
 		}
 	}
@@ -502,7 +506,7 @@ func Within(p, base string) bool { return runtime.Within(p, base) }
 // nprocPerUserns reports whether a kernel release counts RLIMIT_NPROC per
 // user namespace (5.14 and later).
 func nprocPerUserns(release string) bool {
-	ma, mi, err := runtime.ParseKernelVersion(release)
-	wantMa, wantMi, _ := runtime.ParseKernelVersion(runtime.NProcPerUserNSSince)
+	ma, mi, err := hostprobe.ParseKernelVersion(release)
+	wantMa, wantMi, _ := hostprobe.ParseKernelVersion(hostprobe.NProcPerUserNSSince)
 	return err == nil && (ma > wantMa || ma == wantMa && mi >= wantMi)
 }

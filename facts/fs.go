@@ -15,7 +15,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Stat is what bwpolicy needs to know of one path: its kind and, for a
@@ -49,9 +49,9 @@ func (OS) Lstat(p string) Stat {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return Stat{Kind: runtime.KindAbsent}
+			return Stat{Kind: invocation.KindAbsent}
 		}
-		return Stat{Kind: runtime.KindOther}
+		return Stat{Kind: invocation.KindOther}
 	}
 	st := Stat{Kind: kindOf(fi.Mode()), Target: linkTarget(p, fi.Mode())}
 	if fi.IsDir() {
@@ -63,15 +63,15 @@ func (OS) Lstat(p string) Stat {
 func kindOf(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
-		return runtime.KindSymlink
+		return invocation.KindSymlink
 	case m.IsDir():
-		return runtime.KindDir
+		return invocation.KindDir
 	case m.IsRegular():
-		return runtime.KindFile
+		return invocation.KindFile
 	case m&fs.ModeSocket != 0:
-		return runtime.KindSocket
+		return invocation.KindSocket
 	}
-	return runtime.KindOther
+	return invocation.KindOther
 }
 
 func linkTarget(p string, m fs.FileMode) string {
@@ -119,9 +119,9 @@ func Resolve(fsys FS, p string) (real string, hasLink bool, err error) {
 		next := path.Join(cur, name)
 		st := fsys.Lstat(next)
 		switch st.Kind {
-		case runtime.KindAbsent:
+		case invocation.KindAbsent:
 			return path.Join(append([]string{next}, rest...)...), hasLink, nil
-		case runtime.KindSymlink:
+		case invocation.KindSymlink:
 			hasLink = true
 			links++
 			if links > maxLinks {
@@ -134,7 +134,7 @@ func Resolve(fsys FS, p string) (real string, hasLink bool, err error) {
 			rest = append(strings.Split(strings.TrimPrefix(path.Clean(t), "/"), "/"), rest...)
 			cur = "/"
 		default:
-			if len(rest) > 0 && st.Kind != runtime.KindDir {
+			if len(rest) > 0 && st.Kind != invocation.KindDir {
 				// A file in the middle of the path: the rest cannot exist.
 				return path.Join(append([]string{next}, rest...)...), hasLink, nil
 			}
@@ -148,7 +148,7 @@ func Resolve(fsys FS, p string) (real string, hasLink bool, err error) {
 func KindAt(fsys FS, p string) (string, string) {
 	real, _, err := Resolve(fsys, p)
 	if err != nil {
-		return runtime.KindOther, p
+		return invocation.KindOther, p
 	}
 	return fsys.Lstat(real).Kind, real
 }
@@ -180,7 +180,7 @@ type Tree map[string]Stat
 func (t Tree) Lstat(p string) Stat {
 	p = path.Clean(p)
 	if p == "/" {
-		return Stat{Kind: runtime.KindDir}
+		return Stat{Kind: invocation.KindDir}
 	}
 	if st, ok := t[p]; ok {
 		return st
@@ -188,16 +188,16 @@ func (t Tree) Lstat(p string) Stat {
 	prefix := p + "/"
 	for k := range t {
 		if strings.HasPrefix(k, prefix) {
-			return Stat{Kind: runtime.KindDir}
+			return Stat{Kind: invocation.KindDir}
 		}
 	}
-	return Stat{Kind: runtime.KindAbsent}
+	return Stat{Kind: invocation.KindAbsent}
 }
 
 // ReadFile implements FS.
 func (t Tree) ReadFile(p string, max int) ([]byte, error) {
 	st, ok := t[path.Clean(p)]
-	if !ok || st.Kind != runtime.KindFile {
+	if !ok || st.Kind != invocation.KindFile {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
 	}
 	b := []byte(st.Content)
@@ -206,7 +206,7 @@ func (t Tree) ReadFile(p string, max int) ([]byte, error) {
 
 // ReadDir implements FS.
 func (t Tree) ReadDir(p string) ([]string, error) {
-	if t.Lstat(p).Kind != runtime.KindDir {
+	if t.Lstat(p).Kind != invocation.KindDir {
 		return nil, &fs.PathError{Op: "readdir", Path: p, Err: fs.ErrNotExist}
 	}
 	prefix := strings.TrimSuffix(p, "/") + "/"
