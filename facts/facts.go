@@ -405,8 +405,11 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden, ph *Path)
 	}
 	c.Path = absFrom(h.Home, c.Requested)
 	if ph != nil { // HERMES_HOME/home is bound back: only what hides the cwd inside it counts
-		if real := g.path(c.Path).Real; Within(c.Path, ph.Path) || Within(real, ph.Real) {
-			c.InProfileHome = Within(real, ph.Real)
+		// Only a cwd whose real path lies in the bound profile home: one
+		// reached through a link there that leads elsewhere in the Hermes
+		// home is judged like any other (R6).
+		if real := g.path(c.Path).Real; Within(real, ph.Real) {
+			c.InProfileHome = true
 			var inside []Hidden
 			for _, x := range hidden {
 				if !Within(ph.Path, x.Entry) && !Within(ph.Real, x.Path) {
