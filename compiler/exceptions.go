@@ -73,6 +73,10 @@ func (e *emitter) exceptionText(x facts.Exception) (why, src string) {
 	case facts.SourceSandboxScratch:
 		return "this environment's private scratch directory (TMPDIR) is readable and writable; the shared scratch and other environments' are not visible", sandbox("cache/scratch/hermes-bwrap-" + e.f.Sandbox.ID)
 	case facts.SourceStaged:
+		if e.f.StagedSession {
+			return "this session's staged files are readable, read-only, at their host path; other sessions' are hidden (staged: session)",
+				e.settingsPos("staged") + " (host: HERMES_HOME/" + facts.StagedRoots[x.Staged] + "/" + e.f.Sandbox.ID + ")"
+		}
 		return "Hermes' staged files (every session's) are readable, read-only, at their host path", "host: HERMES_HOME/" + facts.StagedRoots[x.Staged]
 	case facts.SourceScratch:
 		if x.Writable {

@@ -71,7 +71,10 @@ func (e *emitter) hostBinds() {
 		}
 		bs = append(bs, hb)
 	}
-	if c := e.f.Cwd; c.Exists && e.st.res.Profile.CwdWritable && !(e.f.HomeLayout.Active() && c.Real == e.f.HomeLayout.Home) {
+	// A working directory in the profile home is writable through the
+	// profile home's own bind (exceptions), which comes after the mask
+	// of the Hermes home that would cover a bind here.
+	if c := e.f.Cwd; c.Exists && e.st.res.Profile.CwdWritable && !c.InProfileHome && !(e.f.HomeLayout.Active() && c.Real == e.f.HomeLayout.Home) {
 		bs = append(bs, hostBind{dest: c.Real, src: c.Real, rw: true, kind: "cwd",
 			reason: "the working directory is the writable set", pos: e.cwdSource()})
 	}

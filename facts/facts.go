@@ -36,8 +36,11 @@ type Facts struct {
 	// Sandbox is this environment's own state and scratch (compile
 	// --sandbox-id); nil without an ID.
 	Sandbox *SandboxEnv `json:"sandbox,omitempty"`
-	// Staged are Hermes' staged-data roots (StagedRoots), read-only.
-	Staged []Path `json:"staged"`
+	// Staged are Hermes' staged-data roots (StagedRoots), read-only, or
+	// with StagedSession (staged: session) each root's <sandbox ID>
+	// subdirectory.
+	Staged        []Path `json:"staged"`
+	StagedSession bool   `json:"-"`
 	// HomeMode is the effective home_mode; ProfileHome is
 	// HERMES_HOME/home, described whatever the mode.
 	HomeMode    string `json:"home_mode"`
@@ -139,6 +142,12 @@ type Cwd struct {
 	// HomeLeft is the entry the home layout leaves out that the cwd
 	// lies at or under ("" when none; H10 refuses it).
 	HomeLeft string `json:"home_left"`
+	// InProfileHome is true when the cwd lies at or below the profile
+	// home HERMES_HOME/home under home_mode: profile: the Hermes home's
+	// mask does not hide it there (the profile home is bound back), and
+	// its H9 entries are protected with the profile home's, after that
+	// bind (ProfileHomeIndex).
+	InProfileHome bool `json:"-"`
 }
 
 // Hidden is one candidate hidden path (S5, H4).
@@ -218,7 +227,12 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 		Observed: g.observed, Walked: g.walked,
 	}
 	f.Hidden = g.hiddenPaths(h, p)
-	f.Cwd = g.cwd(h, s, f.Hidden)
+	f.HomeMode = s.HomeMode
+	if f.HomeMode == "" {
+		f.HomeMode = "auto"
+	}
+	f.ProfileHome = g.path(path.Join(h.HermesHome, "home"))
+	f.Cwd = g.cwd(h, s, f.Hidden, f.boundProfileHome())
 	if f.Cwd.Exists {
 		hide, errs := expandHide(g, h, s, f.Cwd.Real)
 		f.Hidden = append(f.Hidden, hide...)
@@ -228,7 +242,9 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 		f.Binds = append(f.Binds, g.bind(i, b))
 	}
 	f.HomeLayout = g.homeLayout(h, s, writableRoots(f, p.CwdWritable), f.Hidden)
-	f.Cwd.HomeLeft = f.HomeLayout.LeftEntry(f.Cwd.Real)
+	if !f.Cwd.InProfileHome { // bound back after the layout, like the profile home
+		f.Cwd.HomeLeft = f.HomeLayout.LeftEntry(f.Cwd.Real)
+	}
 	for i := range f.Binds {
 		b := &f.Binds[i]
 		if b.SrcAbs {
@@ -242,13 +258,9 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.StateDirs = g.stateDirs(h.HermesHome)
 	f.Sandbox = g.sandboxEnv(h, s.SandboxID)
 	if f.Sandbox != nil {
-		f.Staged = g.stagedRoots(h)
+		f.StagedSession = s.StagedMode() == settings.StagedSession
+		f.Staged = g.stagedRoots(h, s.StagedMode(), f.Sandbox.ID)
 	}
-	f.HomeMode = s.HomeMode
-	if f.HomeMode == "" {
-		f.HomeMode = "auto"
-	}
-	f.ProfileHome = g.path(path.Join(h.HermesHome, "home"))
 	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s), s.Protect != nil && s.Protect.Git == "read-only")
 	f.Protected = append(f.Protected, g.homeLinkTargets(f, p.CwdWritable)...)
 	for _, v := range CAVars {
@@ -285,6 +297,16 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 
 // settle recomputes the masks and the exceptions from the hidden paths
 // found so far.
+// boundProfileHome returns the profile home when home_mode is profile
+// and it is a directory (S6 binds it back inside the Hermes home's
+// mask; R8 refuses one that links into a mask), else nil.
+func (f *Facts) boundProfileHome() *Path {
+	if f.HomeMode != "profile" || f.ProfileHome.Kind != invocation.KindDir {
+		return nil
+	}
+	return &f.ProfileHome
+}
+
 func (f *Facts) settle(cwdWritable bool) {
 	f.Masks = computeMasks(f)
 	f.Exceptions = computeExceptions(f, f.Masks, cwdWritable)
@@ -376,12 +398,27 @@ func (g *gatherer) hidden(entry string, src Source) Hidden {
 	return Hidden{Entry: entry, Path: pp.Real, Kind: pp.Kind, Symlink: pp.HasLink, Why: ProtectionOf(src).Reason, Source: src}
 }
 
-func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {
+func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden, ph *Path) Cwd {
 	c := Cwd{Requested: s.Cwd, Explicit: s.Cwd != ""}
 	if !c.Explicit {
 		c.Requested = h.ProcessCwd
 	}
 	c.Path = absFrom(h.Home, c.Requested)
+	if ph != nil { // HERMES_HOME/home is bound back: only what hides the cwd inside it counts
+		// Only a cwd whose real path lies in the bound profile home: one
+		// reached through a link there that leads elsewhere in the Hermes
+		// home is judged like any other (R6).
+		if real := g.path(c.Path).Real; Within(real, ph.Real) {
+			c.InProfileHome = true
+			var inside []Hidden
+			for _, x := range hidden {
+				if !Within(ph.Path, x.Entry) && !Within(ph.Real, x.Path) {
+					inside = append(inside, x)
+				}
+			}
+			hidden = inside
+		}
+	}
 	for _, x := range hidden {
 		if x.Kind == invocation.KindAbsent && x.Path == x.Entry {
 			if Within(c.Path, x.Entry) {
@@ -400,6 +437,9 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {
 				c.HiddenBy = x.Entry
 			}
 		}
+	}
+	if c.HiddenBy != "" {
+		c.InProfileHome = false
 	}
 	if c.HiddenBy != "" && !c.Explicit {
 		c.FellBack = "home"

@@ -75,7 +75,11 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 	}
 	var roots []root
 	if cwdWritable && f.Cwd.Exists {
-		roots = append(roots, root{f.Cwd.Real, -1})
+		idx := -1
+		if f.Cwd.InProfileHome { // protected after the profile home's bind, with its entries
+			idx = ProfileHomeIndex
+		}
+		roots = append(roots, root{f.Cwd.Real, idx})
 	}
 	if cwdWritable && f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir {
 		roots = append(roots, root{f.ProfileHome.Real, ProfileHomeIndex})

@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/settings"
 )
 
 // SandboxIDPattern is what a sandbox ID (bwpolicy compile --sandbox-id,
@@ -49,10 +50,18 @@ func (g *gatherer) sandboxEnv(h *Host, id string) *SandboxEnv {
 	return &SandboxEnv{ID: id, State: g.path(StateDir(h.HermesHome, id)), Scratch: g.path(ScratchDir(h.HermesHome, id))}
 }
 
-func (g *gatherer) stagedRoots(h *Host) []Path {
+// stagedRoots returns what of each of StagedRoots is bound back: the
+// root itself (settings.StagedAll), or its subdirectory named by the
+// sandbox ID (settings.StagedSession; the ID is one safe path
+// component).
+func (g *gatherer) stagedRoots(h *Host, mode, id string) []Path {
 	var out []Path
 	for _, r := range StagedRoots {
-		out = append(out, g.path(path.Join(h.HermesHome, r)))
+		p := path.Join(h.HermesHome, r)
+		if mode == settings.StagedSession {
+			p = path.Join(p, id)
+		}
+		out = append(out, g.path(p))
 	}
 	return out
 }

@@ -31,7 +31,7 @@ r5_tmp_subdir(p, "/tmp") if p != "/tmp"
 # command could run there.
 # METADATA
 # title: "A working directory under the Hermes home or a hidden path is refused (or, when not set explicitly, moved to the home directory)."
-# description: "Inside the sandbox that directory is masked, so no command could run there, and making it writable would expose what the mask protects. Set cwd elsewhere."
+# description: "Inside the sandbox that directory is masked, so no command could run there, and making it writable would expose what the mask protects. Set cwd elsewhere. With home_mode: profile a directory inside the profile home (HERMES_HOME/home) is accepted: the profile home is bound back, and its H9 entries stay read-only."
 # custom:
 #   id: R6
 #   name: CwdUnderHiddenPath

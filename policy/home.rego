@@ -73,6 +73,13 @@ deny contains object.union(v("S6", sprintf("$%s names %q, inside %q, which stays
 	within(h.path, e)
 }
 
+# S6: staged: session binds each staged root's subdirectory named by the
+# sandbox ID; without an ID no staged root is bound at all.
+warn contains v("S6", "session needs a sandbox ID (compile --sandbox-id ID, or sandbox_id:): without one no staged file is bound, so it changes nothing", ["staged"]) if {
+	input.settings.staged == "session"
+	not input.facts.sandbox
+}
+
 s6_path(h) := "hide" if h.why == "H4"
 
 s6_path(h) := "profile" if h.why != "H4"

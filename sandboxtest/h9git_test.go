@@ -256,3 +256,42 @@ ok sibling 'echo x > .gitdir/worktrees/wt2/note'
 	f.wantHostFile("{proj}/.git", f.expand("gitdir: {proj}/.gitdir\n"))
 	f.wantHostFile("{proj}/.gitdir/worktrees/wt2/commondir", "../..\n")
 }
+
+// H9 (issue #12 §2): a working directory under the profile home with
+// home_mode: profile is accepted, writable, and the profile home's rc
+// files and the working directory's own H9 entries stay read-only (they
+// are bound after the profile home, not covered by it). Control:
+// protect.allow leaves them to the command, and the writes land.
+func testCwdInProfileHome(t *testing.T, f *fixture) {
+	f.write(f.expand("{hermes}/home/.bashrc"), "# rc\n")
+	f.write(f.expand("{hermes}/home/work/.envrc"), "# envrc\n")
+	f.write(f.expand("{hermes}/home/work/.git/config"), "[core]\n")
+	f.mkdirAll(f.expand("{hermes}/home/work/.git/hooks"))
+	const settings = "home_mode: profile\ncwd: {hermes}/home/work\n"
+	script := `
+ok pwd_here '[ "$(pwd)" = "{hermes}/home/work" ]'
+ok cwd_write 'echo w > out.txt'
+ok bashrc_write 'echo "export LEAK=1" >> "$HOME/.bashrc"'
+ok envrc_write 'echo "export LEAK=1" >> .envrc'
+ok hook_create 'echo "#!/bin/sh" > .git/hooks/pre-commit'
+ok gitconfig_write 'echo "[core] fsmonitor = x" >> .git/config'
+ok cwd_rename 'cd .. && mv work work2'
+`
+	inv, _ := f.compile(settings, call{})
+	r := f.bwrun(inv, script, call{})
+	f.expect(r, want{"pwd_here": "yes", "cwd_write": "yes", "bashrc_write": "no", "envrc_write": "no", "hook_create": "no", "gitconfig_write": "no", "cwd_rename": "no"})
+	f.wantHostFile("{hermes}/home/work/out.txt", "w\n")
+	f.wantHostFile("{hermes}/home/.bashrc", "# rc\n")
+	f.wantHostFile("{hermes}/home/work/.envrc", "# envrc\n")
+	f.wantHostFile("{hermes}/home/work/.git/config", "[core]\n")
+	f.wantHostAbsent("{hermes}/home/work/.git/hooks/pre-commit")
+
+	// Control: the same writes land when protect.allow leaves the entries to commands.
+	inv, _ = f.compile(settings+"protect:\n  allow: [.bashrc, .envrc]\n", call{})
+	r = f.bwrun(inv, `
+ok bashrc_write 'echo "export LEAK=1" >> "$HOME/.bashrc"'
+ok envrc_write 'echo "export LEAK=1" >> .envrc'
+`, call{})
+	f.expect(r, want{"bashrc_write": "yes", "envrc_write": "yes"})
+	f.wantHostFile("{hermes}/home/.bashrc", "# rc\nexport LEAK=1\n")
+}

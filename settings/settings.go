@@ -38,6 +38,9 @@ type Settings struct {
 	// SandboxID names this environment's private state and scratch
 	// directories (bwpolicy compile --sandbox-id).
 	SandboxID string `json:"sandbox_id,omitempty"`
+	// Staged is StagedAll (the default) or StagedSession: which part of
+	// Hermes' staged-data roots a sandbox with an ID sees (S6).
+	Staged string `json:"staged,omitempty"`
 
 	// Extensions beyond the seed (README, "Beyond the seed (H)").
 	Hide    []string       `json:"hide,omitempty"`
@@ -64,6 +67,25 @@ type HomePolicy struct {
 	// Allow are more dot entries (relative to HOME, "~/" allowed) to
 	// bind back read-only in the allowlist layout.
 	Allow []string `json:"allow,omitempty"`
+}
+
+// The staged-data modes (S6).
+const (
+	// StagedAll binds each staged-data root (HERMES_HOME/attachments,
+	// HERMES_HOME/cache/documents) whole, read-only: every session's
+	// files, as Hermes' own backend does.
+	StagedAll = "all"
+	// StagedSession binds only <root>/<sandbox ID> of each root,
+	// read-only: this environment's own staged files.
+	StagedSession = "session"
+)
+
+// StagedMode returns the staged-data mode set, else StagedAll.
+func (s *Settings) StagedMode() string {
+	if s.Staged != "" {
+		return s.Staged
+	}
+	return StagedAll
 }
 
 // HomeLayout returns the home layout set, else HomeAllowlist.

@@ -40,14 +40,17 @@ class StandaloneEnvironment:
     def get_temp_dir(self):
         return self._sandbox.state_dir
 
-    def execute(self, command, cwd=None, timeout=None, **kwargs):
+    def execute(self, command, cwd=None, timeout=None, expose=None, **kwargs):
+        """Run command; expose: more files below the invocation's expose
+        roots to show it (besides those it names; see expose.py)."""
         timeout = timeout or self.timeout
         start = cwd or self.cwd
         trap = "trap '__bwp=$?; pwd -P >%s 2>/dev/null; exit $__bwp' EXIT\n" % shlex.quote(self._cwd_file)
+        files, notes = self._sandbox.expose_for(command, expose)
 
         def attempt():
             argv = self._sandbox.argv([SHELL, "-c", trap + command], chdir=start, timeout=timeout,
-                                      status_file=self._tls.status_file)
+                                      status_file=self._tls.status_file, expose=files)
             try:
                 r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    env=self.env, timeout=(timeout + 30) if timeout else None)
@@ -56,7 +59,7 @@ class StandaloneEnvironment:
                 return {"output": out.decode("utf-8", "replace"), "exit_code": 124}
             return {"output": r.stdout.decode("utf-8", "replace"), "exit_code": r.returncode}
 
-        result = self._sandbox.run(attempt, self._tls)
+        result = self._sandbox.run(attempt, self._tls, notes)
         self._track_cwd()
         return result
 
@@ -99,15 +102,22 @@ if _LocalEnvironment is not None:
                 status = self._sandbox.new_status_file()
                 self._tls.stray = getattr(self._tls, "stray", []) + [status]
             timeout = getattr(self._tls, "timeout", None) or self.timeout
-            return self._sandbox.argv(list(args), chdir=self.cwd, timeout=timeout, status_file=status)
+            return self._sandbox.argv(list(args), chdir=self.cwd, timeout=timeout, status_file=status,
+                                      expose=getattr(self._tls, "expose", None))
 
-        def execute(self, command, cwd=None, timeout=None, **kwargs):
+        def execute(self, command, cwd=None, timeout=None, expose=None, **kwargs):
+            """Hermes' execute, each spawn through bwrun; expose: more files
+            below the invocation's expose roots to show the command
+            (besides those it names; see expose.py)."""
             self._tls.timeout = timeout
+            files, notes = self._sandbox.expose_for(command, expose)
+            self._tls.expose = files
             sup = super()
             try:
-                return self._sandbox.run(lambda: sup.execute(command, cwd=cwd, timeout=timeout, **kwargs), self._tls)
+                return self._sandbox.run(lambda: sup.execute(command, cwd=cwd, timeout=timeout, **kwargs), self._tls, notes)
             finally:
                 self._tls.timeout = None
+                self._tls.expose = None
                 for p in getattr(self._tls, "stray", []):
                     self._sandbox.read_status(p)
                 self._tls.stray = []

@@ -10,6 +10,7 @@ import subprocess
 import threading
 import uuid
 
+from . import expose as _expose
 from .versions import INVOCATION_FORMAT, find_binary
 
 #: A sandbox ID, as `bwpolicy compile --sandbox-id` accepts it.
@@ -152,9 +153,10 @@ class Sandbox:
     def new_status_file(self):
         return os.path.join(self.private_dir, "status-%s.json" % uuid.uuid4().hex)
 
-    def argv(self, command_argv, *, chdir=None, timeout=None, status_file=None):
+    def argv(self, command_argv, *, chdir=None, timeout=None, status_file=None, expose=()):
         """The argv that runs command_argv in the sandbox: bwrun with the
-        status channel, terminal.timeout and the tracked directory."""
+        status channel, terminal.timeout, the tracked directory and the
+        files shown to this run (expose_for)."""
         out = [self.bwrun or "bwrun"]
         if status_file:
             out += ["--status-file", status_file]
@@ -162,7 +164,15 @@ class Sandbox:
             out += ["--timeout", str(int(max(1, round(float(timeout)))))]
         if chdir:
             out += ["--chdir", str(chdir)]
+        for f in expose or ():
+            out += ["--expose", f]
         return out + [self.invocation_path, "--"] + list(command_argv)
+
+    def expose_for(self, command, explicit=None):
+        """(files, notes) for one command: Hermes' oversized tool results
+        it names or the caller passes (expose.select), checked against the
+        expose roots this invocation declares."""
+        return _expose.select(command, explicit, _expose.roots_of(self.invocation))
 
     @staticmethod
     def read_status(path):
@@ -183,12 +193,13 @@ class Sandbox:
             return None
         return st if isinstance(st, dict) else None
 
-    def run(self, attempt, tls):
+    def run(self, attempt, tls, notes=()):
         """Run one command: attempt() runs it once (its argv built with
         tls.status_file) and returns {"output", "exit_code"}. A run bwrun
         reports stale through the status channel (never exit 125 alone)
-        recompiles once and runs again; then the status's warnings and
-        set-aside entries are appended to the output, one line each."""
+        recompiles once and runs again; then notes (files not exposed)
+        and the status's warnings and set-aside entries are appended to
+        the output, one line each."""
         if self.degraded:
             return self.degraded_result()
         seen = self.generation
@@ -208,11 +219,11 @@ class Sandbox:
                 seen = self.generation
                 continue
             break
-        return self.decorate(result, status)
+        return self.decorate(result, status, notes)
 
-    def decorate(self, result, status):
+    def decorate(self, result, status, notes=()):
         result = dict(result)
-        lines = []
+        lines = ["%s %s" % (TAG, one_line(n)) for n in notes]
         if status is None:
             if result.get("exit_code") == SETUP_FAILED:
                 lines.append("%s exit 125 without a status report: the command's own status, or bwrun failed before reporting" % TAG)

@@ -10,8 +10,8 @@ import subprocess
 INVOCATION_FORMAT = "bwpolicy.invocation/v1"
 
 #: The bwrun options the plugin uses (the status channel, the tracked
-#: working directory, terminal.timeout).
-BWRUN_OPTIONS = ("--status-file", "--chdir", "--timeout")
+#: working directory, terminal.timeout, the files shown to one run).
+BWRUN_OPTIONS = ("--status-file", "--chdir", "--timeout", "--expose")
 
 FIX = ("install bwpolicy and bwrun from the same checkout as this plugin "
        "(`make build`, then put bin/ on PATH or set BWPOLICY_BIN_DIR), and "

@@ -180,3 +180,78 @@ def test_cleanup_leaves_nothing(plugin, host):
     for root in (os.path.join(host["hermes"], "sandboxes"), os.path.join(host["hermes"], "cache", "scratch")):
         left += os.listdir(root) if os.path.isdir(root) else []
     assert left == [], left
+
+
+@needs_user
+def test_spilled_result_shown_to_one_run(plugin, host, monkeypatch):
+    """Hermes' oversized tool result (HERMES_HOME/cache/spillover/<id>.txt):
+    readable by the run whose command names it, not by its sibling, not by
+    the next run; a symlink or '..' is refused by the plugin, and by bwrun
+    when the plugin is bypassed (then nothing runs at all)."""
+    spill = os.path.join(host["hermes"], "cache", "spillover")
+    os.makedirs(spill)
+    for name, text in (("call_1.txt", "BIG-RESULT\n"), ("call_2.txt", "OTHER-RESULT\n")):
+        with open(os.path.join(spill, name), "w") as f:
+            f.write(text)
+    os.symlink(os.path.join(host["home"], ".ssh", "id_rsa"), os.path.join(spill, "link.txt"))
+    env = create(plugin, host)
+    one = os.path.join(spill, "call_1.txt")
+    r = env.execute('cat %s; n=call_2; cat %s/$n.txt; ls -A %s' % (one, spill, spill))
+    assert "BIG-RESULT" in r["output"] and "OTHER-RESULT" not in r["output"], r
+    # only the one file shows in the hidden directory
+    assert [l for l in r["output"].splitlines() if l.endswith(".txt") and "/" not in l] == ["call_1.txt"], r
+    # the next run does not name it: hidden again (control: it is there on the host)
+    r = env.execute('n=call_1; cat %s/$n.txt; echo rc=$?' % spill)
+    assert "BIG-RESULT" not in r["output"] and "rc=1" in r["output"], r
+    assert open(one).read() == "BIG-RESULT\n"
+    # a symlink below the root, and '..', are refused by the plugin; the command runs without them
+    for p, why in ((os.path.join(spill, "link.txt"), "a symlink on the way"),
+                   (spill + "/../spillover/call_1.txt", "not a clean path")):
+        for kw in ({}, {"expose": [p]}):
+            r = env.execute("cat %s; echo ran" % (p if not kw else "x"), **kw)
+            assert "SECRET" not in r["output"] and "BIG-RESULT" not in r["output"], r
+            assert r["output"].splitlines()[-1].startswith("[bwpolicy] not shown to the command: ") and why in r["output"], r
+            assert "ran" in r["output"], r
+    # the plugin's check bypassed: bwrun refuses the symlink itself, and nothing runs
+    monkeypatch.setattr(plugin.expose, "check", lambda path, roots: None)
+    marker = os.path.join(host["proj"], "ran-with-link")
+    r = env.execute("cat %s; touch %s" % (os.path.join(spill, "link.txt"), marker))
+    assert r["exit_code"] == 125 and "SECRET" not in r["output"], r
+    assert "could not be set up" in r["output"] and "symlink" in r["output"], r
+    assert not os.path.exists(marker) and env._sandbox.recompiles == 0
+    env.cleanup()
+
+
+@needs_user
+def test_staged_session(plugin, host):
+    """staged: session: an environment reads only HERMES_HOME/attachments/<its
+    sandbox ID>; another session's directory and Hermes' flat files stay
+    hidden. Its directory created after the environment makes the
+    invocation stale once (recompiled, then readable). Control: the default
+    (staged: all) reads the other session's attachment."""
+    att = os.path.join(host["hermes"], "attachments")
+    os.makedirs(os.path.join(att, "other-session"))
+    for rel, text in (("other-session/theirs.txt", "THEIRS\n"), ("flat.txt", "FLAT\n")):
+        with open(os.path.join(att, rel), "w") as f:
+            f.write(text)
+    cfg = os.path.join(host["hermes"], "config.yaml")
+    with open(cfg, "w") as f:
+        f.write("plugins:\n  entries:\n    bwpolicy:\n      settings:\n        profile: workspace\n        staged: session\n")
+    env = create(plugin, host)
+    mine = os.path.join(att, env._sandbox.id)
+    os.makedirs(mine)
+    with open(os.path.join(mine, "mine.txt"), "w") as f:
+        f.write("MINE\n")
+    cmd = "cat %s/mine.txt %s/other-session/theirs.txt %s/flat.txt; ls -A %s" % (mine, att, att, att)
+    r = env.execute(cmd)
+    assert "MINE" in r["output"] and "THEIRS" not in r["output"] and "FLAT" not in r["output"], r
+    assert r["output"].strip().splitlines()[-1] == env._sandbox.id, r
+    assert env._sandbox.recompiles == 1, "its directory appearing made the invocation stale once"
+    env.cleanup()
+    # Control: the default shows every session's attachments.
+    with open(cfg, "w") as f:
+        f.write("plugins:\n  entries:\n    bwpolicy:\n      settings:\n        profile: workspace\n")
+    env = create(plugin, host)
+    r = env.execute(cmd)
+    assert "THEIRS" in r["output"] and "FLAT" in r["output"] and "MINE" in r["output"], r
+    env.cleanup()

@@ -181,7 +181,7 @@ def test_cleanup_leaves_nothing(plugin, fakes, tmp_path):
 
 @pytest.mark.parametrize("env_var,value,want", [
     ("FAKE_BWRUN_FORMAT", "bwpolicy.invocation/v2", "reads invocation format bwpolicy.invocation/v2"),
-    ("FAKE_BWRUN_HELP", "usage: bwrun INVOCATION -- CMD", "lacks --status-file, --chdir, --timeout"),
+    ("FAKE_BWRUN_HELP", "usage: bwrun INVOCATION -- CMD", "lacks --status-file, --chdir, --timeout, --expose"),
 ])
 def test_version_skew_is_an_error_with_the_fix(plugin, fakes, monkeypatch, env_var, value, want):
     monkeypatch.setenv(env_var, value)
@@ -227,3 +227,86 @@ def test_plugin_manifest():
             k, _, v = line.partition(":")
             keys[k.strip()] = v.strip()
     assert keys["name"] == "bwpolicy" and keys["kind"] == "backend" and keys["version"] and keys["description"]
+
+
+def spill(tmp_path, name="call_1.txt", text="BIG RESULT\n"):
+    d = tmp_path / "hermes" / "cache" / "spillover"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_text(text)
+    return d
+
+
+def test_expose_a_spilled_result_the_command_names(plugin, fakes, tmp_path):
+    _, env = make(plugin, tmp_path)
+    d = spill(tmp_path)
+    spill(tmp_path, "call_2.txt")
+    r = env.execute("grep BIG %s/call_1.txt | wc -l" % d)
+    assert r["exit_code"] == 0 and "[bwpolicy]" not in r["output"], r
+    assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_1.txt")]  # that one file, not its sibling
+    # the next command, naming nothing, gets nothing
+    env.execute("cat call_1.txt")
+    assert "--expose" not in runs(fakes)[-1]["opts"]
+    # explicit, as a keyword (Hermes' execute_code scripts name no path in the command)
+    env.execute("python3 script.py", expose=[str(d / "call_2.txt")])
+    assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_2.txt")]
+    env.execute("python3 script.py", expose=d / "call_2.txt")  # one path, a pathlib.Path
+    assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_2.txt")]
+    env.cleanup()
+
+
+@pytest.mark.parametrize("how,want", [
+    ("dir", "a directory"),
+    ("root", "a directory"),
+    ("dotdot", "not a clean path"),
+    ("symlink", "a symlink on the way"),
+    ("symlinked-dir", "a symlink on the way"),
+    ("missing", "cannot be looked at"),
+    ("outside", "not below the roots"),
+    ("fifo", "not a regular file"),
+])
+def test_expose_refuses_all_but_a_regular_file_below_the_root(plugin, fakes, tmp_path, how, want):
+    _, env = make(plugin, tmp_path)
+    d = spill(tmp_path)
+    secret = tmp_path / "secret"
+    secret.write_text("SECRET\n")
+    (d / "sub").mkdir()
+    target = {
+        "dir": d / "sub",
+        "root": d,
+        "dotdot": "%s/sub/../call_1.txt" % d,
+        "symlink": d / "link.txt",
+        "symlinked-dir": d / "ldir" / "secret",
+        "missing": d / "nope.txt",
+        "outside": secret,
+        "fifo": d / "fifo",
+    }[how]
+    os.symlink(secret, d / "link.txt")
+    os.symlink(tmp_path, d / "ldir")
+    os.mkfifo(d / "fifo")
+    marker = tmp_path / "ran"
+    # named in the command (a path outside the roots is no mention), then passed explicitly
+    for kw in ([{}] if how != "outside" else []) + [{"expose": [str(target)]}]:
+        r = env.execute(": %s; touch %s" % (target if not kw else "x", marker), **kw)
+        assert "--expose" not in runs(fakes)[-1]["opts"], (how, kw)
+        note = [l for l in r["output"].splitlines() if l.startswith("[bwpolicy] not shown to the command:")]
+        assert len(note) == 1 and want in note[0], (how, kw, r)
+        # the command still ran, in the sandbox, without the file
+        assert marker.exists()
+        marker.unlink()
+    env.cleanup()
+
+
+def test_expose_bounds(plugin, fakes, tmp_path):
+    _, env = make(plugin, tmp_path)
+    d = spill(tmp_path)
+    for i in range(40):
+        (d / ("r%d.txt" % i)).write_text("x")
+    cmd = " ".join("%s/r%d.txt" % (d, i) for i in range(40))
+    r = env.execute("echo " + cmd)
+    assert len(runs(fakes)[-1]["opts"]["--expose"]) == plugin.expose.MAX_EXPOSE
+    notes = [l for l in r["output"].splitlines() if l.startswith("[bwpolicy] not shown")]
+    assert len(notes) == plugin.expose.MAX_CANDIDATES - plugin.expose.MAX_EXPOSE and "more than 16 files" in notes[0]
+    # a mention in the middle of a longer path is not one
+    env.execute("cat /x%s/r1.txt" % d)
+    assert "--expose" not in runs(fakes)[-1]["opts"]
+    env.cleanup()
