@@ -202,7 +202,7 @@ func (e *emitter) maskPaths() []string {
 		out = append(out, ru.Real)
 	}
 	for _, d := range e.f.DockerSockets {
-		if d.Kind != runtime.KindAbsent {
+		if !runtime.Missing(d.Kind) {
 			out = append(out, d.Real)
 		}
 	}

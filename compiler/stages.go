@@ -135,6 +135,7 @@ func gatherFacts(st *state) {
 		}
 	}
 	st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+	st.refuseUnexaminable()
 }
 
 // expandBindHome expands a leading "~/" of bind sources and destinations

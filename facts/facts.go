@@ -379,7 +379,7 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {
 	}
 	c.Path = absFrom(h.Home, c.Requested)
 	for _, x := range hidden {
-		if x.Kind == runtime.KindAbsent && x.Path == x.Entry {
+		if runtime.Missing(x.Kind) && x.Path == x.Entry {
 			if Within(c.Path, x.Entry) {
 				c.HiddenBy = x.Entry
 			}
@@ -392,7 +392,7 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {
 	real := g.path(c.Path)
 	if c.HiddenBy == "" {
 		for _, x := range hidden {
-			if x.Kind != runtime.KindAbsent && Within(real.Real, x.Path) {
+			if !runtime.Missing(x.Kind) && Within(real.Real, x.Path) {
 				c.HiddenBy = x.Entry
 			}
 		}

@@ -121,7 +121,7 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 	}
 	seen := map[string]bool{}
 	for _, h := range f.Hidden {
-		if h.Kind == runtime.KindAbsent || h.MirrorOf != "" {
+		if runtime.Missing(h.Kind) || h.MirrorOf != "" {
 			continue
 		}
 		for _, loc := range SecondLocations(mounts, h.Path) {
@@ -135,7 +135,7 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 			}
 			x := g.hidden(loc, SourceMountMirror)
 			x.Why = h.Why // ReasonInherited: hidden for the same reason
-			if x.Kind == runtime.KindAbsent {
+			if runtime.Missing(x.Kind) {
 				continue // covered by another mount: nothing shows there
 			}
 			x.Var, x.HideIndex, x.MirrorOf = h.Var, h.HideIndex, h.Path

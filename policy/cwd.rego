@@ -82,7 +82,7 @@ warn contains v("S9", sprintf("the working directory %q does not exist: commands
 deny contains v("R6", sprintf("hide entry %q matches %q, the working directory or above it: it would mask the working directory", [object.get(input.settings, "hide", [])[h.hide_index], h.path]), ["hide", h.hide_index]) if {
 	some h in input.facts.hidden
 	h.why == "H4"
-	h.kind != "absent"
+	not missing(h.kind)
 	input.facts.cwd.exists
 	within(input.facts.cwd.real, h.path)
 }

@@ -331,3 +331,13 @@ test_h2_seccomp_allow_names if {
 	count(decisions("deny", good)) == 0
 	count(decisions("warn", good)) == 2
 }
+
+# A bind source this user cannot even lstat (another user's directory
+# denies search) cannot be bound: R9, like a missing one.
+test_r9_denied_source if {
+	"R9" in rules_for(with_binds([bind(0, "/root/data", "/root/data", true, "denied")]))
+}
+
+test_r9_not_for_existing_source if {
+	not "R9" in rules_for(with_binds([bind(0, "/data", "/data", true, "dir")]))
+}

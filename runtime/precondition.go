@@ -86,6 +86,8 @@ func describeKind(kind, target string) string {
 		return "a socket"
 	case KindOther:
 		return "a special file"
+	case KindDenied:
+		return "out of reach (a directory on the way, another user's, denies search)"
 	}
 	return kind
 }
@@ -123,6 +125,9 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return KindAbsent, "", 0, nil
+		}
+		if Unreachable(path, err) {
+			return KindDenied, "", 0, nil
 		}
 		return "", "", 0, err
 	}
