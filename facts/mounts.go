@@ -121,7 +121,9 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 	}
 	seen := map[string]bool{}
 	for _, h := range f.Hidden {
-		if runtime.Missing(h.Kind) || h.MirrorOf != "" {
+		// A denied path is looked for too: another mount may show what
+		// lies below the directory that denies search, where it does not.
+		if h.Kind == runtime.KindAbsent || h.MirrorOf != "" {
 			continue
 		}
 		for _, loc := range SecondLocations(mounts, h.Path) {
