@@ -17,8 +17,9 @@ import (
 // old invocation would show the file); a recompile masks it. A directory
 // of the user's own that denies search is no protection (a chmod away,
 // which a sandboxed command can do in its writable directory): the
-// compile refuses it, naming the fix. As root nothing is denied: the
-// file is examined and masked.
+// compile refuses it, naming the fix. A working directory below the
+// denying directory runs read-only in the nearest parent the user can
+// enter. As root nothing is denied: the file is examined and masked.
 func testCredentialOutOfReach(t *testing.T, f *fixture) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to make a directory another user owns (run the suite as root: its user run is the one that counts)")
@@ -50,6 +51,18 @@ ok readme 'grep -q readme {proj}/README'
 		return
 	}
 	f.expect(r, want{"cred": "~Permission denied", "readme": "yes"})
+
+	// A working directory below it cannot be entered: commands start,
+	// read-only, in the nearest parent the user can enter, not in the
+	// directory that denies search (bwrap could not chdir there).
+	if err := os.Mkdir(filepath.Join(foreign, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r = f.exec(call{argv: []string{tool("bwpolicy"), "compile", "--cwd", foreign + "/proj", "-o", f.expand("{base}/cwd.json")}})
+	f.wantCode(r, 0)
+	f.wantStderr(r, "cannot be entered", "[S9]")
+	r = f.bwrun(f.expand("{base}/cwd.json"), "val pwd pwd\nok write 'touch x'", call{})
+	f.expect(r, want{"pwd": f.base, "write": "no"})
 
 	// The owner opens the directory: on the host the user now reads the
 	// file (the control), and the old invocation is refused as stale.
