@@ -22,6 +22,13 @@ deny contains v("R9", sprintf("bind source %q does not exist", [b.src]), ["binds
 	b.src_kind == "absent"
 }
 
+deny contains v("R4", sprintf("bind dest %q is out of your reach (a directory on the way, another user's, denies you search): bwrap could not mount there", [b.dest]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	b.dest_abs
+	not missing(b.src_kind)
+	b.dest_kind == "denied"
+}
+
 deny contains v("R9", sprintf("bind source %q is out of your reach (a directory on the way, another user's, denies you search): bwrap could not bind it", [b.src]), ["binds", b.index, "src"]) if {
 	some b in input.facts.binds
 	b.src_abs

@@ -341,3 +341,9 @@ test_r9_denied_source if {
 test_r9_not_for_existing_source if {
 	not "R9" in rules_for(with_binds([bind(0, "/data", "/data", true, "dir")]))
 }
+
+# A bind dest this user cannot reach: bwrap could not mount there (R4).
+test_r4_denied_dest if {
+	b := object.union(bind(0, "/data", "/root/data", true, "dir"), {"dest_kind": "denied"})
+	"R4" in rules_for(with_binds([b]))
+}
