@@ -29,7 +29,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/profile"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 )
 
 // Sizes are the numbers of binds / hide entries each series compiles.
@@ -103,7 +103,7 @@ func (f fixture) settingsRW(prof string, nBinds, nHide int, rw bool) []byte {
 func (f fixture) host() *facts.Host {
 	return &facts.Host{FS: facts.OS{}, UID: 1000, Home: f.home, HermesHome: filepath.Join(f.home, ".hermes"), ProcessCwd: f.proj,
 		Env: map[string]string{}, Kernel: "6.8.0", HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 60000,
-		Arch: "x86_64", Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
+		Arch: "x86_64", Bwrap: hostprobe.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
 }
 
 func request(tb testing.TB, prof string, nBinds, nHide int) *compiler.Request {

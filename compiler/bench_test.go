@@ -9,18 +9,19 @@ import (
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/profile"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // benchRequest builds a request for profile with n binds and n hide
 // entries over a synthetic home holding every credential entry.
 func benchRequest(prof string, n int) *Request {
-	tree := facts.Tree{"/proc": {Kind: runtime.KindDir}, "/dev": {Kind: runtime.KindDir}, "/tmp": {Kind: runtime.KindDir}}
+	tree := facts.Tree{"/proc": {Kind: invocation.KindDir}, "/dev": {Kind: invocation.KindDir}, "/tmp": {Kind: invocation.KindDir}}
 	for _, d := range []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".docker", ".kube", ".hermes/cache/scratch", "proj"} {
-		tree["/home/u/"+d] = facts.Stat{Kind: runtime.KindDir}
+		tree["/home/u/"+d] = facts.Stat{Kind: invocation.KindDir}
 	}
 	for _, f := range []string{".npmrc", ".netrc", ".env"} {
-		tree["/home/u/"+f] = facts.Stat{Kind: runtime.KindFile}
+		tree["/home/u/"+f] = facts.Stat{Kind: invocation.KindFile}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "profile: %s\nbinds:\n", prof)
@@ -28,8 +29,8 @@ func benchRequest(prof string, n int) *Request {
 		b.WriteString("  []\n")
 	}
 	for i := 0; i < n; i++ {
-		tree[fmt.Sprintf("/data/d%d", i)] = facts.Stat{Kind: runtime.KindDir}
-		tree[fmt.Sprintf("/home/u/proj/s%d/key%d.pem", i, i)] = facts.Stat{Kind: runtime.KindFile}
+		tree[fmt.Sprintf("/data/d%d", i)] = facts.Stat{Kind: invocation.KindDir}
+		tree[fmt.Sprintf("/home/u/proj/s%d/key%d.pem", i, i)] = facts.Stat{Kind: invocation.KindFile}
 		fmt.Fprintf(&b, "  - {src: /data/d%d}\n", i)
 	}
 	b.WriteString("hide:\n")
@@ -41,7 +42,7 @@ func benchRequest(prof string, n int) *Request {
 	}
 	host := &facts.Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj",
 		Env: map[string]string{}, Kernel: "6.8.0", HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 60000,
-		Arch: "x86_64", Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
+		Arch: "x86_64", Bwrap: hostprobe.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
 	return &Request{File: "bench.yaml", Source: []byte(b.String()), Host: host}
 }
 
@@ -104,13 +105,13 @@ func BenchmarkCompileHome(b *testing.B) {
 			req := benchRequest("workspace", 0)
 			tree := req.Host.FS.(facts.Tree)
 			for i := 0; i < 100; i++ {
-				tree[fmt.Sprintf("/home/u/dir%03d", i)] = facts.Stat{Kind: runtime.KindDir}
+				tree[fmt.Sprintf("/home/u/dir%03d", i)] = facts.Stat{Kind: invocation.KindDir}
 			}
 			for i, a := range facts.HomeAllowed[:min(50, len(facts.HomeAllowed))] {
-				tree["/home/u/"+a.Path] = facts.Stat{Kind: []string{runtime.KindFile, runtime.KindDir}[i%2]}
+				tree["/home/u/"+a.Path] = facts.Stat{Kind: []string{invocation.KindFile, invocation.KindDir}[i%2]}
 			}
 			for i := 0; i < 50; i++ {
-				tree[fmt.Sprintf("/home/u/.unknown%02d", i)] = facts.Stat{Kind: runtime.KindDir}
+				tree[fmt.Sprintf("/home/u/.unknown%02d", i)] = facts.Stat{Kind: invocation.KindDir}
 			}
 			req.Source = append(req.Source, []byte("home:\n  layout: "+layout+"\n")...)
 			if res := Compile(context.Background(), req); res.Invocation == nil {

@@ -7,26 +7,26 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // plan accumulates the bwrap arguments in order, each group explained.
 type plan struct {
 	args     []string
-	explain  []runtime.Explain
-	fds      []runtime.FD
+	explain  []invocation.Explain
+	fds      []invocation.FD
 	requires map[string]bool
 }
 
 func (p *plan) add(rule, reason, source string, args ...string) {
 	p.args = append(p.args, args...)
-	p.explain = append(p.explain, runtime.Explain{Args: args, Rule: rule, Reason: reason, Source: source})
+	p.explain = append(p.explain, invocation.Explain{Args: args, Rule: rule, Reason: reason, Source: source})
 }
 
 // fd reserves the next file descriptor number for kind.
 func (p *plan) fd(kind string) string {
 	n := 3 + len(p.fds)
-	p.fds = append(p.fds, runtime.FD{Num: n, Kind: kind})
+	p.fds = append(p.fds, invocation.FD{Num: n, Kind: kind})
 	return strconv.Itoa(n)
 }
 
@@ -61,19 +61,19 @@ type emitter struct {
 	st   *state
 	f    *facts.Facts
 	p    plan
-	inv  *runtime.Invocation
+	inv  *invocation.Invocation
 	drop map[int]string
 	// writable are the host paths the sandbox may write (mount points of
 	// read-write binds).
 	writable []string
 	// expose is what `bwrun --expose` may show (exceptions).
-	expose *runtime.Expose
+	expose *invocation.Expose
 	hidden []string
 	// roMasks are masks to remount read-only at the end.
 	roMasks []string
 	// sc is the compiled seccomp program; ll the Landlock rules.
-	sc *runtime.Seccomp
-	ll *runtime.Landlock
+	sc *invocation.Seccomp
+	ll *invocation.Landlock
 	// binds are the user binds kept, in order.
 	keptBinds []facts.Bind
 	// presentHidden caches present().
@@ -129,18 +129,18 @@ func (e *emitter) process() {
 	e.p.add("S9", "commands start in the working directory", e.cwdSource(), "--chdir", f.Cwd.RunDir)
 	if e.limited() {
 		e.p.add("S1", "bwrap reports the sandbox's first process and waits until the runtime has set the limits on it (RLIMIT_NPROC inside its user namespace), before anything runs", e.profilePos("defaults.max_procs"),
-			"--info-fd", e.p.fd(runtime.FDInfo), "--block-fd", e.p.fd(runtime.FDBlock))
+			"--info-fd", e.p.fd(invocation.FDInfo), "--block-fd", e.p.fd(invocation.FDBlock))
 	}
-	e.p.add("runtime", "bwrap reports the command's exit status, telling a set-up failure (125) from the command's own status", "runtime", "--json-status-fd", e.p.fd(runtime.FDStatus))
+	e.p.add("runtime", "bwrap reports the command's exit status, telling a set-up failure (125) from the command's own status", "runtime", "--json-status-fd", e.p.fd(invocation.FDStatus))
 }
 
-func (e *emitter) invocation() *runtime.Invocation {
+func (e *emitter) invocation() *invocation.Invocation {
 	f := e.f
 	pr := e.st.res.Profile
-	inv := &runtime.Invocation{
-		Format:   runtime.Format,
+	inv := &invocation.Invocation{
+		Format:   invocation.Format,
 		Profile:  pr.Name,
-		Bwrap:    runtime.Bwrap{Path: f.Bwrap.Path, Requires: sortedKeys(e.p.requires), Args: e.p.args, Identity: f.Bwrap.Identity},
+		Bwrap:    invocation.Bwrap{Path: f.Bwrap.Path, Requires: sortedKeys(e.p.requires), Args: e.p.args, Identity: f.Bwrap.Identity},
 		FDs:      e.p.fds,
 		Chdir:    f.Cwd.RunDir,
 		Explain:  e.p.explain,
@@ -160,14 +160,14 @@ func (e *emitter) invocation() *runtime.Invocation {
 	}
 	inv.Env = e.env()
 	inv.DegradedMode = e.st.res.Settings.DegradedMode
-	if sb := f.Sandbox; sb != nil && sb.Scratch.Kind == runtime.KindDir {
+	if sb := f.Sandbox; sb != nil && sb.Scratch.Kind == invocation.KindDir {
 		inv.Scratch = sb.Scratch.Real
 	}
 	inv.Expose = e.expose
 	inv.Writable = sortedUnique(e.writable)
 	inv.Hidden = sortedUnique(e.hidden)
 	if l := f.HomeLayout; l.Active() {
-		inv.Home = &runtime.HomeLayout{Dir: l.Home, Dirs: l.Dirs, Allowed: []string{}}
+		inv.Home = &invocation.HomeLayout{Dir: l.Home, Dirs: l.Dirs, Allowed: []string{}}
 		for rel := range l.Allowed {
 			inv.Home.Allowed = append(inv.Home.Allowed, path.Join(l.Home, rel))
 		}
@@ -175,10 +175,10 @@ func (e *emitter) invocation() *runtime.Invocation {
 	}
 	inv.Preconditions = preconditions(f)
 	for _, d := range e.st.res.Diags.Warnings() {
-		inv.Warnings = append(inv.Warnings, runtime.Warning{Rule: d.Rule, Message: d.Summary, Source: d.Pos.String()})
+		inv.Warnings = append(inv.Warnings, invocation.Warning{Rule: d.Rule, Message: d.Summary, Source: d.Pos.String()})
 	}
 	if inv.Warnings == nil {
-		inv.Warnings = []runtime.Warning{}
+		inv.Warnings = []invocation.Warning{}
 	}
 	return inv
 }

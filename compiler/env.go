@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -27,7 +28,7 @@ func envPolicy(s *settings.Settings) (patterns, allow []string) {
 // sorted: each name, with "(value: KIND)" when the value alone made it go
 // (valueKinds: the kind of credential each value looked like,
 // runtime.SecretValue). Names and kinds only, never a value.
-func strippedNames(env runtime.Env, names []string, valueKinds map[string]string) []string {
+func strippedNames(env invocation.Env, names []string, valueKinds map[string]string) []string {
 	var out []string
 	for _, n := range names {
 		switch {
@@ -43,14 +44,14 @@ func strippedNames(env runtime.Env, names []string, valueKinds map[string]string
 
 // envRemoves tells whether the runtime (runtime.BuildEnv) removes name
 // whatever its value.
-func envRemoves(env runtime.Env, name string) bool {
-	kept := runtime.BuildEnv([]string{name + "="}, runtime.Env{Unset: env.Unset, UnsetPatterns: env.UnsetPatterns, Allow: env.Allow})
+func envRemoves(env invocation.Env, name string) bool {
+	kept := runtime.BuildEnv([]string{name + "="}, invocation.Env{Unset: env.Unset, UnsetPatterns: env.UnsetPatterns, Allow: env.Allow})
 	return len(kept) == 0
 }
 
 // allowed: env.allow names name (without regard to case, as the runtime
 // compares).
-func allowed(env runtime.Env, name string) bool {
+func allowed(env invocation.Env, name string) bool {
 	for _, a := range env.Allow {
 		if strings.EqualFold(a, name) {
 			return true

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -14,7 +15,7 @@ func TestCredentialVarsAreStripped(t *testing.T) {
 	patterns, allow := envPolicy(&settings.Settings{})
 	// The S4 names are removed by name (the profile's unset_env).
 	s4 := []string{"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS"}
-	env := runtime.Env{Unset: s4, UnsetPatterns: patterns, Allow: allow}
+	env := invocation.Env{Unset: s4, UnsetPatterns: patterns, Allow: allow}
 	for _, cv := range runtime.CredentialVars {
 		if !envRemoves(env, cv.Name) {
 			t.Errorf("%s names a credential location (H7) but is not stripped (runtime.SecretName)", cv.Name)

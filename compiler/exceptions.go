@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // exceptions binds each of facts.Exceptions back, after the masks. The
@@ -47,12 +47,12 @@ func (e *emitter) exceptions() {
 // below it leads elsewhere; bwrun refuses any symlink on the way.
 func (e *emitter) exposeRoots() {
 	sb := e.f.Sandbox
-	if sb == nil || sb.State.Kind != runtime.KindDir || !strings.HasSuffix(sb.State.Real, "/sandboxes/bwrap-"+sb.ID) {
+	if sb == nil || sb.State.Kind != invocation.KindDir || !strings.HasSuffix(sb.State.Real, "/sandboxes/bwrap-"+sb.ID) {
 		return
 	}
 	spill := path.Join(strings.TrimSuffix(sb.State.Real, "/sandboxes/bwrap-"+sb.ID), "cache", "spillover")
 	if e.f.InsideMaskedDir(spill) {
-		e.expose = &runtime.Expose{Roots: []string{spill}, BindFD: e.f.Bwrap.Has("--ro-bind-fd")}
+		e.expose = &invocation.Expose{Roots: []string{spill}, BindFD: e.f.Bwrap.Has("--ro-bind-fd")}
 	}
 }
 

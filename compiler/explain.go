@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // WriteExplain writes the explained plan: what the sandbox is, each group
@@ -121,7 +121,7 @@ func yesNo(b bool) string {
 
 // socketText says what the seccomp program lets the network profile's
 // sockets do beyond Landlock's TCP rights.
-func socketText(sc *runtime.Seccomp) string {
+func socketText(sc *invocation.Seccomp) string {
 	if sc == nil {
 		return "no seccomp filter: every socket type"
 	}

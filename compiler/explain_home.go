@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // writeHomeLayout explains the home layout (H10): what is bound back and
@@ -41,7 +41,7 @@ func writeHomeLayout(w io.Writer, f *facts.Facts) {
 	}
 	var watched []string
 	for _, h := range f.Hidden {
-		if h.Kind == runtime.KindAbsent && h.Source != facts.SourceHide && facts.Within(h.Entry, f.Home) {
+		if h.Kind == invocation.KindAbsent && h.Source != facts.SourceHide && facts.Within(h.Entry, f.Home) {
 			watched = append(watched, strings.TrimPrefix(h.Entry, f.Home+"/"))
 		}
 	}
@@ -49,7 +49,7 @@ func writeHomeLayout(w io.Writer, f *facts.Facts) {
 	fmt.Fprintf(w, "  denied paths watched although absent (one appearing makes the invocation stale): %d (%s)\n", len(watched), clipList(watched, 8))
 	var unreachable []string
 	for _, h := range f.Hidden {
-		if h.Kind == runtime.KindDenied {
+		if h.Kind == invocation.KindDenied {
 			if h.Var != "" {
 				unreachable = append(unreachable, fmt.Sprintf("%s ($%s)", h.Path, h.Var))
 			} else {

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/verify"
 )
 
@@ -95,7 +95,7 @@ func FuzzCompile(f *testing.F) {
 		if vs := verify.Check(res.Invocation); len(vs) > 0 {
 			t.Fatalf("input %q compiled into an invocation that does not verify:\n%s", data, verify.Summary(vs))
 		}
-		if _, err := runtime.Decode(js); err != nil {
+		if _, err := invocation.Decode(js); err != nil {
 			t.Fatalf("input %q compiled into an invocation the runtime refuses: %v", data, err)
 		}
 	})

@@ -16,7 +16,8 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // A case is a txtar archive (testdata/cases/NAME.txtar) with:
@@ -36,7 +37,7 @@ type testCase struct {
 }
 
 // goldenBwrapID is the synthetic identity of the golden hosts' bwrap.
-var goldenBwrapID = runtime.FileIdentity{Dev: 2049, Ino: 131090, Size: 72552, MTime: 1700000000000000000}
+var goldenBwrapID = invocation.FileIdentity{Dev: 2049, Ino: 131090, Size: 72552, MTime: 1700000000000000000}
 
 func loadCase(t *testing.T, file string) testCase {
 	t.Helper()
@@ -47,9 +48,9 @@ func loadCase(t *testing.T, file string) testCase {
 	tc := testCase{name: strings.TrimSuffix(filepath.Base(file), ".txtar")}
 	host := &facts.Host{UID: 1000, Home: "/home/u", Env: map[string]string{}, Kernel: "6.8.0",
 		HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 63000, LandlockABI: 6, Arch: "x86_64",
-		Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true, "--size": true}, Identity: goldenBwrapID}}
-	tree := facts.Tree{"/proc": {Kind: runtime.KindDir}, "/dev": {Kind: runtime.KindDir},
-		"/tmp": {Kind: runtime.KindDir}, "/etc": {Kind: runtime.KindDir}}
+		Bwrap: hostprobe.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true, "--size": true}, Identity: goldenBwrapID}}
+	tree := facts.Tree{"/proc": {Kind: invocation.KindDir}, "/dev": {Kind: invocation.KindDir},
+		"/tmp": {Kind: invocation.KindDir}, "/etc": {Kind: invocation.KindDir}}
 	req := &Request{Host: host}
 	for _, f := range ar.Files {
 		switch f.Name {
@@ -127,12 +128,12 @@ func parseHost(t *testing.T, h *facts.Host, s string) {
 			h.EnvNames = append(h.EnvNames, strings.Fields(v)...)
 		case "bwrap":
 			f := strings.Fields(v)
-			h.Bwrap = runtime.BwrapInfo{Path: f[0], Version: f[1], Options: map[string]bool{}, Identity: goldenBwrapID}
+			h.Bwrap = hostprobe.BwrapInfo{Path: f[0], Version: f[1], Options: map[string]bool{}, Identity: goldenBwrapID}
 			for _, o := range f[2:] {
 				h.Bwrap.Options[o] = true
 			}
 		case "no-bwrap":
-			h.Bwrap = runtime.BwrapInfo{}
+			h.Bwrap = hostprobe.BwrapInfo{}
 		case "hard_as", "hard_cpu", "hard_nproc":
 			n, _ := strconv.ParseUint(v, 10, 64)
 			switch k {
@@ -154,22 +155,22 @@ func parseTree(t *testing.T, tree facts.Tree, s string) {
 		kind, rest, _ := strings.Cut(line, " ")
 		switch kind {
 		case "dir":
-			tree[rest] = facts.Stat{Kind: runtime.KindDir}
+			tree[rest] = facts.Stat{Kind: invocation.KindDir}
 		case "file":
 			p, content, _ := strings.Cut(rest, " = ")
-			tree[p] = facts.Stat{Kind: runtime.KindFile, Content: strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(content)}
+			tree[p] = facts.Stat{Kind: invocation.KindFile, Content: strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(content)}
 		case "socket":
-			tree[rest] = facts.Stat{Kind: runtime.KindSocket}
+			tree[rest] = facts.Stat{Kind: invocation.KindSocket}
 		case "denied":
-			tree[rest] = facts.Stat{Kind: runtime.KindDenied}
+			tree[rest] = facts.Stat{Kind: invocation.KindDenied}
 		case "unexaminable":
-			tree[rest] = facts.Stat{Kind: runtime.KindOther, Err: errors.New("lstat " + rest + ": too many levels of symbolic links")}
+			tree[rest] = facts.Stat{Kind: invocation.KindOther, Err: errors.New("lstat " + rest + ": too many levels of symbolic links")}
 		case "link":
 			p, target, ok := strings.Cut(rest, " -> ")
 			if !ok {
 				t.Fatalf("bad link line %q", line)
 			}
-			tree[p] = facts.Stat{Kind: runtime.KindSymlink, Target: target}
+			tree[p] = facts.Stat{Kind: invocation.KindSymlink, Target: target}
 		default:
 			t.Fatalf("unknown tree kind %q", kind)
 		}

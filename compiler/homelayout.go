@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -45,7 +45,7 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 		name := "~/" + strings.TrimPrefix(en.Path, l.Home+"/")
 		hb := hostBind{dest: en.Path, src: en.Path, rw: en.Writable, kind: "home-entry", pos: entryPos(e, en)}
 		switch {
-		case en.Kind == runtime.KindSymlink:
+		case en.Kind == invocation.KindSymlink:
 			hb.kind, hb.src, hb.rw = "home-link", en.Target, false
 			hb.reason = fmt.Sprintf("home entry %s (%s) is a symlink to %s, recreated as the same symlink (not followed)", name, en.Why, en.Target)
 		case en.Writable:

@@ -14,7 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/bwpolicy/bwpolicy/internal/schematest"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/schema"
 	"github.com/bwpolicy/bwpolicy/verify"
 )
@@ -41,7 +41,7 @@ func TestGoldenInvocationsMatchSchema(t *testing.T) {
 		}
 		// The runtime's strict decoder must accept it too (an invocation
 		// compiled without bwrap is refused by the runtime: S10).
-		if _, err := runtime.Decode(data); err != nil && !strings.Contains(f, "no_bwrap") {
+		if _, err := invocation.Decode(data); err != nil && !strings.Contains(f, "no_bwrap") {
 			t.Errorf("%s: runtime.Decode: %v", f, err)
 		}
 	}
@@ -103,7 +103,7 @@ func TestInvocationInvariants(t *testing.T) {
 
 // checkMaskOrder: no mount after a mask may land at or above the masked
 // path, except the exceptions bound back inside it and its own remount.
-func checkMaskOrder(t *testing.T, inv *runtime.Invocation) {
+func checkMaskOrder(t *testing.T, inv *invocation.Invocation) {
 	hidden := map[string]int{}
 	for i, e := range inv.Explain {
 		if len(e.Args) == 0 {

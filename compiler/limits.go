@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/seccomp"
 )
 
@@ -38,8 +38,8 @@ func (e *emitter) seccomp() {
 		return
 	}
 	e.p.add("H2", fmt.Sprintf("seccomp deny-list (%d instructions): non-native architectures killed; blocked: %s", prog.Len(), strings.Join(prog.Blocked, ", ")),
-		"built in", "--seccomp", e.p.fd(runtime.FDSeccomp))
-	e.sc = &runtime.Seccomp{Arch: prog.Arch, Program: prog.Bytes, Blocked: prog.Blocked}
+		"built in", "--seccomp", e.p.fd(invocation.FDSeccomp))
+	e.sc = &invocation.Seccomp{Arch: prog.Arch, Program: prog.Bytes, Blocked: prog.Blocked}
 }
 
 // landlock prepares the Landlock rules (H3) the runtime applies before
@@ -48,7 +48,7 @@ func (e *emitter) seccomp() {
 // kernel cannot enforce is a warning of the policy stage, never a silent
 // pretence.
 func (e *emitter) landlock() {
-	l := &runtime.Landlock{ScopeAbstractUnix: true, ScopeSignal: true, MinABI: 6}
+	l := &invocation.Landlock{ScopeAbstractUnix: true, ScopeSignal: true, MinABI: 6}
 	if n := e.st.res.Settings.Network; n != nil {
 		l.TCPConnect = ports(n.TCPConnect)
 		l.TCPBind = ports(n.TCPBind)
@@ -95,10 +95,10 @@ func clamp(v, hard uint64) uint64 {
 	return v
 }
 
-func (e *emitter) env() runtime.Env {
+func (e *emitter) env() invocation.Env {
 	pr := e.st.res.Profile
 	f := e.f
-	env := runtime.Env{Set: map[string]string{}}
+	env := invocation.Env{Set: map[string]string{}}
 	for k, v := range pr.UnsetEnv {
 		if v {
 			env.Unset = append(env.Unset, k)
@@ -117,18 +117,18 @@ func (e *emitter) env() runtime.Env {
 			if cur, ok := e.st.req.Host.Env[v]; ok && cur != "" && path.Clean(cur) != f.Scratch.Path && path.Clean(cur) != f.Scratch.Real {
 				continue
 			}
-			if sb.Scratch.Kind == runtime.KindDir {
+			if sb.Scratch.Kind == invocation.KindDir {
 				env.Set[v] = sb.Scratch.Real
 			} else {
 				env.Set[v] = "/tmp"
 			}
 		}
-	} else if f.Scratch.Kind == runtime.KindDir {
+	} else if f.Scratch.Kind == invocation.KindDir {
 		env.Set["TMPDIR"] = f.Scratch.Real
 	} else {
 		env.Set["TMPDIR"] = "/tmp"
 	}
-	if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir {
+	if f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir {
 		env.Set["HOME"] = f.ProfileHome.Real
 	}
 	return env

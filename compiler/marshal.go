@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Marshal encodes an invocation deterministically: two-space indent,
 // map keys sorted, no HTML escaping, a final newline.
-func Marshal(inv *runtime.Invocation) ([]byte, error) {
+func Marshal(inv *invocation.Invocation) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -198,11 +198,11 @@ func (e *emitter) maskPaths() []string {
 	for _, h := range e.present() {
 		out = append(out, h.Path)
 	}
-	if ru := e.f.RunUser; ru.Kind == runtime.KindDir {
+	if ru := e.f.RunUser; ru.Kind == invocation.KindDir {
 		out = append(out, ru.Real)
 	}
 	for _, d := range e.f.DockerSockets {
-		if !runtime.Missing(d.Kind) {
+		if !invocation.Missing(d.Kind) {
 			out = append(out, d.Real)
 		}
 	}
@@ -289,17 +289,17 @@ func (e *emitter) masks() {
 				src = e.settingsPos("binds", b.Index)
 			}
 		}
-		if h.Kind == runtime.KindDir {
+		if h.Kind == invocation.KindDir {
 			e.tmpfs(rule, "hide directory "+h.Entry+": an empty tmpfs (writes stay in the sandbox)", src, h.Path, maskTmpfsBytes)
 			if e.writableRoot(h.Path) == "" {
 				e.roMasks = append(e.roMasks, h.Path)
 			}
 		} else {
 			what := "file"
-			if h.Kind == runtime.KindSocket {
+			if h.Kind == invocation.KindSocket {
 				what = "socket" // connect() on the empty file is refused
 			}
-			e.p.add(rule, "hide "+what+" "+h.Entry+": a zero-length read-only file", src, "--ro-bind-data", e.p.fd(runtime.FDEmpty), h.Path)
+			e.p.add(rule, "hide "+what+" "+h.Entry+": a zero-length read-only file", src, "--ro-bind-data", e.p.fd(invocation.FDEmpty), h.Path)
 		}
 		e.hidden = append(e.hidden, h.Path)
 	}
@@ -313,7 +313,7 @@ func (e *emitter) masks() {
 				e.tmpfs(row.Rule, "agent and bus sockets (ssh-agent, gpg-agent, D-Bus, keyring): /run/user/<uid> is an empty tmpfs", e.explainSource(row, facts.Hidden{Entry: m.Entry}), m.Path, maskTmpfsBytes)
 				e.roMasks = append(e.roMasks, m.Path)
 			} else {
-				e.p.add(row.Rule, "the docker socket is replaced by an empty file", e.explainSource(row, facts.Hidden{Entry: m.Entry}), "--ro-bind-data", e.p.fd(runtime.FDEmpty), m.Path)
+				e.p.add(row.Rule, "the docker socket is replaced by an empty file", e.explainSource(row, facts.Hidden{Entry: m.Entry}), "--ro-bind-data", e.p.fd(invocation.FDEmpty), m.Path)
 			}
 			e.hidden = append(e.hidden, m.Path)
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/profile"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -46,7 +46,7 @@ type Request struct {
 // Result is what a compilation produced. Invocation is nil when Diags
 // has errors.
 type Result struct {
-	Invocation *runtime.Invocation
+	Invocation *invocation.Invocation
 	Diags      diag.List
 	Document   *settings.Document
 	Settings   *settings.Settings

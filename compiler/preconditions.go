@@ -8,19 +8,19 @@ import (
 	"sort"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // preconditions records every path the facts stage looked at, so the
 // runtime can refuse an invocation compiled under other host state.
-func preconditions(f *facts.Facts) []runtime.Precondition {
+func preconditions(f *facts.Facts) []invocation.Precondition {
 	why := reasons(f)
 	paths := make([]string, 0, len(f.Observed))
 	for p := range f.Observed {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	out := make([]runtime.Precondition, 0, len(paths))
+	out := make([]invocation.Precondition, 0, len(paths))
 	for _, p := range paths {
 		st := f.Observed[p]
 		if redundant(f, why, p) {
@@ -30,7 +30,7 @@ func preconditions(f *facts.Facts) []runtime.Precondition {
 		if w == "" {
 			w = "path component"
 		}
-		pc := runtime.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
+		pc := invocation.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
 		if wd := f.Walked[p]; wd != nil {
 			pc.MTime = st.MTime
 			pc.Match = append([]string(nil), wd.Match...)
@@ -77,7 +77,7 @@ func reasons(f *facts.Facts) map[string]string {
 	note(f.ProfileHome.Path, string(facts.ReasonException))
 	note(f.Cwd.Real, "S9")
 	for _, p := range f.ProtectedLooked {
-		if f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir && facts.Within(p, f.ProfileHome.Real) {
+		if f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir && facts.Within(p, f.ProfileHome.Real) {
 			note(p, string(facts.ReasonProfileHome))
 			continue
 		}
@@ -94,7 +94,7 @@ func reasons(f *facts.Facts) map[string]string {
 // denied: nothing below it can be looked at either).
 func absentAbove(observed map[string]facts.Stat, p string) bool {
 	for d := path.Dir(p); d != p && d != "/"; p, d = d, path.Dir(d) {
-		if st, ok := observed[d]; ok && runtime.Missing(st.Kind) {
+		if st, ok := observed[d]; ok && invocation.Missing(st.Kind) {
 			return true
 		}
 	}

@@ -25,7 +25,7 @@ var ruleID = regexp.MustCompile(`^[RSH][0-9]+$`)
 // long, an I/O error). bwrun checks every precondition before each
 // command and could never check these: an invocation recording one would
 // be refused as stale forever, so nothing is compiled. A path out of the
-// user's reach for good (runtime.KindDenied) is no error: it is recorded
+// user's reach for good (invocation.KindDenied) is no error: it is recorded
 // as denied, and checked as such.
 func (st *state) refuseUnexaminable() {
 	f := st.res.Facts

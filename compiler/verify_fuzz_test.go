@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/verify"
 )
 
@@ -349,9 +350,9 @@ func (s *scenario) txtar() string {
 func (s *scenario) testCase(t *testing.T) testCase {
 	host := &facts.Host{UID: 1000, Home: "/home/u", Env: map[string]string{}, Kernel: "6.8.0",
 		HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 63000, LandlockABI: 6, Arch: "x86_64",
-		Bwrap: runtime.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
-	tree := facts.Tree{"/proc": {Kind: runtime.KindDir}, "/dev": {Kind: runtime.KindDir},
-		"/tmp": {Kind: runtime.KindDir}, "/etc": {Kind: runtime.KindDir}}
+		Bwrap: hostprobe.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
+	tree := facts.Tree{"/proc": {Kind: invocation.KindDir}, "/dev": {Kind: invocation.KindDir},
+		"/tmp": {Kind: invocation.KindDir}, "/etc": {Kind: invocation.KindDir}}
 	parseHost(t, host, strings.Join(s.host, "\n"))
 	parseTree(t, tree, strings.Join(s.tree, "\n"))
 	if host.HermesHome == "" {

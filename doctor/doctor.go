@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Check is the result of one check.
@@ -69,7 +71,7 @@ type Host struct {
 	Getuid        func() int
 	KernelRelease func() (string, error)
 	LandlockABI   func() (int, error)
-	ProbeBwrap    func(path string) (runtime.BwrapInfo, error)
+	ProbeBwrap    func(path string) (hostprobe.BwrapInfo, error)
 	// Sandbox runs `bwrap ProbeArgs... -- true` and returns bwrap's
 	// stderr with the error.
 	Sandbox func(ctx context.Context, bwrap string) (stderr string, err error)
@@ -84,9 +86,9 @@ func SystemHost() Host {
 		LookPath:      exec.LookPath,
 		ReadFile:      os.ReadFile,
 		Getuid:        os.Getuid,
-		KernelRelease: runtime.KernelRelease,
-		LandlockABI:   runtime.LandlockABI,
-		ProbeBwrap:    runtime.ProbeBwrap,
+		KernelRelease: hostprobe.KernelRelease,
+		LandlockABI:   hostprobe.LandlockABI,
+		ProbeBwrap:    hostprobe.ProbeBwrap,
 		Sandbox:       sandboxProbe,
 		Cgroup:        runtime.DetectCgroup,
 	}
@@ -134,17 +136,17 @@ func Run(ctx context.Context, h Host) Report {
 
 	// bwrap and its options.
 	bwrapPath, findErr := findBwrap(h)
-	var info runtime.BwrapInfo
+	var info hostprobe.BwrapInfo
 	var probeErr error
 	if findErr == nil {
 		info, probeErr = h.ProbeBwrap(bwrapPath)
 	}
 	switch {
 	case findErr != nil:
-		add(Check{Name: CheckBwrap, Detail: findErr.Error(), Fix: runtime.InstallHint + ", or point $" + runtime.EnvBwrap + " at a bwrap binary"})
-		add(Check{Name: CheckBwrapOptions, Detail: "no bwrap to examine", Fix: runtime.InstallHint})
+		add(Check{Name: CheckBwrap, Detail: findErr.Error(), Fix: invocation.InstallHint + ", or point $" + hostprobe.EnvBwrap + " at a bwrap binary"})
+		add(Check{Name: CheckBwrapOptions, Detail: "no bwrap to examine", Fix: invocation.InstallHint})
 	case probeErr != nil:
-		add(Check{Name: CheckBwrap, Detail: fmt.Sprintf("%s does not work: %v", bwrapPath, probeErr), Fix: "reinstall bubblewrap; " + runtime.InstallHint})
+		add(Check{Name: CheckBwrap, Detail: fmt.Sprintf("%s does not work: %v", bwrapPath, probeErr), Fix: "reinstall bubblewrap; " + invocation.InstallHint})
 		add(Check{Name: CheckBwrapOptions, Detail: "cannot read bwrap --help", Fix: "reinstall bubblewrap"})
 	default:
 		r.Bwrap = &BwrapSummary{Path: info.Path, Version: info.Version, Options: info.SortedOptions()}
@@ -155,7 +157,7 @@ func Run(ctx context.Context, h Host) Report {
 	// The real probe.
 	probeOK := false
 	if findErr != nil || probeErr != nil {
-		add(Check{Name: CheckSandboxProbe, Detail: "skipped: no working bwrap", Fix: runtime.InstallHint})
+		add(Check{Name: CheckSandboxProbe, Detail: "skipped: no working bwrap", Fix: invocation.InstallHint})
 	} else {
 		stderr, err := h.Sandbox(ctx, bwrapPath)
 		if err == nil {
@@ -186,23 +188,23 @@ func Run(ctx context.Context, h Host) Report {
 
 func findBwrap(h Host) (string, error) {
 	name := "bwrap"
-	if v := h.Getenv(runtime.EnvBwrap); v != "" {
+	if v := h.Getenv(hostprobe.EnvBwrap); v != "" {
 		name = v
 	}
 	p, err := h.LookPath(name)
 	if err != nil {
 		if name != "bwrap" {
-			return "", fmt.Errorf("$%s=%s: %v", runtime.EnvBwrap, name, err)
+			return "", fmt.Errorf("$%s=%s: %v", hostprobe.EnvBwrap, name, err)
 		}
 		return "", errors.New("bwrap not found in PATH")
 	}
 	return p, nil
 }
 
-func optionsCheck(info runtime.BwrapInfo) Check {
+func optionsCheck(info hostprobe.BwrapInfo) Check {
 	c := Check{Name: CheckBwrapOptions, OK: true}
 	var present, absent []string
-	for _, g := range runtime.VersionGatedOptions {
+	for _, g := range hostprobe.VersionGatedOptions {
 		s := fmt.Sprintf("%s (%s)", g.Option, g.Since)
 		if info.Has(g.Option) {
 			present = append(present, s)
@@ -217,7 +219,7 @@ func optionsCheck(info runtime.BwrapInfo) Check {
 	if missing := info.Missing(requiredOptions); len(missing) > 0 {
 		c.OK = false
 		c.Detail = "lacks options every sandbox needs: " + strings.Join(missing, ", ") + "; " + c.Detail
-		c.Fix = "upgrade bubblewrap to 0.5.0 or later; " + runtime.InstallHint
+		c.Fix = "upgrade bubblewrap to 0.5.0 or later; " + invocation.InstallHint
 	}
 	return c
 }
@@ -303,7 +305,7 @@ func nprocCheck(h Host) Check {
 		c.Fix = "cannot tell whether RLIMIT_NPROC counts per user namespace"
 		return c
 	}
-	ma, mi, err := runtime.ParseKernelVersion(rel)
+	ma, mi, err := hostprobe.ParseKernelVersion(rel)
 	if err != nil {
 		c.Detail = err.Error()
 		return c
@@ -316,7 +318,7 @@ func nprocCheck(h Host) Check {
 		}
 	} else {
 		c.Detail = fmt.Sprintf("kernel %s counts RLIMIT_NPROC per user across the machine: max_procs is skipped (with a warning); memory_mb and cpu_seconds still apply", rel)
-		c.Fix = "upgrade to Linux " + runtime.NProcPerUserNSSince + " or later to enforce max_procs"
+		c.Fix = "upgrade to Linux " + hostprobe.NProcPerUserNSSince + " or later to enforce max_procs"
 	}
 	return c
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 const help080 = `usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]
@@ -69,8 +71,8 @@ func fakeHost() (Host, map[string]string) {
 		Getuid:        func() int { return 1000 },
 		KernelRelease: func() (string, error) { return "6.1.0-28-amd64", nil },
 		LandlockABI:   func() (int, error) { return 3, nil },
-		ProbeBwrap: func(p string) (runtime.BwrapInfo, error) {
-			return runtime.BwrapInfo{Path: p, Version: "0.8.0", Options: runtime.ParseHelp(help080)}, nil
+		ProbeBwrap: func(p string) (hostprobe.BwrapInfo, error) {
+			return hostprobe.BwrapInfo{Path: p, Version: "0.8.0", Options: hostprobe.ParseHelp(help080)}, nil
 		},
 		Sandbox: func(context.Context, string) (string, error) { return "", nil },
 		Cgroup: func() runtime.CgroupSupport {
@@ -140,7 +142,7 @@ func TestMissingBwrap(t *testing.T) {
 
 func TestBwrapFromEnv(t *testing.T) {
 	h, _ := fakeHost()
-	env := map[string]string{runtime.EnvBwrap: "/opt/bwrap-0.12/bwrap"}
+	env := map[string]string{hostprobe.EnvBwrap: "/opt/bwrap-0.12/bwrap"}
 	h.Getenv = func(k string) string { return env[k] }
 	h.LookPath = func(name string) (string, error) {
 		if name == "/opt/bwrap-0.12/bwrap" {
@@ -152,7 +154,7 @@ func TestBwrapFromEnv(t *testing.T) {
 	if c := check(t, r, CheckBwrap); !c.OK || !strings.HasPrefix(c.Detail, "/opt/bwrap-0.12/bwrap") {
 		t.Fatalf("%+v", c)
 	}
-	env[runtime.EnvBwrap] = "/nope/bwrap"
+	env[hostprobe.EnvBwrap] = "/nope/bwrap"
 	r = Run(context.Background(), h)
 	if c := check(t, r, CheckBwrap); c.OK || !strings.Contains(c.Detail, "$BWPOLICY_BWRAP=/nope/bwrap") {
 		t.Fatalf("%+v", c)
@@ -219,8 +221,8 @@ func TestOldKernelAndLandlock(t *testing.T) {
 
 func TestMissingRequiredOption(t *testing.T) {
 	h, _ := fakeHost()
-	h.ProbeBwrap = func(p string) (runtime.BwrapInfo, error) {
-		return runtime.BwrapInfo{Path: p, Version: "0.3.0", Options: runtime.ParseHelp("    --unshare-all  x\n    --ro-bind SRC DEST  y\n")}, nil
+	h.ProbeBwrap = func(p string) (hostprobe.BwrapInfo, error) {
+		return hostprobe.BwrapInfo{Path: p, Version: "0.3.0", Options: hostprobe.ParseHelp("    --unshare-all  x\n    --ro-bind SRC DEST  y\n")}, nil
 	}
 	c := check(t, Run(context.Background(), h), CheckBwrapOptions)
 	if c.OK || !strings.Contains(c.Detail, "--json-status-fd") || !strings.Contains(c.Fix, "upgrade bubblewrap") {
@@ -266,7 +268,7 @@ func TestJSONStable(t *testing.T) {
 
 // TestRealHost runs the checks on this machine (real bwrap, real probe).
 func TestRealHost(t *testing.T) {
-	if _, err := runtime.FindBwrap(); err != nil {
+	if _, err := hostprobe.FindBwrap(); err != nil {
 		if os.Getenv("BWPOLICY_NO_SANDBOX") == "1" {
 			t.Skip("no bwrap (BWPOLICY_NO_SANDBOX=1)")
 		}
@@ -354,13 +356,13 @@ func TestRequiredOptionsFollowInvocations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var inv runtime.Invocation
+		var inv invocation.Invocation
 		if err := json.Unmarshal(data, &inv); err != nil || inv.Format == "" {
 			continue // a refused case's golden is empty
 		}
 		for i := 0; i < len(inv.Bwrap.Args); {
 			opt := inv.Bwrap.Args[i]
-			n, ok := runtime.BwrapArity(opt)
+			n, ok := invocation.BwrapArity(opt)
 			if !ok {
 				t.Fatalf("%s: unknown option %s", f, opt)
 			}

@@ -3,6 +3,7 @@ package facts
 import (
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 )
@@ -150,6 +151,43 @@ func (g *gatherer) envCredentials(h *Host, f *Facts) (out []Hidden, skips []EnvS
 		}
 	}
 	return out, skips
+}
+
+// xdgRelocated hides the denied entries of the XDG base directories
+// where a variable moves them (H7): with XDG_CONFIG_HOME=/data/cfg,
+// /data/cfg/gh is hidden like ~/.config/gh. Each variable's directory
+// is recorded in f.CredentialPaths, so that bwrun refuses a run in which
+// the variable names another one (but the default place, whose entries
+// the deny lists hide anyway).
+func (g *gatherer) xdgRelocated(h *Host, f *Facts) (out []Hidden) {
+	for _, x := range runtime.XDGBases {
+		val := h.Env[x.Name]
+		if !path.IsAbs(val) {
+			continue // unset, or relative (invalid: tools ignore it)
+		}
+		def, base := path.Join(h.Home, x.Default), path.Clean(val)
+		if f.CredentialPaths == nil {
+			f.CredentialPaths = map[string][]string{}
+		}
+		f.CredentialPaths[x.Name] = []string{base}
+		if base == def {
+			continue
+		}
+		for _, d := range f.Hidden {
+			rest, ok := strings.CutPrefix(d.Entry, def+"/")
+			if !ok || (d.Source != SourceHomeEntry && d.Source != SourceCredentialStore) {
+				continue
+			}
+			p := path.Join(base, rest)
+			if alreadyUnreachable(p, f) {
+				continue
+			}
+			y := g.hidden(p, SourceXDGRelocated)
+			y.Var = x.Name
+			out = append(out, y)
+		}
+	}
+	return out
 }
 
 // alreadyUnreachable: p lies in what the sandbox replaces anyway (a fresh

@@ -3,6 +3,7 @@ package facts
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/profile"
@@ -83,5 +84,44 @@ func TestEnvCredentials(t *testing.T) {
 	}
 	if _, ok := f.Observed["/tmp/dbus-sock"]; ok {
 		t.Error("a path under /tmp was looked at (it would become a precondition)")
+	}
+}
+
+// TestXDGRelocated: with XDG_CONFIG_HOME and XDG_DATA_HOME elsewhere,
+// every denied entry of ~/.config and ~/.local/share is hidden at the
+// moved place too (present there, so a mask each), the rest of the moved
+// directory is not, and the directories are recorded for bwrun.
+func TestXDGRelocated(t *testing.T) {
+	tree := Tree{"/home/u/proj": {Kind: "dir"}, "/data/cfg/git/config": {Kind: "file"}}
+	hidden := map[string]bool{}
+	var want []string
+	for _, name := range append(slices.Clone(CredentialStores), HermesDenied...) {
+		for def, moved := range map[string]string{".config/": "/data/cfg/", ".local/share/": "/data/share/"} {
+			if rest, ok := strings.CutPrefix(name, def); ok && !hidden[name] {
+				hidden[name] = true
+				tree[moved+rest+"/x"] = Stat{Kind: "file"}
+				want = append(want, moved+rest)
+			}
+		}
+	}
+	h := &Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj",
+		Env: map[string]string{"XDG_CONFIG_HOME": "/data/cfg", "XDG_DATA_HOME": "/data/share/", "XDG_STATE_HOME": "rel"}}
+	f := Gather(h, &settings.Settings{}, &profile.Profile{HiddenHome: hidden})
+	var got []string
+	for _, x := range f.Hidden {
+		if x.Source == SourceXDGRelocated {
+			got = append(got, x.Path)
+			if Within("/data/cfg/git/config", x.Path) {
+				t.Errorf("%s hidden: not a denied entry", x.Path)
+			}
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(want) < 25 || !slices.Equal(got, want) {
+		t.Errorf("relocated:\n got %q\nwant %q", got, want)
+	}
+	if cp := f.CredentialPaths; !slices.Equal(cp["XDG_CONFIG_HOME"], []string{"/data/cfg"}) || !slices.Equal(cp["XDG_DATA_HOME"], []string{"/data/share"}) || cp["XDG_STATE_HOME"] != nil {
+		t.Errorf("recorded: %v", cp)
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/profile"
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -45,11 +47,11 @@ type Facts struct {
 	RunUser       Path       `json:"run_user"`
 	DockerSockets []Path     `json:"docker_sockets"`
 
-	Bwrap       runtime.BwrapInfo `json:"bwrap"`
-	Kernel      string            `json:"kernel"`
-	NProcUserns bool              `json:"nproc_userns"`
-	LandlockABI int               `json:"landlock_abi"`
-	Arch        string            `json:"arch"`
+	Bwrap       hostprobe.BwrapInfo `json:"bwrap"`
+	Kernel      string              `json:"kernel"`
+	NProcUserns bool                `json:"nproc_userns"`
+	LandlockABI int                 `json:"landlock_abi"`
+	Arch        string              `json:"arch"`
 	// Cloud names the cloud this machine is a VM of ("" when none).
 	Cloud string `json:"cloud"`
 	// EnvNames are the names of the compiling environment's variables.
@@ -271,6 +273,8 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
 	f.settle(cwdWritable)
+	f.Hidden = append(f.Hidden, g.xdgRelocated(h, f)...)
+	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
 	f.settle(cwdWritable)
 	mirrors, notes := g.mirrors(f)
@@ -336,7 +340,7 @@ func (g *gatherer) lstat(p string) Stat {
 func (g *gatherer) path(p string) Path {
 	real, hasLink, err := Resolve(g, p)
 	if err != nil {
-		return Path{Path: p, Real: p, Kind: runtime.KindOther, HasLink: true}
+		return Path{Path: p, Real: p, Kind: invocation.KindOther, HasLink: true}
 	}
 	return Path{Path: p, Real: real, Kind: g.lstat(real).Kind, HasLink: hasLink}
 }
@@ -383,7 +387,7 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {
 	}
 	c.Path = absFrom(h.Home, c.Requested)
 	for _, x := range hidden {
-		if runtime.Missing(x.Kind) && x.Path == x.Entry {
+		if invocation.Missing(x.Kind) && x.Path == x.Entry {
 			if Within(c.Path, x.Entry) {
 				c.HiddenBy = x.Entry
 			}
@@ -396,7 +400,7 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {
 	real := g.path(c.Path)
 	if c.HiddenBy == "" {
 		for _, x := range hidden {
-			if !runtime.Missing(x.Kind) && Within(real.Real, x.Path) {
+			if !invocation.Missing(x.Kind) && Within(real.Real, x.Path) {
 				c.HiddenBy = x.Entry
 			}
 		}
@@ -407,24 +411,24 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden) Cwd {
 		real = g.path(c.Path)
 	}
 	c.Real = real.Real
-	c.Exists = real.Kind == runtime.KindDir
+	c.Exists = real.Kind == invocation.KindDir
 	// A directory this user cannot search cannot be entered: "DIR/."
 	// goes through it (not recorded: it is no path of the host's).
-	c.Denied = real.Kind == runtime.KindDenied || (c.Exists && g.fs.Lstat(c.Real+"/.").Kind != runtime.KindDir)
+	c.Denied = real.Kind == invocation.KindDenied || (c.Exists && g.fs.Lstat(c.Real+"/.").Kind != invocation.KindDir)
 	if c.Denied {
 		c.Exists = false
 	}
 	c.RunDir = c.Real
 	// The nearest parent that exists and can be entered: the parent of
 	// a denied path is the directory that denies search, and is skipped.
-	prevDenied := real.Kind == runtime.KindDenied
+	prevDenied := real.Kind == invocation.KindDenied
 	for !c.Exists && c.RunDir != "/" {
 		c.RunDir = path.Dir(c.RunDir)
 		k := g.lstat(c.RunDir).Kind
-		if k == runtime.KindDir && !prevDenied {
+		if k == invocation.KindDir && !prevDenied {
 			break
 		}
-		prevDenied = k == runtime.KindDenied
+		prevDenied = k == invocation.KindDenied
 	}
 	return c
 }
@@ -466,7 +470,7 @@ func (g *gatherer) stateDirs(hermesHome string) []Path {
 			continue
 		}
 		p := g.path(path.Join(dir, n))
-		if p.Kind == runtime.KindDir && !p.HasLink {
+		if p.Kind == invocation.KindDir && !p.HasLink {
 			out = append(out, p)
 		}
 	}
@@ -480,7 +484,7 @@ func Within(p, base string) bool { return runtime.Within(p, base) }
 // nprocPerUserns reports whether a kernel release counts RLIMIT_NPROC per
 // user namespace (5.14 and later).
 func nprocPerUserns(release string) bool {
-	ma, mi, err := runtime.ParseKernelVersion(release)
-	wantMa, wantMi, _ := runtime.ParseKernelVersion(runtime.NProcPerUserNSSince)
+	ma, mi, err := hostprobe.ParseKernelVersion(release)
+	wantMa, wantMi, _ := hostprobe.ParseKernelVersion(hostprobe.NProcPerUserNSSince)
 	return err == nil && (ma > wantMa || ma == wantMa && mi >= wantMi)
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Stat is what bwpolicy needs to know of one path: its kind and, for a
@@ -30,7 +31,7 @@ type Stat struct {
 	Content string
 	// Err is why p could not be examined (Kind is then KindOther): an
 	// lstat error other than a missing path and other than a path out of
-	// this user's reach for good (runtime.KindDenied). The compile
+	// this user's reach for good (invocation.KindDenied). The compile
 	// refuses such a path: bwrun could never check it.
 	Err error
 }
@@ -38,9 +39,9 @@ type Stat struct {
 // FS is the part of the file system the compiler reads.
 type FS interface {
 	// Lstat describes p without following a final symlink. A path that
-	// does not exist is Kind runtime.KindAbsent, one out of this user's
-	// reach for good runtime.KindDenied, not an error; any other failure
-	// is KindOther with Err set.
+	// does not exist is Kind invocation.KindAbsent, one out of this
+	// user's reach for good invocation.KindDenied, not an error; any
+	// other failure is KindOther with Err set.
 	Lstat(p string) Stat
 	// ReadDir lists the names in directory p, sorted.
 	ReadDir(p string) ([]string, error)
@@ -56,12 +57,12 @@ func (OS) Lstat(p string) Stat {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return Stat{Kind: runtime.KindAbsent}
+			return Stat{Kind: invocation.KindAbsent}
 		}
 		if runtime.Unreachable(p, err) {
-			return Stat{Kind: runtime.KindDenied}
+			return Stat{Kind: invocation.KindDenied}
 		}
-		return Stat{Kind: runtime.KindOther, Err: err}
+		return Stat{Kind: invocation.KindOther, Err: err}
 	}
 	st := Stat{Kind: kindOf(fi.Mode()), Target: linkTarget(p, fi.Mode())}
 	if fi.IsDir() {
@@ -73,15 +74,15 @@ func (OS) Lstat(p string) Stat {
 func kindOf(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
-		return runtime.KindSymlink
+		return invocation.KindSymlink
 	case m.IsDir():
-		return runtime.KindDir
+		return invocation.KindDir
 	case m.IsRegular():
-		return runtime.KindFile
+		return invocation.KindFile
 	case m&fs.ModeSocket != 0:
-		return runtime.KindSocket
+		return invocation.KindSocket
 	}
-	return runtime.KindOther
+	return invocation.KindOther
 }
 
 func linkTarget(p string, m fs.FileMode) string {
@@ -129,9 +130,9 @@ func Resolve(fsys FS, p string) (real string, hasLink bool, err error) {
 		next := path.Join(cur, name)
 		st := fsys.Lstat(next)
 		switch st.Kind {
-		case runtime.KindAbsent:
+		case invocation.KindAbsent:
 			return path.Join(append([]string{next}, rest...)...), hasLink, nil
-		case runtime.KindSymlink:
+		case invocation.KindSymlink:
 			hasLink = true
 			links++
 			if links > maxLinks {
@@ -144,7 +145,7 @@ func Resolve(fsys FS, p string) (real string, hasLink bool, err error) {
 			rest = append(strings.Split(strings.TrimPrefix(path.Clean(t), "/"), "/"), rest...)
 			cur = "/"
 		default:
-			if len(rest) > 0 && st.Kind != runtime.KindDir {
+			if len(rest) > 0 && st.Kind != invocation.KindDir {
 				// A file in the middle of the path: the rest cannot exist.
 				return path.Join(append([]string{next}, rest...)...), hasLink, nil
 			}
@@ -158,7 +159,7 @@ func Resolve(fsys FS, p string) (real string, hasLink bool, err error) {
 func KindAt(fsys FS, p string) (string, string) {
 	real, _, err := Resolve(fsys, p)
 	if err != nil {
-		return runtime.KindOther, p
+		return invocation.KindOther, p
 	}
 	return fsys.Lstat(real).Kind, real
 }
@@ -183,19 +184,19 @@ func (OS) ReadFile(p string, max int) ([]byte, error) {
 
 // Tree is a synthetic file system for tests: a map from absolute path to
 // its Stat (a file's content in Stat.Content). Parent directories are
-// implied. Everything below a path of kind runtime.KindDenied is denied
-// too, as it is for lstat.
+// implied. Everything below a path of kind invocation.KindDenied is
+// denied too, as it is for lstat.
 type Tree map[string]Stat
 
 // Lstat implements FS.
 func (t Tree) Lstat(p string) Stat {
 	p = path.Clean(p)
 	if p == "/" {
-		return Stat{Kind: runtime.KindDir}
+		return Stat{Kind: invocation.KindDir}
 	}
 	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
-		if t[d].Kind == runtime.KindDenied {
-			return Stat{Kind: runtime.KindDenied}
+		if t[d].Kind == invocation.KindDenied {
+			return Stat{Kind: invocation.KindDenied}
 		}
 	}
 	if st, ok := t[p]; ok {
@@ -204,16 +205,16 @@ func (t Tree) Lstat(p string) Stat {
 	prefix := p + "/"
 	for k := range t {
 		if strings.HasPrefix(k, prefix) {
-			return Stat{Kind: runtime.KindDir}
+			return Stat{Kind: invocation.KindDir}
 		}
 	}
-	return Stat{Kind: runtime.KindAbsent}
+	return Stat{Kind: invocation.KindAbsent}
 }
 
 // ReadFile implements FS.
 func (t Tree) ReadFile(p string, max int) ([]byte, error) {
 	st, ok := t[path.Clean(p)]
-	if !ok || st.Kind != runtime.KindFile {
+	if !ok || st.Kind != invocation.KindFile {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
 	}
 	b := []byte(st.Content)
@@ -222,7 +223,7 @@ func (t Tree) ReadFile(p string, max int) ([]byte, error) {
 
 // ReadDir implements FS.
 func (t Tree) ReadDir(p string) ([]string, error) {
-	if t.Lstat(p).Kind != runtime.KindDir {
+	if t.Lstat(p).Kind != invocation.KindDir {
 		return nil, &fs.PathError{Op: "readdir", Path: p, Err: fs.ErrNotExist}
 	}
 	prefix := strings.TrimSuffix(p, "/") + "/"

@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // GitPointerName is Protected.Name of a git indirection: a ".git" file
@@ -55,12 +55,12 @@ func (c *gitIndirect) entry(name, p string) bool {
 		c.looked = append(c.looked, p)
 	}
 	pp := c.g.path(p)
-	if pp.Kind != runtime.KindFile && pp.Kind != runtime.KindDir {
+	if pp.Kind != invocation.KindFile && pp.Kind != invocation.KindDir {
 		return false
 	}
 	c.out = append(c.out, Protected{Name: name, Root: c.root, BindIndex: c.index, Path: p, Kind: pp.Kind,
 		Symlink: pp.HasLink, Allowed: c.allow[name]})
-	return pp.Kind == runtime.KindFile && !pp.HasLink
+	return pp.Kind == invocation.KindFile && !pp.HasLink
 }
 
 // dotGit handles a repository's ".git" entry: a directory is a git
@@ -73,9 +73,9 @@ func (c *gitIndirect) dotGit(dotgit string) {
 	switch {
 	case pp.HasLink:
 		return
-	case pp.Kind == runtime.KindDir:
+	case pp.Kind == invocation.KindDir:
 		c.gitDir(dotgit, true)
-	case pp.Kind == runtime.KindFile:
+	case pp.Kind == invocation.KindFile:
 		if !c.entry(GitPointerName, dotgit) {
 			return
 		}
@@ -109,7 +109,7 @@ func (c *gitIndirect) gitDir(gd string, common bool) {
 		}
 	}
 	wt := path.Join(gd, "worktrees")
-	if pp := c.g.path(wt); pp.Kind != runtime.KindDir || pp.HasLink {
+	if pp := c.g.path(wt); pp.Kind != invocation.KindDir || pp.HasLink {
 		return
 	}
 	names, err := c.g.fs.ReadDir(wt)
@@ -122,7 +122,7 @@ func (c *gitIndirect) gitDir(gd string, common bool) {
 			break
 		}
 		w := path.Join(wt, n)
-		if pp := c.g.path(w); pp.Kind != runtime.KindDir || pp.HasLink {
+		if pp := c.g.path(w); pp.Kind != invocation.KindDir || pp.HasLink {
 			continue
 		}
 		c.entry(GitPointerName, path.Join(w, "gitdir"))
@@ -175,7 +175,7 @@ func (c *gitIndirect) resolve(base, v string) (string, bool) {
 	if pp.HasLink {
 		c.linked(cur)
 	}
-	return cur, pp.Kind == runtime.KindDir && !pp.HasLink
+	return cur, pp.Kind == invocation.KindDir && !pp.HasLink
 }
 
 // linked lists a pointer's target p reached through a symlink inside

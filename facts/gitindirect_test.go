@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func indirectPaths(c *gitIndirect) map[string]bool {
@@ -18,8 +18,8 @@ func indirectPaths(c *gitIndirect) map[string]bool {
 }
 
 func TestGitIndirections(t *testing.T) {
-	file := func(s string) Stat { return Stat{Kind: runtime.KindFile, Content: s} }
-	dir := Stat{Kind: runtime.KindDir}
+	file := func(s string) Stat { return Stat{Kind: invocation.KindFile, Content: s} }
+	dir := Stat{Kind: invocation.KindDir}
 	tree := Tree{
 		"/w":                      dir,
 		"/w/.git":                 file("gitdir: g/wt\n"), // relative to /w
@@ -33,7 +33,7 @@ func TestGitIndirections(t *testing.T) {
 		"/w/g/c/commondir":        file("/w/never\n"), // followed once only
 		"/w/never":                dir,
 		"/w/never/config":         file(""),
-		"/w/lnk":                  {Kind: runtime.KindSymlink, Target: "/w/g"},
+		"/w/lnk":                  {Kind: invocation.KindSymlink, Target: "/w/g"},
 		"/w/n/.git":               dir,
 		"/w/n/.git/commondir":     file("../../lnk/../../etc\n"), // ".." after a link: not followed
 		"/w/o/.git":               dir,

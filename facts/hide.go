@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -98,7 +98,7 @@ func (w *walker) match(dir string, comps []string) ([]string, error) {
 		return nil, nil
 	}
 	st := w.g.lstat(dir)
-	if st.Kind != runtime.KindDir {
+	if st.Kind != invocation.KindDir {
 		return nil, nil
 	}
 	comp, rest := comps[0], comps[1:]
@@ -106,7 +106,7 @@ func (w *walker) match(dir string, comps []string) ([]string, error) {
 	if isLiteral(comp) {
 		// A literal name needs no listing: its own lstat (recorded as a
 		// precondition, absent or not) is what the invocation depends on.
-		if runtime.Missing(w.g.lstat(path.Join(dir, comp)).Kind) {
+		if invocation.Missing(w.g.lstat(path.Join(dir, comp)).Kind) {
 			return nil, nil
 		}
 		names = []string{comp}
@@ -144,7 +144,7 @@ func (w *walker) match(dir string, comps []string) ([]string, error) {
 				return nil, err
 			}
 			child := path.Join(dir, n)
-			if w.g.lstat(child).Kind == runtime.KindDir {
+			if w.g.lstat(child).Kind == invocation.KindDir {
 				sub, err := w.match(child, comps)
 				if err != nil {
 					return nil, err
@@ -164,14 +164,14 @@ func (w *walker) match(dir string, comps []string) ([]string, error) {
 		child := path.Join(dir, n)
 		if len(rest) == 0 {
 			if w.dirOnly {
-				if k, _ := KindAt(w.g, child); k != runtime.KindDir {
+				if k, _ := KindAt(w.g, child); k != invocation.KindDir {
 					continue
 				}
 			}
 			out = append(out, child)
 			continue
 		}
-		if w.g.lstat(child).Kind == runtime.KindDir {
+		if w.g.lstat(child).Kind == invocation.KindDir {
 			sub, err := w.match(child, rest)
 			if err != nil {
 				return nil, err

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
 func TestHideExpansionIsBounded(t *testing.T) {
 	tree := Tree{}
 	for i := 0; i <= MaxHideVisits; i++ {
-		tree[fmt.Sprintf("/w/d%d/f%d.txt", i%100, i)] = Stat{Kind: runtime.KindFile}
+		tree[fmt.Sprintf("/w/d%d/f%d.txt", i%100, i)] = Stat{Kind: invocation.KindFile}
 	}
 	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 	_, errs := expandHide(g, &Host{Home: "/home/u"}, &settings.Settings{Hide: []string{"**/*.pem"}}, "/w")
@@ -23,9 +23,9 @@ func TestHideExpansionIsBounded(t *testing.T) {
 
 func TestHideDoesNotFollowSymlinkedDirs(t *testing.T) {
 	tree := Tree{
-		"/w/a/x.pem":     {Kind: runtime.KindFile},
-		"/w/link":        {Kind: runtime.KindSymlink, Target: "/outside"},
-		"/outside/y.pem": {Kind: runtime.KindFile},
+		"/w/a/x.pem":     {Kind: invocation.KindFile},
+		"/w/link":        {Kind: invocation.KindSymlink, Target: "/outside"},
+		"/outside/y.pem": {Kind: invocation.KindFile},
 	}
 	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 	hs, errs := expandHide(g, &Host{Home: "/home/u"}, &settings.Settings{Hide: []string{"**/*.pem"}}, "/w")
@@ -39,9 +39,9 @@ func TestHideDoesNotFollowSymlinkedDirs(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	tree := Tree{
-		"/home/u/.ssh":         {Kind: runtime.KindSymlink, Target: "dotfiles/ssh"},
-		"/home/u/dotfiles/ssh": {Kind: runtime.KindDir},
-		"/loop":                {Kind: runtime.KindSymlink, Target: "/loop"},
+		"/home/u/.ssh":         {Kind: invocation.KindSymlink, Target: "dotfiles/ssh"},
+		"/home/u/dotfiles/ssh": {Kind: invocation.KindDir},
+		"/loop":                {Kind: invocation.KindSymlink, Target: "/loop"},
 	}
 	real, link, err := Resolve(tree, "/home/u/.ssh/id_rsa")
 	if err != nil || !link || real != "/home/u/dotfiles/ssh/id_rsa" {

@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -172,7 +172,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 	case hp.Real == "/":
 		l.Note = "HOME is /: the home layout is not applied"
 		return l
-	case hp.Kind != runtime.KindDir:
+	case hp.Kind != invocation.KindDir:
 		l.Note = "HOME is not a directory: the home layout is not applied"
 		return l
 	}
@@ -182,7 +182,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 	for _, rel := range homeLayoutDirs {
 		dir := path.Join(l.Home, rel)
 		if rel != "" {
-			if g.lstat(dir).Kind != runtime.KindDir || !slices.Contains(l.Dirs, path.Dir(dir)) {
+			if g.lstat(dir).Kind != invocation.KindDir || !slices.Contains(l.Dirs, path.Dir(dir)) {
 				continue // a symlink or missing: an entry of its parent
 			}
 		}
@@ -197,7 +197,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 		l.Dirs = append(l.Dirs, dir)
 		for _, name := range names {
 			r := path.Join(rel, name)
-			if slices.Contains(homeLayoutDirs, r) && g.lstat(path.Join(l.Home, r)).Kind == runtime.KindDir {
+			if slices.Contains(homeLayoutDirs, r) && g.lstat(path.Join(l.Home, r)).Kind == invocation.KindDir {
 				continue // rebuilt itself, below
 			}
 			why := l.Allowed[r]
@@ -223,7 +223,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 		if insideDenied(p, denied) {
 			continue // deny wins: ~/.ssh/x stays hidden with ~/.ssh (home.allow warns)
 		}
-		if pp := g.path(p); runtime.Missing(pp.Kind) || pp.HasLink || pp.Real != p {
+		if pp := g.path(p); invocation.Missing(pp.Kind) || pp.HasLink || pp.Real != p {
 			continue
 		}
 		l.Entries = append(l.Entries, g.homeEntry(p, l.Allowed[r], writable))
@@ -231,7 +231,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 	sort.Slice(l.Entries, func(i, j int) bool { return l.Entries[i].Path < l.Entries[j].Path })
 	l.CredentialURLs = g.homeCredentialURLs(l)
 	for _, e := range l.Entries {
-		if e.Kind == runtime.KindSymlink && e.Why != HomeWhyNonDot {
+		if e.Kind == invocation.KindSymlink && e.Why != HomeWhyNonDot {
 			if real := g.path(e.Path).Real; l.Hides(real) {
 				l.Dangling = append(l.Dangling, e.Path)
 			}
@@ -244,7 +244,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 func (g *gatherer) homeEntry(p, why string, writable []writableRoot) HomeEntry {
 	st := g.lstat(p)
 	e := HomeEntry{Path: p, Kind: st.Kind, Target: st.Target, Why: why}
-	if why == HomeWhyNonDot && st.Kind != runtime.KindSymlink {
+	if why == HomeWhyNonDot && st.Kind != invocation.KindSymlink {
 		for _, w := range writable {
 			if Within(p, w.dir) {
 				e.Writable = true

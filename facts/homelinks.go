@@ -9,7 +9,7 @@ import (
 	"path"
 	"slices"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // HomeLinkTarget is Protected.Name for a link or target of an allowed
@@ -54,19 +54,19 @@ func (g *gatherer) homeLinkTargets(f *Facts, cwdWritable bool) []Protected {
 		}
 		seen[p] = true
 		kind := g.lstat(p).Kind
-		if runtime.Missing(kind) {
+		if invocation.Missing(kind) {
 			return
 		}
 		out = append(out, Protected{Name: HomeLinkTarget, Root: r.dir, BindIndex: r.index, Path: p, Kind: kind})
 	}
 	for _, e := range l.Entries {
-		if e.Why == HomeWhyNonDot || e.Kind != runtime.KindSymlink {
+		if e.Why == HomeWhyNonDot || e.Kind != invocation.KindSymlink {
 			continue
 		}
 		cur := e.Path
 		for hop := 0; hop < maxLinkHops; hop++ {
 			st := g.lstat(cur)
-			if st.Kind != runtime.KindSymlink {
+			if st.Kind != invocation.KindSymlink {
 				add(cur)
 				break
 			}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/seccomp"
 )
 
@@ -62,7 +63,7 @@ type Host struct {
 	HermesHome string `json:"hermes_home"`
 	// ProcessCwd is the directory the process was started in.
 	ProcessCwd string `json:"process_cwd"`
-	// Env holds the values of CAVars, TempVars, CredentialVars and PATH
+	// Env holds the values of CAVars, TempVars, CredentialVars, XDGBases and PATH
 	// (the home layout allows its directories under HOME) that are set.
 	Env map[string]string `json:"env"`
 	// EnvNames lists the names (never the values) of the environment
@@ -73,7 +74,7 @@ type Host struct {
 	// runtime strips by value; never the value.
 	EnvValueKinds map[string]string `json:"env_value_kinds,omitempty"`
 	// Bwrap is the bwrap found (Path empty when none).
-	Bwrap runtime.BwrapInfo `json:"bwrap"`
+	Bwrap hostprobe.BwrapInfo `json:"bwrap"`
 	// Kernel is the kernel release (uname -r).
 	Kernel string `json:"kernel"`
 	// HardAS, HardCPU and HardNProc are the inherited hard limits.
@@ -124,6 +125,11 @@ func FromEnvironment() *Host {
 			h.Env[v.Name] = val
 		}
 	}
+	for _, v := range runtime.XDGBases {
+		if val := os.Getenv(v.Name); val != "" {
+			h.Env[v.Name] = val
+		}
+	}
 	for _, kv := range os.Environ() {
 		if name, val, ok := strings.Cut(kv, "="); ok && name != "" {
 			h.EnvNames = append(h.EnvNames, name)
@@ -131,11 +137,11 @@ func FromEnvironment() *Host {
 		}
 	}
 	sort.Strings(h.EnvNames)
-	if p, err := runtime.FindBwrap(); err == nil {
-		if info, err := runtime.ProbeBwrap(p); err == nil {
+	if p, err := hostprobe.FindBwrap(); err == nil {
+		if info, err := hostprobe.ProbeBwrap(p); err == nil {
 			h.Bwrap = info
 		} else {
-			h.Bwrap = runtime.BwrapInfo{Path: p, Identity: info.Identity}
+			h.Bwrap = hostprobe.BwrapInfo{Path: p, Identity: info.Identity}
 		}
 	}
 	var u unix.Utsname
@@ -145,7 +151,7 @@ func FromEnvironment() *Host {
 	h.HardAS = hardLimit(unix.RLIMIT_AS)
 	h.HardCPU = hardLimit(unix.RLIMIT_CPU)
 	h.HardNProc = hardLimit(unix.RLIMIT_NPROC)
-	h.LandlockABI, _ = runtime.LandlockABI()
+	h.LandlockABI, _ = hostprobe.LandlockABI()
 	h.Cloud = CloudVendor(readDMI)
 	h.Arch, _ = seccomp.NativeArch()
 	return h

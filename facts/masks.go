@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Mask is one host path the sandbox hides (a registry row of role mask
@@ -69,15 +69,15 @@ func computeMasks(f *Facts) []Mask {
 		out = append(out, m)
 	}
 	for i, h := range f.Hidden {
-		if !runtime.Missing(h.Kind) {
+		if !invocation.Missing(h.Kind) {
 			add(Mask{Path: h.Path, Entry: h.Entry, Kind: h.Kind, Why: h.Why, Source: h.Source, Hidden: i})
 		}
 	}
-	if ru := f.RunUser; ru.Kind == runtime.KindDir {
+	if ru := f.RunUser; ru.Kind == invocation.KindDir {
 		add(Mask{Path: ru.Real, Entry: ru.Path, Kind: ru.Kind, Why: ReasonAgentSockets, Source: SourceRunUser, Hidden: -1})
 	}
 	for _, d := range f.DockerSockets {
-		if !runtime.Missing(d.Kind) {
+		if !invocation.Missing(d.Kind) {
 			add(Mask{Path: d.Real, Entry: d.Path, Kind: d.Kind, Why: ReasonAgentSockets, Source: SourceDockerSocket, Hidden: -1})
 		}
 	}
@@ -99,7 +99,7 @@ func computeMasks(f *Facts) []Mask {
 				break
 			}
 		}
-		if out[i].Kind == runtime.KindDir && out[i].CoveredBy == "" {
+		if out[i].Kind == invocation.KindDir && out[i].CoveredBy == "" {
 			dirs = append(dirs, out[i].Path)
 		}
 	}
@@ -113,7 +113,7 @@ const HomeLayoutCover = "(home layout)"
 // maskedDir reports whether p lies strictly inside a masked directory.
 func maskedDir(masks []Mask, p string) bool {
 	for _, m := range masks {
-		if m.Kind == runtime.KindDir && m.Path != p && Within(p, m.Path) {
+		if m.Kind == invocation.KindDir && m.Path != p && Within(p, m.Path) {
 			return true
 		}
 	}
@@ -143,7 +143,7 @@ func masked(masks []Mask, p string) bool {
 // shared scratch and the profile home follow it).
 func computeExceptions(f *Facts, masks []Mask, cwdWritable bool) []Exception {
 	var out []Exception
-	dir := func(p Path) bool { return p.Kind == runtime.KindDir && maskedDir(masks, p.Real) }
+	dir := func(p Path) bool { return p.Kind == invocation.KindDir && maskedDir(masks, p.Real) }
 	if sb := f.Sandbox; sb != nil {
 		// HERMES_HOME itself may be a link; the components below it may
 		// not lead anywhere else (another environment's directory).
@@ -170,12 +170,12 @@ func computeExceptions(f *Facts, masks []Mask, cwdWritable bool) []Exception {
 	}
 	// A profile home that is a link into a mask is refused (R8), never
 	// bound.
-	if ph := f.ProfileHome; f.HomeMode == "profile" && ph.Kind == runtime.KindDir && !(ph.HasLink && masked(masks, ph.Real)) {
+	if ph := f.ProfileHome; f.HomeMode == "profile" && ph.Kind == invocation.KindDir && !(ph.HasLink && masked(masks, ph.Real)) {
 		out = append(out, Exception{Path: f.ProfileHome.Real, Source: SourceProfileHome, Writable: cwdWritable})
 	}
 	seen := map[string]bool{}
 	for _, ca := range f.CABundles {
-		if runtime.Missing(ca.Kind) || seen[ca.Real] || !masked(masks, ca.Real) {
+		if invocation.Missing(ca.Kind) || seen[ca.Real] || !masked(masks, ca.Real) {
 			continue
 		}
 		seen[ca.Real] = true

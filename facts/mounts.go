@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // This file finds hidden paths that a second mount shows elsewhere
@@ -73,28 +75,45 @@ func mountOf(mounts []Mount, p string) int {
 // one whose root lies inside p's place, its mount point (the whole mount
 // is inside p).
 func SecondLocations(mounts []Mount, p string) []string {
+	var out []string
+	for _, c := range secondCopies(mounts, p) {
+		out = append(out, c.loc)
+	}
+	return out
+}
+
+// secondCopy is a second location of (a part of) a path: loc shows
+// shows, the path itself or a directory in it.
+type secondCopy struct {
+	loc, shows string
+}
+
+// secondCopies is SecondLocations with what each location shows: p
+// itself, or, for a mount whose root lies inside p's place, the
+// directory of p that mount shows.
+func secondCopies(mounts []Mount, p string) []secondCopy {
 	i := mountOf(mounts, p)
 	if i < 0 {
 		return nil
 	}
 	m0 := mounts[i]
 	inFS := path.Join(m0.Root, strings.TrimPrefix(p, m0.Point))
-	var out []string
+	var out []secondCopy
 	for j, m := range mounts {
 		if j == i || m.Dev != m0.Dev {
 			continue
 		}
-		var loc string
+		var c secondCopy
 		switch {
 		case Within(inFS, m.Root):
-			loc = path.Join(m.Point, strings.TrimPrefix(inFS, m.Root))
+			c = secondCopy{path.Join(m.Point, strings.TrimPrefix(inFS, m.Root)), p}
 		case Within(m.Root, inFS):
-			loc = m.Point
+			c = secondCopy{m.Point, path.Join(p, strings.TrimPrefix(m.Root, inFS))}
 		default:
 			continue
 		}
-		if !Within(loc, p) {
-			out = append(out, loc)
+		if !Within(c.loc, p) {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -120,14 +139,27 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 		return nil, []string{fmt.Sprintf("%s: %v: second mounts of hidden paths are not looked for", MountinfoPath, err)}
 	}
 	seen := map[string]bool{}
+	homeCopies := homeMirrors(mounts, f.HomeLayout)
+	for _, hm := range homeCopies {
+		if seen[hm.loc] || alreadyUnreachable(hm.loc, f) {
+			continue
+		}
+		seen[hm.loc] = true
+		x := g.hidden(hm.loc, SourceHomeMirror)
+		if invocation.Missing(x.Kind) {
+			continue
+		}
+		x.MirrorOf = hm.shows
+		out = append(out, x)
+	}
 	for _, h := range f.Hidden {
 		// A denied path is looked for too: another mount may show what
 		// lies below the directory that denies search, where it does not.
-		if h.Kind == runtime.KindAbsent || h.MirrorOf != "" {
+		if h.Kind == invocation.KindAbsent || h.MirrorOf != "" {
 			continue
 		}
 		for _, loc := range SecondLocations(mounts, h.Path) {
-			if seen[loc] || alreadyUnreachable(loc, f) {
+			if seen[loc] || alreadyUnreachable(loc, f) || insideHomeCopy(loc, homeCopies) {
 				continue
 			}
 			seen[loc] = true
@@ -137,7 +169,7 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 			}
 			x := g.hidden(loc, SourceMountMirror)
 			x.Why = h.Why // ReasonInherited: hidden for the same reason
-			if runtime.Missing(x.Kind) {
+			if invocation.Missing(x.Kind) {
 				continue // covered by another mount: nothing shows there
 			}
 			x.Var, x.HideIndex, x.MirrorOf = h.Var, h.HideIndex, h.Path
@@ -145,4 +177,49 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 		}
 	}
 	return out, notes
+}
+
+// homeMirrors returns the second locations that show what the home
+// layout leaves out (H10): every other mount of the home directory's
+// filesystem that shows the whole home directory (a bind of /home/u, the
+// same filesystem mounted twice), and every mount of a directory inside
+// it that is left out or holds something left out (a bind of
+// ~/.mozilla or of ~/.config). The layout cannot be rebuilt there, so
+// each such location is hidden whole. A mount of a directory the layout
+// shows (a bind of ~/proj elsewhere) stays visible: the denied paths in
+// it are hidden paths, whose second locations mirrors hides one by one.
+// Nil unless the layout is active.
+func homeMirrors(mounts []Mount, l *HomeLayout) []secondCopy {
+	if !l.Active() {
+		return nil
+	}
+	var out []secondCopy
+	for _, c := range secondCopies(mounts, l.Home) {
+		if c.shows == l.Home || l.Hides(c.shows) || slices.Contains(l.Dirs, c.shows) || holdsLayoutDir(l, c.shows) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// holdsLayoutDir reports whether a directory the layout rebuilds lies
+// strictly inside p (p is then partly left out).
+func holdsLayoutDir(l *HomeLayout, p string) bool {
+	for _, d := range l.Dirs {
+		if d != p && Within(d, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// insideHomeCopy reports whether loc lies in one of the home copies,
+// each of which is hidden whole.
+func insideHomeCopy(loc string, copies []secondCopy) bool {
+	for _, c := range copies {
+		if Within(loc, c.loc) {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -76,11 +77,11 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 	if cwdWritable && f.Cwd.Exists {
 		roots = append(roots, root{f.Cwd.Real, -1})
 	}
-	if cwdWritable && f.HomeMode == "profile" && f.ProfileHome.Kind == runtime.KindDir {
+	if cwdWritable && f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir {
 		roots = append(roots, root{f.ProfileHome.Real, ProfileHomeIndex})
 	}
 	for _, b := range f.Binds {
-		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == runtime.KindDir && !b.SrcHasLink &&
+		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == invocation.KindDir && !b.SrcHasLink &&
 			path.Clean(b.Dest) == b.SrcReal {
 			roots = append(roots, root{b.SrcReal, b.Index})
 		}
@@ -101,7 +102,7 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 				looked = append(looked, p)
 			}
 			pp := g.path(p)
-			if pp.Kind != runtime.KindFile && pp.Kind != runtime.KindDir {
+			if pp.Kind != invocation.KindFile && pp.Kind != invocation.KindDir {
 				continue
 			}
 			// Roots are resolved paths: a link reported lies below the root.
@@ -122,7 +123,7 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 			if !allow["core.hooksPath"] {
 				looked = append(looked, hp)
 			}
-			if pp := g.path(hp); pp.Kind == runtime.KindDir {
+			if pp := g.path(hp); pp.Kind == invocation.KindDir {
 				out = append(out, Protected{Name: "core.hooksPath", Root: r.dir, BindIndex: r.index, Path: hp, Kind: pp.Kind,
 					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
 			}
@@ -132,7 +133,7 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		first.dotGit(path.Join(r.dir, ".git"))
 		out, looked = append(out, first.out...), append(looked, first.looked...)
 		for i := range out {
-			if o := out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == runtime.KindFile && !o.Symlink {
+			if o := out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == invocation.KindFile && !o.Symlink {
 				out = append(out, g.includeTargets(o, f.Home, seen, 0)...)
 			}
 		}
@@ -142,7 +143,7 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		// directory any of them names (git uses one; protecting all is
 		// the safe side).
 		for i := 0; i < len(out); i++ {
-			if o := out[i]; o.Root == r.dir && (o.Name == ".git/config" || o.Name == "include") && o.Kind == runtime.KindFile && !o.Symlink {
+			if o := out[i]; o.Root == r.dir && (o.Name == ".git/config" || o.Name == "include") && o.Kind == invocation.KindFile && !o.Symlink {
 				if hp, ok := g.hooksPathIn(o.Path, r.dir, f.Home); ok {
 					protectHooksPath(hp)
 				}
@@ -163,7 +164,7 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 				}
 				seen[p] = true
 				pp := g.path(p)
-				if pp.Kind != runtime.KindFile && pp.Kind != runtime.KindDir {
+				if pp.Kind != invocation.KindFile && pp.Kind != invocation.KindDir {
 					continue
 				}
 				allowName := ".git/" + name // protect.allow names them like the top repository's
@@ -220,7 +221,7 @@ func (g *gatherer) includeTargets(cfg Protected, home string, seen map[string]bo
 		}
 		seen[t] = true
 		pp := g.path(t)
-		if pp.Kind != runtime.KindFile {
+		if pp.Kind != invocation.KindFile {
 			continue
 		}
 		p := Protected{Name: "include", Root: cfg.Root, BindIndex: cfg.BindIndex, Path: t, Kind: pp.Kind, Symlink: pp.HasLink}
@@ -244,7 +245,7 @@ func (g *gatherer) wholeGitDirs(dir string, index int, gitDirs []string, seen ma
 		}
 		seen["whole:"+p] = true
 		pp := g.path(p)
-		if pp.Kind != runtime.KindFile && pp.Kind != runtime.KindDir {
+		if pp.Kind != invocation.KindFile && pp.Kind != invocation.KindDir {
 			continue
 		}
 		out = append(out, Protected{Name: ".git", Root: dir, BindIndex: index, Path: p, Kind: pp.Kind, Symlink: pp.HasLink})
@@ -300,7 +301,7 @@ func (g *gatherer) nestedGitDirs(dir string) (gitDirs []string, more bool) {
 	if names, err := g.fs.ReadDir(path.Join(dir, ".git", "modules")); err == nil {
 		for _, n := range names {
 			m := path.Join(dir, ".git", "modules", n)
-			if g.fs.Lstat(path.Join(m, "config")).Kind == runtime.KindFile && !add(m) {
+			if g.fs.Lstat(path.Join(m, "config")).Kind == invocation.KindFile && !add(m) {
 				return gitDirs, more
 			}
 		}
@@ -318,7 +319,7 @@ func (g *gatherer) nestedGitDirs(dir string) (gitDirs []string, more bool) {
 		// below a symlink it may resolve, so symlinked entries are
 		// skipped by checking the entry only when .git is there.
 		sub := path.Join(dir, n)
-		if n == ".git" || g.fs.Lstat(path.Join(sub, ".git")).Kind != runtime.KindDir || g.fs.Lstat(sub).Kind != runtime.KindDir {
+		if n == ".git" || g.fs.Lstat(path.Join(sub, ".git")).Kind != invocation.KindDir || g.fs.Lstat(sub).Kind != invocation.KindDir {
 			continue
 		}
 		if !add(path.Join(sub, ".git")) {

@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -56,9 +56,9 @@ func (g *gatherer) repoOf(dir string, known map[string][2]string) (top, gitDir s
 		walked = append(walked, d)
 		dot := path.Join(d, ".git")
 		switch g.fs.Lstat(dot).Kind {
-		case runtime.KindDir:
+		case invocation.KindDir:
 			return d, dot
-		case runtime.KindFile:
+		case invocation.KindFile:
 			return d, gitFileTarget(g.fs, d, dot)
 		}
 		if d == "/" {

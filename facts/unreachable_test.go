@@ -12,7 +12,7 @@ import (
 
 // TestOSLstatDenied: as an ordinary user (asuser.Nobody), OS.Lstat of a
 // path inside another user's directory that denies search is
-// runtime.KindDenied, without an error; inside a directory of the user's
+// invocation.KindDenied, without an error; inside a directory of the user's
 // own that denies search it is KindOther with Err set (the compile
 // refuses it); an open one is what it is.
 func TestOSLstatDenied(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // This file re-checks, before anything runs, the argument invariants that
@@ -69,11 +71,20 @@ type mount struct {
 
 // argCheck is one CheckArgs run.
 type argCheck struct {
-	inv      *Invocation
+	inv      *invocation.Invocation
 	mounts   []mount
 	last     map[string]int // dest -> index in mounts of the last mount there
 	flags    map[string]bool
 	problems []string
+}
+
+// newArgCheck returns an argCheck of inv, its tables sized for inv's
+// arguments: a home directory rebuilt by the allowlist layout (H10) has
+// hundreds of mounts, and tables grown one insertion at a time would
+// touch about twice the memory, paid in page faults by a fresh process.
+func newArgCheck(inv *invocation.Invocation) *argCheck {
+	n := len(inv.Bwrap.Args) / 3 // mounts take two or three arguments each
+	return &argCheck{inv: inv, mounts: make([]mount, 0, n), last: make(map[string]int, n), flags: map[string]bool{}}
 }
 
 func (c *argCheck) fail(format string, a ...any) {
@@ -91,8 +102,8 @@ func (c *argCheck) fail(format string, a ...any) {
 // bind), each recorded hidden path masked by the last mount at or above
 // it, a seccomp program installed, no capability added. Paths must be
 // absolute and clean. Validate must have accepted inv.
-func CheckArgs(inv *Invocation) error {
-	c := &argCheck{inv: inv, last: map[string]int{}, flags: map[string]bool{}}
+func CheckArgs(inv *invocation.Invocation) error {
+	c := newArgCheck(inv)
 	c.parse()
 	c.namespaces()
 	c.filesystem()
@@ -117,20 +128,18 @@ func CheckArgs(inv *Invocation) error {
 // invocation was compiled under: the arguments (CheckArgs) and the bwrap
 // binary (CheckBwrap). Run calls it before anything else; Validate must
 // have accepted inv.
-func CheckTrust(inv *Invocation) error {
+func CheckTrust(inv *invocation.Invocation) error {
 	if err := CheckArgs(inv); err != nil {
 		return err
 	}
 	return CheckBwrap(inv)
 }
 
-func cleanAbs(p string) bool { return strings.HasPrefix(p, "/") && filepath.Clean(p) == p }
-
 // parse splits the arguments into options and records the mounts.
 func (c *argCheck) parse() {
 	args := c.inv.Bwrap.Args
 	for i := 0; i < len(args); i++ {
-		n, ok := bwrapArity[args[i]]
+		n, ok := invocation.BwrapArity(args[i])
 		if !ok || i+n >= len(args) {
 			c.fail("args[%d]: %q is not a bwrap option with its values", i, args[i])
 			return
@@ -142,7 +151,7 @@ func (c *argCheck) parse() {
 		if !isMount {
 			if pathOps[op.opt] {
 				p := op.vals[len(op.vals)-1]
-				if !cleanAbs(p) {
+				if !invocation.IsCleanAbs(p) {
 					c.fail("args[%d]: %s %q is not an absolute, clean path", op.i, op.opt, p)
 				}
 			}
@@ -154,14 +163,14 @@ func (c *argCheck) parse() {
 		m := mount{i: op.i, kind: kind, dest: op.vals[len(op.vals)-1]}
 		if kind == mountRO || kind == mountRW {
 			m.src = op.vals[0]
-			if !cleanAbs(m.src) {
+			if !invocation.IsCleanAbs(m.src) {
 				c.fail("args[%d]: %s source %q is not an absolute, clean path", op.i, op.opt, m.src)
 			}
 		}
 		if op.opt == "--overlay" {
 			c.fail("args[%d]: --overlay writes to a host directory outside the writable set", op.i)
 		}
-		if !cleanAbs(m.dest) {
+		if !invocation.IsCleanAbs(m.dest) {
 			c.fail("args[%d]: %s destination %q is not an absolute, clean path", op.i, op.opt, m.dest)
 		}
 		c.last[m.dest] = len(c.mounts)
@@ -192,7 +201,7 @@ func (c *argCheck) namespaces() {
 		case "--unshare-cgroup", "--unshare-cgroup-try":
 			cgroup = true
 		default:
-			i += bwrapArity[c.inv.Bwrap.Args[i]]
+			i += arity(c.inv.Bwrap.Args[i])
 		}
 	}
 	for _, ns := range []struct {
@@ -255,7 +264,7 @@ func (c *argCheck) filesystem() {
 func (c *argCheck) emptyFD(fd string) bool {
 	for _, f := range c.inv.FDs {
 		if strconv.Itoa(f.Num) == fd {
-			return f.Kind == FDEmpty
+			return f.Kind == invocation.FDEmpty
 		}
 	}
 	return false
@@ -344,7 +353,7 @@ func (c *argCheck) isPin(k int) bool {
 // exactly that path: no later mount lands on it or above it.
 func (c *argCheck) hidden() {
 	for _, h := range c.inv.Hidden {
-		if !cleanAbs(h) {
+		if !invocation.IsCleanAbs(h) {
 			c.fail("hidden path %q is not absolute and clean", h)
 			continue
 		}
@@ -356,4 +365,11 @@ func (c *argCheck) hidden() {
 			c.fail("hidden path %s is not masked: %s (args[%d]) is the last mount at or above it", h, c.inv.Bwrap.Args[m.i], m.i)
 		}
 	}
+}
+
+// arity is the number of values bwrap option opt takes (0 for a word
+// that is not an option: the callers walk arguments Validate accepted).
+func arity(opt string) int {
+	n, _ := invocation.BwrapArity(opt)
+	return n
 }

@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/bwpolicy/bwpolicy/runtime/invocation"
+
 // homeLayout checks the home layout the invocation declares (H10): each
 // rebuilt directory is served by a tmpfs at exactly that path, with no
 // later mount at or above it. What is bound back inside is verify's to
@@ -10,7 +12,7 @@ func (c *argCheck) homeLayout() {
 		return
 	}
 	for _, d := range h.Dirs {
-		if !cleanAbs(d) {
+		if !invocation.IsCleanAbs(d) {
 			c.fail("home layout directory %q is not absolute and clean", d)
 			continue
 		}

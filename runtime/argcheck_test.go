@@ -7,23 +7,25 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // goldenInvocations decodes the compiler's golden invocations (those the
 // runtime accepts: not the one compiled without bwrap).
-func goldenInvocations(t testing.TB) map[string]*Invocation {
+func goldenInvocations(t testing.TB) map[string]*invocation.Invocation {
 	t.Helper()
 	files, err := filepath.Glob("../golden/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden invocations: %v", err)
 	}
-	out := map[string]*Invocation{}
+	out := map[string]*invocation.Invocation{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		inv, err := Decode(data)
+		inv, err := invocation.Decode(data)
 		if err != nil {
 			continue // compiled without bwrap: Validate refuses it already
 		}
@@ -55,64 +57,72 @@ func dropArgs(args []string, opt string, n int) []string {
 // the runtime must refuse, with a word of the message that says why.
 var argEdits = []struct {
 	name string
-	edit func(inv *Invocation)
+	edit func(inv *invocation.Invocation)
 	want string
 }{
-	{"no --unshare-all", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--unshare-all", 0) }, "the ipc namespace is shared with the host"},
-	{"no --unshare-user", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--unshare-user", 0) }, "no --unshare-user"},
-	{"--share-net under workspace", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--share-net") }, "the host network is shared"},
-	{"no --die-with-parent", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--die-with-parent", 0) }, "no --die-with-parent"},
-	{"no --new-session", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--new-session", 0) }, "no --new-session"},
-	{"writable root", func(inv *Invocation) {
+	{"no --unshare-all", func(inv *invocation.Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--unshare-all", 0) }, "the ipc namespace is shared with the host"},
+	{"no --unshare-user", func(inv *invocation.Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--unshare-user", 0) }, "no --unshare-user"},
+	{"--share-net under workspace", func(inv *invocation.Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--share-net") }, "the host network is shared"},
+	{"no --die-with-parent", func(inv *invocation.Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--die-with-parent", 0) }, "no --die-with-parent"},
+	{"no --new-session", func(inv *invocation.Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--new-session", 0) }, "no --new-session"},
+	{"writable root", func(inv *invocation.Invocation) {
 		i := slices.Index(inv.Bwrap.Args, "--ro-bind")
 		inv.Bwrap.Args = slices.Clone(inv.Bwrap.Args)
 		inv.Bwrap.Args[i] = "--bind"
 	}, "the root is not the host root read-only"},
-	{"tmpfs over the root", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--tmpfs", "/") }, "the root is not the host root read-only"},
-	{"no root", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--ro-bind", 2) }, "the root is not the host root read-only"},
-	{"host /proc", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/proc", "/proc") }, "/proc is not a fresh proc"},
-	{"no /dev", func(inv *Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--dev", 1) }, "/dev is not a fresh dev"},
-	{"host /tmp", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/tmp", "/tmp") }, "/tmp is not a fresh tmpfs"},
-	{"extra bind", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--bind", "/tmp/x", "/tmp/x") }, "--bind /tmp/x /tmp/x makes host /tmp/x writable"},
-	{"extra dev-bind", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--dev-bind", "/home/u", "/mnt") }, "--dev-bind /home/u /mnt makes host /home/u writable"},
-	{"fake pin", func(inv *Invocation) {
+	{"tmpfs over the root", func(inv *invocation.Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--tmpfs", "/") }, "the root is not the host root read-only"},
+	{"no root", func(inv *invocation.Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--ro-bind", 2) }, "the root is not the host root read-only"},
+	{"host /proc", func(inv *invocation.Invocation) {
+		inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/proc", "/proc")
+	}, "/proc is not a fresh proc"},
+	{"no /dev", func(inv *invocation.Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--dev", 1) }, "/dev is not a fresh dev"},
+	{"host /tmp", func(inv *invocation.Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/tmp", "/tmp") }, "/tmp is not a fresh tmpfs"},
+	{"extra bind", func(inv *invocation.Invocation) {
+		inv.Bwrap.Args = append(inv.Bwrap.Args, "--bind", "/tmp/x", "/tmp/x")
+	}, "--bind /tmp/x /tmp/x makes host /tmp/x writable"},
+	{"extra dev-bind", func(inv *invocation.Invocation) {
+		inv.Bwrap.Args = append(inv.Bwrap.Args, "--dev-bind", "/home/u", "/mnt")
+	}, "--dev-bind /home/u /mnt makes host /home/u writable"},
+	{"fake pin", func(inv *invocation.Invocation) {
 		inv.Bwrap.Args = append(inv.Bwrap.Args, "--bind", "/home/u/.ssh", "/home/u/proj/ssh")
 	}, "makes host /home/u/.ssh writable"},
-	{"overlay", func(inv *Invocation) {
+	{"overlay", func(inv *invocation.Invocation) {
 		inv.Bwrap.Args = append(inv.Bwrap.Args, "--overlay-src", "/usr", "--overlay", "/home/u/up", "/home/u/work", "/usr")
 	}, "--overlay writes to a host directory"},
-	{"mask covered", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/home/u", "/home/u") }, "hidden path /home/u/.ssh is not masked"},
-	{"mask dropped", func(inv *Invocation) {
+	{"mask covered", func(inv *invocation.Invocation) {
+		inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/home/u", "/home/u")
+	}, "hidden path /home/u/.ssh is not masked"},
+	{"mask dropped", func(inv *invocation.Invocation) {
 		i := slices.Index(inv.Bwrap.Args, "/home/u/.ssh")
 		inv.Bwrap.Args = slices.Delete(slices.Clone(inv.Bwrap.Args), i-1, i+1)
 	}, "hidden path /home/u/.ssh is not masked"},
-	{"mask by another spelling", func(inv *Invocation) {
+	{"mask by another spelling", func(inv *invocation.Invocation) {
 		i := slices.Index(inv.Bwrap.Args, "/home/u/.ssh")
 		inv.Bwrap.Args = slices.Clone(inv.Bwrap.Args)
 		inv.Bwrap.Args[i] = "/home/u/./.ssh"
 	}, "is not an absolute, clean path"},
-	{"no seccomp", func(inv *Invocation) {
+	{"no seccomp", func(inv *invocation.Invocation) {
 		i := slices.Index(inv.Bwrap.Args, "--seccomp")
 		inv.Bwrap.Args = slices.Delete(slices.Clone(inv.Bwrap.Args), i, i+2)
 	}, "no --seccomp"},
-	{"pid 1 memory unmasked", func(inv *Invocation) {
+	{"pid 1 memory unmasked", func(inv *invocation.Invocation) {
 		inv.Bwrap.Args = removeSeq(inv.Bwrap.Args, "--ro-bind", "/dev/null", "/proc/1/mem")
 	}, "the memory of the sandbox's pid 1 is reachable at /proc/1/mem"},
-	{"pid 1 task memory unmasked", func(inv *Invocation) {
+	{"pid 1 task memory unmasked", func(inv *invocation.Invocation) {
 		inv.Bwrap.Args = removeSeq(inv.Bwrap.Args, "--ro-bind", "/dev/null", "/proc/1/task/1/mem")
 	}, "reachable at /proc/1/task/1/mem"},
-	{"pid 1 memory under a later /proc", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--proc", "/proc") }, "reachable at /proc/1/mem"},
-	{"pid 1 memory uncovered by a later bind of /proc/1", func(inv *Invocation) {
+	{"pid 1 memory under a later /proc", func(inv *invocation.Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--proc", "/proc") }, "reachable at /proc/1/mem"},
+	{"pid 1 memory uncovered by a later bind of /proc/1", func(inv *invocation.Invocation) {
 		inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "/proc/1", "/proc/1")
 	}, "reachable at /proc/1/task/1/mem"},
-	{"pid 1 memory masked by a writable file", func(inv *Invocation) {
+	{"pid 1 memory masked by a writable file", func(inv *invocation.Invocation) {
 		inv.Bwrap.Args = replaceSeq(inv.Bwrap.Args, []string{"--ro-bind", "/dev/null", "/proc/1/mem"}, []string{"--bind-data", "9", "/proc/1/mem"})
 	}, "reachable at /proc/1/mem"},
-	{"pid 1 memory bound from elsewhere", func(inv *Invocation) {
+	{"pid 1 memory bound from elsewhere", func(inv *invocation.Invocation) {
 		inv.Bwrap.Args = replaceSeq(inv.Bwrap.Args, []string{"--ro-bind", "/dev/null", "/proc/1/mem"}, []string{"--ro-bind", "/proc/self/mem", "/proc/1/mem"})
 	}, "reachable at /proc/1/mem"},
-	{"capabilities", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--cap-add", "ALL") }, "--cap-add"},
-	{"relative source", func(inv *Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "etc", "/etc") }, "source \"etc\" is not an absolute, clean path"},
+	{"capabilities", func(inv *invocation.Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--cap-add", "ALL") }, "--cap-add"},
+	{"relative source", func(inv *invocation.Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--ro-bind", "etc", "/etc") }, "source \"etc\" is not an absolute, clean path"},
 }
 
 // removeSeq removes the first occurrence of seq from args.

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // The runtime's per-command work, piece by piece (see BENCHMARKS.md):
@@ -26,7 +29,7 @@ func BenchmarkLoadGolden(b *testing.B) {
 		b.Skip(err)
 	}
 	for i := 0; i < b.N; i++ {
-		if _, err := Load(golden); err != nil {
+		if _, err := invocation.Load(golden); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,7 +42,7 @@ func BenchmarkLoad(b *testing.B) {
 			invPath, _, _ := fscallsFixture(b, n, false)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := Load(invPath); err != nil {
+				if _, err := invocation.Load(invPath); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -53,7 +56,7 @@ func BenchmarkCheckPreconditions(b *testing.B) {
 	for _, n := range benchPreconditions {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			invPath, _, _ := fscallsFixture(b, n, false)
-			inv, err := Load(invPath)
+			inv, err := invocation.Load(invPath)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -71,32 +74,32 @@ func BenchmarkCheckPreconditions(b *testing.B) {
 // limits (the --info-fd/--block-fd round trip and prlimit), and without
 // them (only --json-status-fd).
 func BenchmarkRunTrue(b *testing.B) {
-	bwrap, err := FindBwrap()
+	bwrap, err := hostprobe.FindBwrap()
 	if err != nil {
 		b.Skip(err)
 	}
 	args := []string{"--unshare-all", "--unshare-user", "--share-net", "--die-with-parent", "--new-session",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem", "--seccomp", "9"}
-	id, err := StatIdentity(bwrap)
+	id, err := hostprobe.StatIdentity(bwrap)
 	if err != nil {
 		b.Fatal(err)
 	}
-	sc := &Seccomp{Program: []byte{0x06, 0, 0, 0, 0, 0, 0xff, 0x7f}}
+	sc := &invocation.Seccomp{Program: []byte{0x06, 0, 0, 0, 0, 0, 0xff, 0x7f}}
 	variants := []struct {
 		name string
-		inv  *Invocation
+		inv  *invocation.Invocation
 	}{
-		{"limits", &Invocation{Format: Format, Profile: "network",
-			Bwrap:   Bwrap{Path: bwrap, Identity: id, Args: append(append([]string(nil), args...), "--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5")},
-			FDs:     []FD{{3, FDInfo}, {4, FDBlock}, {5, FDStatus}, {9, FDSeccomp}},
-			Rlimits: Rlimits{AsBytes: 256 << 20, CPUSeconds: 30}, Seccomp: sc}},
-		{"nolimits", &Invocation{Format: Format, Profile: "network",
-			Bwrap: Bwrap{Path: bwrap, Identity: id, Args: append(append([]string(nil), args...), "--json-status-fd", "3")},
-			FDs:   []FD{{3, FDStatus}, {9, FDSeccomp}}, Seccomp: sc}},
+		{"limits", &invocation.Invocation{Format: invocation.Format, Profile: "network",
+			Bwrap:   invocation.Bwrap{Path: bwrap, Identity: id, Args: append(append([]string(nil), args...), "--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5")},
+			FDs:     []invocation.FD{{Num: 3, Kind: invocation.FDInfo}, {Num: 4, Kind: invocation.FDBlock}, {Num: 5, Kind: invocation.FDStatus}, {Num: 9, Kind: invocation.FDSeccomp}},
+			Rlimits: invocation.Rlimits{AsBytes: 256 << 20, CPUSeconds: 30}, Seccomp: sc}},
+		{"nolimits", &invocation.Invocation{Format: invocation.Format, Profile: "network",
+			Bwrap: invocation.Bwrap{Path: bwrap, Identity: id, Args: append(append([]string(nil), args...), "--json-status-fd", "3")},
+			FDs:   []invocation.FD{{Num: 3, Kind: invocation.FDStatus}, {Num: 9, Kind: invocation.FDSeccomp}}, Seccomp: sc}},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
-			if err := Validate(v.inv); err != nil {
+			if err := invocation.Validate(v.inv); err != nil {
 				b.Fatal(err)
 			}
 			stdio := Stdio{Warn: func(string) {}}

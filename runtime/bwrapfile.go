@@ -8,25 +8,29 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
 // This file holds the run-time check of the bwrap binary and its
 // execution through the descriptor that was checked.
 
-// identityOf returns the identity of a stat result.
-func identityOf(st *unix.Stat_t) FileIdentity {
-	return FileIdentity{Dev: st.Dev, Ino: st.Ino, Size: st.Size, MTime: st.Mtim.Nano()}
-}
-
-// StatIdentity returns the identity of the file at path (symlinks
-// followed), as the compiler records it for bwrap.
-func StatIdentity(path string) (FileIdentity, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return FileIdentity{}, &os.PathError{Op: "stat", Path: path, Err: err}
+// CheckBwrap checks the bwrap at inv.Bwrap.Path as the runtime would
+// execute it (see openBwrap): a regular ELF executable, owned by root or
+// the caller, not writable by group or others, with the identity the
+// compiler recorded, and outside the sandbox's writable set. It does not
+// run bwrap: whether bwrap supports every
+// option in inv.Bwrap.Requires is checked when the invocation is compiled
+// (ProbeBwrap) and by `bwpolicy doctor`; at run time an older bwrap fails
+// with "Unknown option", which Run reports as exit 125 naming the option.
+func CheckBwrap(inv *invocation.Invocation) error {
+	f, err := openBwrap(inv)
+	if err != nil {
+		return err
 	}
-	return identityOf(&st), nil
+	defer f.Close()
+	return bwrapOutsideWritable(f, inv)
 }
 
 // recompileHint ends the messages about an invocation that no longer
@@ -41,12 +45,12 @@ const recompileHint = "recompile with `bwpolicy compile` (never edit an invocati
 // bwrap replaced since the compile is refused. The caller executes the
 // returned file through its descriptor (startBwrap), so the file checked
 // is the file run.
-func openBwrap(inv *Invocation) (*os.File, error) {
+func openBwrap(inv *invocation.Invocation) (*os.File, error) {
 	p := inv.Bwrap.Path
 	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("bwrap not found at %s (the invocation was compiled for it); %s, then recompile with `bwpolicy compile`", p, InstallHint)
+			return nil, fmt.Errorf("bwrap not found at %s (the invocation was compiled for it); %s, then recompile with `bwpolicy compile`", p, invocation.InstallHint)
 		}
 		return nil, fmt.Errorf("bwrap at %s: %v", p, err)
 	}
@@ -58,7 +62,7 @@ func openBwrap(inv *Invocation) (*os.File, error) {
 	return f, nil
 }
 
-func checkBwrapFile(f *os.File, inv *Invocation) error {
+func checkBwrapFile(f *os.File, inv *invocation.Invocation) error {
 	p := inv.Bwrap.Path
 	var st unix.Stat_t
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
@@ -68,7 +72,7 @@ func checkBwrapFile(f *os.File, inv *Invocation) error {
 		return fmt.Errorf("bwrap at %s is not a regular file; %s", p, recompileHint)
 	}
 	if st.Mode&0o111 == 0 {
-		return fmt.Errorf("bwrap at %s is not executable; reinstall bubblewrap (%s)", p, InstallHint)
+		return fmt.Errorf("bwrap at %s is not executable; reinstall bubblewrap (%s)", p, invocation.InstallHint)
 	}
 	if uid := uint32(os.Geteuid()); st.Uid != 0 && st.Uid != uid {
 		return fmt.Errorf("bwrap at %s is owned by uid %d, neither root nor the caller (uid %d): whoever owns it decides what runs; install bubblewrap from the system's packages and recompile", p, st.Uid, uid)
@@ -78,16 +82,16 @@ func checkBwrapFile(f *os.File, inv *Invocation) error {
 	}
 	var magic [4]byte
 	if n, _ := unix.Pread(int(f.Fd()), magic[:], 0); n != 4 || string(magic[:]) != "\x7fELF" {
-		return fmt.Errorf("bwrap at %s is not an ELF executable (a script or a wrapper cannot be trusted to set up the sandbox); point $%s at the bubblewrap binary itself and recompile", p, EnvBwrap)
+		return fmt.Errorf("bwrap at %s is not an ELF executable (a script or a wrapper cannot be trusted to set up the sandbox); point $%s at the bubblewrap binary itself and recompile", p, hostprobe.EnvBwrap)
 	}
 	want := inv.Bwrap.Identity
-	if want == (FileIdentity{}) {
+	if want == (invocation.FileIdentity{}) {
 		return fmt.Errorf("the invocation records no identity for bwrap at %s (compiled by an older bwpolicy, or edited); %s", p, recompileHint)
 	}
-	if got := identityOf(&st); got != want {
+	if got := hostprobe.IdentityOf(&st); got != want {
 		// Stale, like a changed precondition: a bubblewrap upgrade calls
 		// for a recompile, which probes the new binary.
-		return &StaleError{Mismatches: []Mismatch{{Precondition: Precondition{Path: p, Kind: KindFile, Why: "bwrap"}, Kind: KindFile,
+		return &StaleError{Mismatches: []Mismatch{{Precondition: invocation.Precondition{Path: p, Kind: invocation.KindFile, Why: "bwrap"}, Kind: invocation.KindFile,
 			Changed: fmt.Sprintf("not the bwrap binary the invocation was compiled for (device, inode, size or modification time differ: now %s, recorded %s): upgraded or replaced", got, want)}}}
 	}
 	return nil
@@ -97,23 +101,18 @@ func checkBwrapFile(f *os.File, inv *Invocation) error {
 // writable set (a read-write bind's source, by its real path): a command
 // could replace it, and the next compile would probe (run) what it put
 // there.
-func bwrapOutsideWritable(f *os.File, inv *Invocation) error {
+func bwrapOutsideWritable(f *os.File, inv *invocation.Invocation) error {
 	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
 	if err != nil {
 		return fmt.Errorf("bwrap at %s: cannot tell where it lies (is /proc mounted?)", inv.Bwrap.Path)
 	}
 	args := inv.Bwrap.Args
-	for i := 0; i < len(args); i += 1 + bwrapArity[args[i]] {
+	for i := 0; i < len(args); i += 1 + arity(args[i]) {
 		if mountOps[args[i]] == mountRW && i+2 < len(args) && Within(real, args[i+1]) {
 			return fmt.Errorf("bwrap at %s (%s) lies in the sandbox's writable set (%s is bound read-write at %s): a command could replace it; install bubblewrap outside the working directory and the read-write binds, then recompile", inv.Bwrap.Path, real, args[i+1], args[i+2])
 		}
 	}
 	return nil
-}
-
-// String renders the identity as "dev:ino size mtime".
-func (id FileIdentity) String() string {
-	return fmt.Sprintf("%d:%d %d bytes mtime %d", id.Dev, id.Ino, id.Size, id.MTime)
 }
 
 // startBwrap checks bwrap again (openBwrap) and starts it with
@@ -123,7 +122,7 @@ func (id FileIdentity) String() string {
 // number ForkExec's child uses while it arranges attr.Files, so it is
 // still open, and unchanged, when the child executes it; it is
 // close-on-exec, so bwrap does not inherit it.
-func startBwrap(inv *Invocation, args []string, attr *syscall.ProcAttr) (int, error) {
+func startBwrap(inv *invocation.Invocation, args []string, attr *syscall.ProcAttr) (int, error) {
 	f, err := openBwrap(inv)
 	if err != nil {
 		return 0, err

@@ -6,13 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // TestCheckBwrapRefuses: the bwrap binary must be a regular ELF
 // executable owned by root or the caller, not writable by group or
 // others, the file the compile recorded, and outside the writable set.
 func TestCheckBwrapRefuses(t *testing.T) {
-	bw, err := FindBwrap()
+	bw, err := hostprobe.FindBwrap()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -30,9 +33,9 @@ func TestCheckBwrapRefuses(t *testing.T) {
 		return p
 	}
 	check := func(p string, record bool, args ...string) error {
-		inv := &Invocation{Bwrap: Bwrap{Path: p, Args: append([]string{"--ro-bind", "/", "/"}, args...)}}
+		inv := &invocation.Invocation{Bwrap: invocation.Bwrap{Path: p, Args: append([]string{"--ro-bind", "/", "/"}, args...)}}
 		if record {
-			inv.Bwrap.Identity, _ = StatIdentity(p)
+			inv.Bwrap.Identity, _ = hostprobe.StatIdentity(p)
 		}
 		return CheckBwrap(inv)
 	}
@@ -55,8 +58,8 @@ func TestCheckBwrapRefuses(t *testing.T) {
 	}
 	want(check(own, false), "records no identity for bwrap")
 	var stale *StaleError
-	inv := &Invocation{Bwrap: Bwrap{Path: own, Args: []string{"--ro-bind", "/", "/"}}}
-	inv.Bwrap.Identity, _ = StatIdentity(bw)
+	inv := &invocation.Invocation{Bwrap: invocation.Bwrap{Path: own, Args: []string{"--ro-bind", "/", "/"}}}
+	inv.Bwrap.Identity, _ = hostprobe.StatIdentity(bw)
 	if err := CheckBwrap(inv); !errors.As(err, &stale) || !strings.Contains(err.Error(), "not the bwrap binary the invocation was compiled for") {
 		t.Fatalf("another file than the one recorded: got %v, want a *StaleError", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -229,7 +230,7 @@ func keysOrNone(m map[string]bool) string {
 // made; the caller refuses to run (exit 125) rather than run unbounded.
 // pids.max is set too where s.Pids: max_procs (inv.Rlimits.NProc, which
 // counts the sandbox's first process) plus bwrap itself.
-func (s CgroupSupport) ForInvocation(inv *Invocation) (*Cgroup, error) {
+func (s CgroupSupport) ForInvocation(inv *invocation.Invocation) (*Cgroup, error) {
 	if !s.Available || inv.Rlimits.MemoryMax == 0 {
 		return nil, nil
 	}

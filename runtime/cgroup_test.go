@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // cgroupTree builds a synthetic cgroup2 mount under a temp dir: files
@@ -170,12 +172,12 @@ func TestCgroupReal(t *testing.T) {
 }
 
 func TestForInvocation(t *testing.T) {
-	inv := &Invocation{Rlimits: Rlimits{MemoryMax: 1 << 30}}
+	inv := &invocation.Invocation{Rlimits: invocation.Rlimits{MemoryMax: 1 << 30}}
 	if cg, err := (CgroupSupport{}).ForInvocation(inv); cg != nil || err != nil {
 		t.Errorf("unavailable: %v %v", cg, err)
 	}
 	parent := t.TempDir()
-	if cg, err := (CgroupSupport{Available: true, Parent: parent}).ForInvocation(&Invocation{}); cg != nil || err != nil {
+	if cg, err := (CgroupSupport{Available: true, Parent: parent}).ForInvocation(&invocation.Invocation{}); cg != nil || err != nil {
 		t.Errorf("memory.max 0: %v %v", cg, err)
 	}
 	cg, err := (CgroupSupport{Available: true, Parent: parent}).ForInvocation(inv)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,7 +44,9 @@ func useCgroupParent(t *testing.T, parent string, limits bool) {
 	t.Cleanup(func() { detectCgroup, cgroupFor = oldD, oldF })
 	detectCgroup = func() CgroupSupport { return CgroupSupport{Available: true, Parent: parent} }
 	if !limits {
-		cgroupFor = func(s CgroupSupport, _ *Invocation) (*Cgroup, error) { return newCgroup(s.Parent, CgroupLimits{}) }
+		cgroupFor = func(s CgroupSupport, _ *invocation.Invocation) (*Cgroup, error) {
+			return newCgroup(s.Parent, CgroupLimits{})
+		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // ApplyChdir makes the command start in dir (bwrun --chdir: the caller's
@@ -20,7 +22,7 @@ import (
 // directory instead, and the returned note says so. A directory outside
 // the writable set is used as it is (the command runs there read-only),
 // with a note.
-func ApplyChdir(inv *Invocation, dir string) (note string, err error) {
+func ApplyChdir(inv *invocation.Invocation, dir string) (note string, err error) {
 	if !filepath.IsAbs(dir) || strings.ContainsRune(dir, 0) {
 		return "", fmt.Errorf("--chdir %q: not an absolute path", dir)
 	}
@@ -71,7 +73,7 @@ func hostDirAt(args []string, dir string) (host, why string) {
 	host, why = "", "the sandbox's root does not show the host there"
 	for i := 0; i < len(args); i++ {
 		opt := args[i]
-		n, ok := bwrapArity[opt]
+		n, ok := invocation.BwrapArity(opt)
 		if !ok || i+n >= len(args) {
 			return "", fmt.Sprintf("cannot follow bwrap option %q of the invocation", opt)
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func TestApplyChdir(t *testing.T) {
@@ -20,9 +22,9 @@ func TestApplyChdir(t *testing.T) {
 		}
 	}
 	h := func(p string) string { return filepath.Join(home, p) }
-	base := func() *Invocation {
-		return &Invocation{
-			Bwrap: Bwrap{Args: []string{"--ro-bind", "/", "/", "--proc", "/proc", "--tmpfs", "/tmp",
+	base := func() *invocation.Invocation {
+		return &invocation.Invocation{
+			Bwrap: invocation.Bwrap{Args: []string{"--ro-bind", "/", "/", "--proc", "/proc", "--tmpfs", "/tmp",
 				"--tmpfs", h(".ssh"), "--bind", h("proj"), h("proj"), "--ro-bind", h("elsewhere"), h("mnt"),
 				"--chdir", h("proj"), "--info-fd", "3"}},
 			Chdir:    h("proj"),

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // A sandbox whose first process shares the runtime's pid namespace
@@ -38,8 +40,8 @@ func TestRefusesSharedPidNamespace(t *testing.T) {
 func TestRefusesWithoutInfoFD(t *testing.T) {
 	inv := testInv(t)
 	inv.Bwrap.Args = append(append([]string(nil), baseArgs...), "--seccomp", "3", "--json-status-fd", "4")
-	inv.FDs = []FD{{3, FDSeccomp}, {4, FDStatus}}
-	inv.Seccomp = &Seccomp{Program: allowAll}
+	inv.FDs = []invocation.FD{{Num: 3, Kind: invocation.FDSeccomp}, {Num: 4, Kind: invocation.FDStatus}}
+	inv.Seccomp = &invocation.Seccomp{Program: allowAll}
 	r := run(t, inv, "true")
 	if r.code != ExitSetup || r.err == nil || !strings.Contains(r.err.Error(), "no --info-fd") {
 		t.Fatalf("no info fd: %d %v", r.code, r.err)
@@ -62,10 +64,10 @@ func TestStatusJSON(t *testing.T) {
 // listed directories joined to them.
 func TestStalePaths(t *testing.T) {
 	e := &StaleError{Mismatches: []Mismatch{
-		{Precondition: Precondition{Path: "/h/.kube"}},
-		{Precondition: Precondition{Path: "/h/.aws"}},
-		{Precondition: Precondition{Path: "/h/.kube"}},
-		{Precondition: Precondition{Path: "/h/p"}, NewEntry: "x.pem", Pattern: "*.pem"},
+		{Precondition: invocation.Precondition{Path: "/h/.kube"}},
+		{Precondition: invocation.Precondition{Path: "/h/.aws"}},
+		{Precondition: invocation.Precondition{Path: "/h/.kube"}},
+		{Precondition: invocation.Precondition{Path: "/h/p"}, NewEntry: "x.pem", Pattern: "*.pem"},
 		{EnvVar: "SSH_AUTH_SOCK", EnvPath: "/run/agent.sock"},
 	}}
 	got := strings.Join(stalePaths(e), " ")
@@ -95,10 +97,10 @@ func TestOpenStatusFile(t *testing.T) {
 	must(os.Symlink(w, filepath.Join(dir, "projlink")))
 	must(os.Symlink(filepath.Join(other, "target"), filepath.Join(other, "link")))
 	must(os.WriteFile(filepath.Join(other, "exists"), nil, 0o644))
-	inv := &Invocation{Writable: []string{w}}
-	viaLink := &Invocation{Writable: []string{filepath.Join(dir, "projlink")}}
+	inv := &invocation.Invocation{Writable: []string{w}}
+	viaLink := &invocation.Invocation{Writable: []string{filepath.Join(dir, "projlink")}}
 	for _, c := range []struct {
-		inv  *Invocation
+		inv  *invocation.Invocation
 		path string
 	}{
 		{inv, filepath.Join(w, "s.json")},

@@ -2,11 +2,14 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // CredentialVar is an environment variable that names where credentials
@@ -49,6 +52,25 @@ var CredentialVars = []CredentialVar{
 	{"XDG_RUNTIME_DIR", onePath},
 	{"XAUTHORITY", onePath},
 	{"REGISTRY_AUTH_FILE", onePath},
+}
+
+// XDGBase is an XDG base directory variable and the place, relative to
+// HOME, it defaults to. Where the variable moves the directory, the
+// credential stores the deny lists name under that place move with it
+// ($XDG_CONFIG_HOME/gh instead of ~/.config/gh): the compile hides them
+// there too, and CheckCredentialEnv refuses a run in which the variable
+// names a directory the compile did not look into. Unlike
+// CredentialVars, the variables reach the command (its tools need them).
+type XDGBase struct {
+	Name, Default string
+}
+
+// XDGBases are the XDG base directories that hold credential stores.
+var XDGBases = []XDGBase{
+	{"XDG_CONFIG_HOME", ".config"},
+	{"XDG_DATA_HOME", ".local/share"},
+	{"XDG_STATE_HOME", ".local/state"},
+	{"XDG_CACHE_HOME", ".cache"},
 }
 
 func onePath(v string) []string { return []string{v} }
@@ -146,14 +168,15 @@ func CredentialPaths(cv CredentialVar, value string) []string {
 }
 
 // CheckCredentialEnv refuses (with a *StaleError) an environment in which
-// a credential variable names a path that inv does not account for (H7):
+// a credential variable (or an XDG base variable, see XDGBase) names a
+// path that inv does not account for (H7):
 // each path must be one the variable named when compiling (hidden, or
 // left visible with a warning then), lie inside a path inv hides, lie in
 // what the sandbox replaces (its own /proc and /dev; the fresh /tmp
 // unless a bind takes its source from there), or not exist (one lstat). Without this, a new agent
 // socket or GNUPGHOME in this environment would be reachable although the
 // variable itself is removed. lookup is os.LookupEnv in the runtime.
-func CheckCredentialEnv(inv *Invocation, lookup func(string) (string, bool)) error {
+func CheckCredentialEnv(inv *invocation.Invocation, lookup func(string) (string, bool)) error {
 	var bad []Mismatch
 	for _, cv := range CredentialVars {
 		val, ok := lookup(cv.Name)
@@ -166,13 +189,27 @@ func CheckCredentialEnv(inv *Invocation, lookup func(string) (string, bool)) err
 			}
 		}
 	}
+	for _, x := range XDGBases {
+		val, ok := lookup(x.Name)
+		if !ok || !path.IsAbs(val) { // a relative value is invalid: tools ignore it
+			continue
+		}
+		p := path.Clean(val)
+		if home, ok := lookup("HOME"); ok && p == path.Join(home, x.Default) {
+			continue // the default place: the deny lists cover it
+		}
+		if !credentialPathCovered(inv, x.Name, p) {
+			bad = append(bad, Mismatch{EnvVar: x.Name, EnvPath: p, Note: fmt.Sprintf(
+				"$%s names %s, whose credential stores this invocation does not hide (H7: it was compiled with another XDG directory)", x.Name, p)})
+		}
+	}
 	if len(bad) > 0 {
 		return &StaleError{Mismatches: bad}
 	}
 	return nil
 }
 
-func credentialPathCovered(inv *Invocation, name, p string) bool {
+func credentialPathCovered(inv *invocation.Invocation, name, p string) bool {
 	if slices.Contains(inv.Env.CredentialPaths[name], p) {
 		return true
 	}
@@ -196,7 +233,7 @@ func credentialPathCovered(inv *Invocation, name, p string) bool {
 // reexposed tells whether a bind puts p back inside the masked path h
 // (the S6 exceptions inside the Hermes home, a CA bundle): its
 // destination lies inside h and holds p.
-func reexposed(inv *Invocation, p, h string) bool {
+func reexposed(inv *invocation.Invocation, p, h string) bool {
 	args := inv.Bwrap.Args
 	for i := 0; i+2 < len(args); i++ {
 		switch args[i] {
@@ -211,7 +248,7 @@ func reexposed(inv *Invocation, p, h string) bool {
 
 // bindsFrom tells whether a bind argument of inv takes its source from
 // inside dir.
-func bindsFrom(inv *Invocation, dir string) bool {
+func bindsFrom(inv *invocation.Invocation, dir string) bool {
 	args := inv.Bwrap.Args
 	for i := 0; i+1 < len(args); i++ {
 		switch args[i] {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func TestCredentialVarPaths(t *testing.T) {
@@ -56,10 +58,10 @@ func TestCheckCredentialEnv(t *testing.T) {
 	if err := os.Mkdir(keys, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	inv := &Invocation{
-		Bwrap:  Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", "/tmp"}},
+	inv := &invocation.Invocation{
+		Bwrap:  invocation.Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", "/tmp"}},
 		Hidden: []string{filepath.Join(dir, "hidden")},
-		Env:    Env{CredentialPaths: map[string][]string{"SSH_AUTH_SOCK": {sock}, "AWS_CONFIG_FILE": {"rel/config"}}},
+		Env:    invocation.Env{CredentialPaths: map[string][]string{"SSH_AUTH_SOCK": {sock}, "AWS_CONFIG_FILE": {"rel/config"}}},
 	}
 	cases := []struct {
 		env   map[string]string
@@ -131,8 +133,8 @@ func TestCheckCredentialEnvReexposed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	inv := &Invocation{
-		Bwrap:  Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", hermes, "--bind", scratch, scratch}},
+	inv := &invocation.Invocation{
+		Bwrap:  invocation.Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", hermes, "--bind", scratch, scratch}},
 		Hidden: []string{hermes},
 	}
 	check := func(sock string) error {
@@ -148,5 +150,40 @@ func TestCheckCredentialEnvReexposed(t *testing.T) {
 	}
 	if err := check(filepath.Join(scratch, "agent.sock")); err == nil || !strings.Contains(err.Error(), "does not hide") {
 		t.Errorf("a socket in the scratch directory bound back: %v, want stale", err)
+	}
+}
+
+// TestCheckCredentialEnvXDG: an XDG base variable may name the directory
+// the compile recorded, the default place under HOME, or nothing that
+// exists; another existing directory makes the run stale (its credential
+// stores were never looked at), and a relative value is ignored.
+func TestCheckCredentialEnvXDG(t *testing.T) {
+	home := t.TempDir()
+	other, err := os.MkdirTemp("/var/tmp", "xdg") // not under /tmp, which the sandbox replaces
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(other)
+	inv := &invocation.Invocation{Env: invocation.Env{CredentialPaths: map[string][]string{"XDG_CONFIG_HOME": {"/data/cfg"}}}}
+	for _, c := range []struct {
+		env   map[string]string
+		stale string
+	}{
+		{map[string]string{"HOME": home}, ""},
+		{map[string]string{"HOME": home, "XDG_CONFIG_HOME": "/data/cfg/"}, ""},
+		{map[string]string{"HOME": home, "XDG_CONFIG_HOME": home + "/.config"}, ""},
+		{map[string]string{"HOME": home, "XDG_CONFIG_HOME": other + "/nonexistent"}, ""},
+		{map[string]string{"HOME": home, "XDG_DATA_HOME": "relative"}, ""},
+		{map[string]string{"HOME": home, "XDG_CONFIG_HOME": other}, "XDG_CONFIG_HOME"},
+		{map[string]string{"HOME": home, "XDG_DATA_HOME": other}, "XDG_DATA_HOME"},
+	} {
+		err := CheckCredentialEnv(inv, func(k string) (string, bool) { v, ok := c.env[k]; return v, ok })
+		var se *StaleError
+		switch {
+		case c.stale == "" && err != nil:
+			t.Errorf("%v: %v", c.env, err)
+		case c.stale != "" && (!errors.As(err, &se) || se.Mismatches[0].EnvVar != c.stale):
+			t.Errorf("%v: got %v, want stale naming %s", c.env, err, c.stale)
+		}
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // BuildEnv applies the environment policy e to environ (NAME=value
 // entries, as from os.Environ); see FilterEnv.
-func BuildEnv(environ []string, e Env) []string {
+func BuildEnv(environ []string, e invocation.Env) []string {
 	out, _ := FilterEnv(environ, e)
 	return out
 }
@@ -30,7 +32,7 @@ type Stripped struct {
 // name order). The relative order of the surviving variables is kept.
 // byValue lists the variables removed for their value alone, in the
 // order of environ.
-func FilterEnv(environ []string, e Env) (out []string, byValue []Stripped) {
+func FilterEnv(environ []string, e invocation.Env) (out []string, byValue []Stripped) {
 	unset := make(map[string]bool, len(e.Unset)+len(e.Set))
 	for _, n := range e.Unset {
 		unset[n] = true
@@ -77,7 +79,7 @@ func FilterEnv(environ []string, e Env) (out []string, byValue []Stripped) {
 // filterEnvWarn is FilterEnv for Run: it says once, through warn, which
 // variables were removed for their value (a proxy URL with a password,
 // say, which a user behind that proxy needs to know about).
-func filterEnvWarn(environ []string, e Env, warn func(string)) []string {
+func filterEnvWarn(environ []string, e invocation.Env, warn func(string)) []string {
 	out, byValue := FilterEnv(environ, e)
 	if len(byValue) > 0 {
 		parts := make([]string, len(byValue))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // realisticEnv is an environment of n variables as a developer's shell
@@ -37,7 +39,7 @@ func realisticEnv(n int) []string {
 // BENCHMARKS.md compares it before and after the value checks.
 func BenchmarkBuildEnv(b *testing.B) {
 	const golden = "../golden/profile_network.json"
-	inv, err := Load(golden)
+	inv, err := invocation.Load(golden)
 	if err != nil {
 		b.Skip(err)
 	}

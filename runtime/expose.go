@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,11 +32,11 @@ type exposed struct {
 // bwrap binds, so replacing a path component afterwards changes nothing;
 // otherwise a sealed memfd holding its content (at most ExposeDataMax
 // bytes), for --ro-bind-data.
-func OpenExposed(inv *Invocation, file string) (*os.File, error) {
+func OpenExposed(inv *invocation.Invocation, file string) (*os.File, error) {
 	if inv.Expose == nil || len(inv.Expose.Roots) == 0 {
 		return nil, fmt.Errorf("--expose %s: the invocation declares no roots to expose files from (compile with --sandbox-id)", file)
 	}
-	if !cleanAbs(file) {
+	if !invocation.IsCleanAbs(file) {
 		return nil, fmt.Errorf("--expose %q: not an absolute, clean path", file)
 	}
 	root := ""
@@ -132,13 +133,13 @@ func insertExpose(args, op []string) []string {
 	dest := op[len(op)-1]
 	at := len(args)
 	lastCover := -1
-	for i := 0; i < len(args); i += 1 + bwrapArity[args[i]] {
-		n := bwrapArity[args[i]]
+	for i := 0; i < len(args); i += 1 + arity(args[i]) {
+		n := arity(args[i])
 		if _, isMount := mountOps[args[i]]; isMount && i+n < len(args) && Within(dest, args[i+n]) {
 			lastCover = i
 		}
 	}
-	for i := 0; i < len(args); i += 1 + bwrapArity[args[i]] {
+	for i := 0; i < len(args); i += 1 + arity(args[i]) {
 		if i > lastCover && args[i] == "--remount-ro" && i+1 < len(args) && Within(dest, args[i+1]) {
 			at = i
 			break

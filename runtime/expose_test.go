@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // exposeTree builds a hidden "Hermes home" with a spillover root: two
@@ -39,10 +41,10 @@ func exposeTree(t *testing.T) (home, spill, secret string) {
 
 // exposeInv hides home behind a read-only tmpfs (as the compiler hides
 // the Hermes home) and declares spill as the expose root.
-func exposeInv(t *testing.T, home, spill string, bindFD bool) *Invocation {
+func exposeInv(t *testing.T, home, spill string, bindFD bool) *invocation.Invocation {
 	inv := testInv(t, "--tmpfs", home, "--remount-ro", home)
 	inv.Hidden = []string{home}
-	inv.Expose = &Expose{Roots: []string{spill}, BindFD: bindFD}
+	inv.Expose = &invocation.Expose{Roots: []string{spill}, BindFD: bindFD}
 	return inv
 }
 
@@ -103,11 +105,11 @@ echo changed > ` + spill + `/a 2>/dev/null && echo wrote-a; ls ` + spill + ` 2>/
 // accepted only read-only, below an expose root, outside hidden paths
 // below that root; a hidden path itself cannot be exposed.
 func TestCheckArgsExposures(t *testing.T) {
-	base := func() *Invocation {
-		inv := &Invocation{Profile: "workspace", Bwrap: Bwrap{Args: append(slices.Clone(baseArgs),
+	base := func() *invocation.Invocation {
+		inv := &invocation.Invocation{Profile: "workspace", Bwrap: invocation.Bwrap{Args: append(slices.Clone(baseArgs),
 			"--tmpfs", "/h", "--tmpfs", "/h/spill/private", "--ro-bind-data", "3", "/h/spill/key", "--remount-ro", "/h", "--seccomp", "4")},
-			FDs:    []FD{{3, FDEmpty}, {4, FDSeccomp}},
-			Hidden: []string{"/h", "/h/spill/key", "/h/spill/private"}, Expose: &Expose{Roots: []string{"/h/spill"}}}
+			FDs:    []invocation.FD{{Num: 3, Kind: invocation.FDEmpty}, {Num: 4, Kind: invocation.FDSeccomp}},
+			Hidden: []string{"/h", "/h/spill/key", "/h/spill/private"}, Expose: &invocation.Expose{Roots: []string{"/h/spill"}}}
 		return inv
 	}
 	if err := CheckArgs(base()); err != nil {
@@ -122,10 +124,10 @@ func TestCheckArgsExposures(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		add  []string
-		edit func(*Invocation)
+		edit func(*invocation.Invocation)
 		want string
 	}{
-		{"no roots", []string{"--ro-bind-fd", "9", "/h/spill/a"}, func(inv *Invocation) { inv.Expose = nil }, "below no expose root"},
+		{"no roots", []string{"--ro-bind-fd", "9", "/h/spill/a"}, func(inv *invocation.Invocation) { inv.Expose = nil }, "below no expose root"},
 		{"outside the root", []string{"--ro-bind-fd", "9", "/h/other"}, nil, "below no expose root"},
 		{"the root itself", []string{"--ro-bind-fd", "9", "/h/spill"}, nil, "below no expose root"},
 		{"a hidden file", []string{"--ro-bind-fd", "9", "/h/spill/key"}, nil, "hidden path /h/spill/key is not masked"},

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,7 +25,7 @@ type fdSet struct {
 }
 
 // openFDs opens the descriptors inv.FDs lists, at exactly their numbers.
-func openFDs(inv *Invocation) (*fdSet, error) {
+func openFDs(inv *invocation.Invocation) (*fdSet, error) {
 	s := &fdSet{}
 	if len(inv.FDs) == 0 {
 		return s, nil
@@ -38,17 +39,17 @@ func openFDs(inv *Invocation) (*fdSet, error) {
 		var child *os.File
 		var err error
 		switch fd.Kind {
-		case FDEmpty:
+		case invocation.FDEmpty:
 			// bwrap's --ro-bind-data/--bind-data/--file read to EOF: one
 			// fresh /dev/null per use.
 			child, err = os.Open(os.DevNull)
-		case FDSeccomp:
+		case invocation.FDSeccomp:
 			child, err = seccompFile(inv.Seccomp.Program)
-		case FDInfo:
+		case invocation.FDInfo:
 			s.info, child, err = os.Pipe()
-		case FDStatus:
+		case invocation.FDStatus:
 			s.status, child, err = os.Pipe()
-		case FDBlock:
+		case invocation.FDBlock:
 			child, s.block, err = blockPipe()
 		default:
 			err = fmt.Errorf("unknown fd kind %q", fd.Kind)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -139,10 +140,10 @@ func (r *runner) readStatus() {
 // they existed (H9) and recorded absent, that exist now: a command
 // created them (a `git init` makes .git/config and .git/hooks), and what
 // it wrote there will run on the host. One lstat each, after the command.
-func CreatedProtected(inv *Invocation) []string {
+func CreatedProtected(inv *invocation.Invocation) []string {
 	var out []string
 	for _, p := range inv.Preconditions {
-		if p.Why != WhyProtected && p.Why != WhyProfileHome || p.Kind != KindAbsent {
+		if p.Why != WhyProtected && p.Why != WhyProfileHome || p.Kind != invocation.KindAbsent {
 			continue
 		}
 		if _, err := os.Lstat(p.Path); err == nil {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Bounds of the post-command git scan (ScanGit). Past one, the scan
@@ -87,10 +89,10 @@ const WhyProfileHome = "H9 (profile home)"
 // it. A protected entry of the profile home that was absent when
 // compiling (WhyProfileHome) and exists now is set aside too. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
-func ScanGit(inv *Invocation, home string, now time.Time) GitScanReport {
+func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
 	s := newGitScan(inv, home, now)
 	for _, p := range inv.Preconditions {
-		if p.Why == WhyProfileHome && p.Kind == KindAbsent {
+		if p.Why == WhyProfileHome && p.Kind == invocation.KindAbsent {
 			if _, err := os.Lstat(p.Path); err == nil {
 				s.setAside(p.Path, "a start-up file of the profile home (it would run in every later command of the profile)")
 			}
@@ -126,13 +128,13 @@ type scanMount struct {
 	rw        bool
 }
 
-func newGitScan(inv *Invocation, home string, now time.Time) *gitScan {
+func newGitScan(inv *invocation.Invocation, home string, now time.Time) *gitScan {
 	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"),
 		seen: map[string]bool{}, moved: map[string]bool{}}
 	var rw []string
 	args := inv.Bwrap.Args
 	for i := 0; i < len(args); i++ {
-		n, ok := bwrapArity[args[i]]
+		n, ok := invocation.BwrapArity(args[i])
 		if !ok || i+n >= len(args) {
 			continue
 		}
@@ -245,12 +247,12 @@ func (s *gitScan) globalHooksPath() string {
 // (following symlinks, as git does) through OpenRegular, so a FIFO or a
 // device a command left in its place cannot hang bwrun.
 func readSmall(p string) ([]byte, error) {
-	f, err := OpenRegular(p)
+	f, err := invocation.OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := readLimited(f, maxGitFile+1)
+	b, err := invocation.ReadLimited(f, maxGitFile+1)
 	if len(b) > maxGitFile {
 		return nil, errTooLarge
 	}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // gitEnv is a host git that reads no global or system configuration.
@@ -42,7 +44,7 @@ func mustWrite(t testing.TB, p, content string, mode os.FileMode) {
 // invocation around it.
 type scanFixture struct {
 	home, proj, marker string
-	inv                *Invocation
+	inv                *invocation.Invocation
 }
 
 func newScanFixture(t *testing.T) *scanFixture { return newScanFixtureB(t) }
@@ -58,7 +60,7 @@ func newScanFixtureB(t testing.TB) *scanFixture {
 	mustWrite(t, filepath.Join(f.proj, "README"), "x\n", 0o644)
 	runGit(t, f.home, f.proj, "add", "README")
 	runGit(t, f.home, f.proj, "commit", "-qm", "init")
-	f.inv = &Invocation{Bwrap: Bwrap{Args: []string{"--ro-bind", "/", "/",
+	f.inv = &invocation.Invocation{Bwrap: invocation.Bwrap{Args: []string{"--ro-bind", "/", "/",
 		"--bind", f.proj, f.proj,
 		"--bind", f.proj + "/.git", f.proj + "/.git",
 		"--ro-bind", f.proj + "/.git/config", f.proj + "/.git/config",

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func TestPreconditions(t *testing.T) {
@@ -28,14 +30,14 @@ func TestPreconditions(t *testing.T) {
 	}
 	defer l.Close()
 
-	inv := &Invocation{Preconditions: []Precondition{
-		{Path: later, Kind: KindAbsent, Why: "S5"},
-		{Path: file, Kind: KindFile, Why: "S5"},
-		{Path: link, Kind: KindSymlink, Target: "/srv/one", Why: "S5"},
-		{Path: under, Kind: KindAbsent, Why: "S5"},
-		{Path: sock, Kind: KindSocket, Why: "S4"},
-		{Path: dir, Kind: KindDir, Why: "S9"},
-		{Path: "/dev/null", Kind: KindOther, Why: "test"},
+	inv := &invocation.Invocation{Preconditions: []invocation.Precondition{
+		{Path: later, Kind: invocation.KindAbsent, Why: "S5"},
+		{Path: file, Kind: invocation.KindFile, Why: "S5"},
+		{Path: link, Kind: invocation.KindSymlink, Target: "/srv/one", Why: "S5"},
+		{Path: under, Kind: invocation.KindAbsent, Why: "S5"},
+		{Path: sock, Kind: invocation.KindSocket, Why: "S4"},
+		{Path: dir, Kind: invocation.KindDir, Why: "S9"},
+		{Path: "/dev/null", Kind: invocation.KindOther, Why: "test"},
 	}}
 	if err := CheckPreconditions(inv); err != nil {
 		t.Fatalf("fresh host: %v", err)
@@ -89,11 +91,11 @@ func TestPreconditionMTime(t *testing.T) {
 		}
 		return fi.ModTime().UnixNano()
 	}
-	inv := func(newDirs bool) *Invocation {
-		return &Invocation{Preconditions: []Precondition{
-			{Path: proj, Kind: KindDir, MTime: stamp(proj), Match: []string{"*.pem", ".env*"}, NewDirs: newDirs, Why: "H4"},
-			{Path: filepath.Join(proj, "server.pem"), Kind: KindFile, Why: "H4"},
-			{Path: filepath.Join(proj, "src"), Kind: KindDir, MTime: stamp(filepath.Join(proj, "src")), Match: []string{"*.pem"}, NewDirs: newDirs, Why: "H4"},
+	inv := func(newDirs bool) *invocation.Invocation {
+		return &invocation.Invocation{Preconditions: []invocation.Precondition{
+			{Path: proj, Kind: invocation.KindDir, MTime: stamp(proj), Match: []string{"*.pem", ".env*"}, NewDirs: newDirs, Why: "H4"},
+			{Path: filepath.Join(proj, "server.pem"), Kind: invocation.KindFile, Why: "H4"},
+			{Path: filepath.Join(proj, "src"), Kind: invocation.KindDir, MTime: stamp(filepath.Join(proj, "src")), Match: []string{"*.pem"}, NewDirs: newDirs, Why: "H4"},
 		}}
 	}
 	withDirs, withoutDirs := inv(true), inv(false)
@@ -145,7 +147,7 @@ func TestPreconditionMTime(t *testing.T) {
 		t.Fatalf("new match: %v", err)
 	}
 	// A directory whose mtime is unchanged is not listed at all.
-	unchanged := &Invocation{Preconditions: []Precondition{{Path: filepath.Join(proj, "src"), Kind: KindDir, MTime: stamp(filepath.Join(proj, "src")), Match: []string{"*.pem"}}}}
+	unchanged := &invocation.Invocation{Preconditions: []invocation.Precondition{{Path: filepath.Join(proj, "src"), Kind: invocation.KindDir, MTime: stamp(filepath.Join(proj, "src")), Match: []string{"*.pem"}}}}
 	if err := CheckPreconditions(unchanged); err != nil {
 		t.Fatalf("unchanged mtime: %v", err)
 	}
@@ -158,94 +160,30 @@ func TestKindOfUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "closed"), 0o000)
 	defer os.Chmod(filepath.Join(dir, "closed"), 0o755)
-	inv := &Invocation{Preconditions: []Precondition{{Path: filepath.Join(dir, "closed", "x"), Kind: KindAbsent}}}
+	inv := &invocation.Invocation{Preconditions: []invocation.Precondition{{Path: filepath.Join(dir, "closed", "x"), Kind: invocation.KindAbsent}}}
 	err := CheckPreconditions(inv)
 	if err == nil || !strings.Contains(err.Error(), "cannot check it now") {
 		t.Fatalf("got %v", err)
 	}
 }
 
-// help080 is the --help text of bwrap 0.8.0 (Debian bookworm) plus the
-// options 0.11 added, in the layout bwrap prints them.
-const help080 = `usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]
-
-    --help                       Print this help
-    --version                    Print version
-    --args FD                    Parse NUL-separated args from FD
-    --unshare-all                Unshare every namespace we support by default
-    --disable-userns             Disable further use of user namespaces inside sandbox
-    --bind-fd FD DEST            Bind open directory or path fd on DEST
-    --seccomp FD                 Load and use seccomp rules from FD (not repeatable)
-    --add-seccomp-fd FD          Load and use seccomp rules from FD (repeatable)
-    --perms OCTAL                Set permissions of next argument (--bind-data, --file, etc.)
-    --size BYTES                 Set size of next argument (only for --tmpfs)
-    --chmod OCTAL PATH           Change permissions of PATH (must already exist)
-`
-
-const help011 = `    --overlay RWSRC WORKDIR DEST Mount overlayfs on DEST, with RWSRC as the host path for writes and
-                                 WORKDIR an empty directory on the same filesystem as RWSRC
-    --level-prefix               Prepend e.g. <3> to diagnostic messages
-`
-
-func TestParseHelp(t *testing.T) {
-	got := ParseHelp(help080)
-	want := map[string]bool{"--help": true, "--version": true, "--args": true, "--unshare-all": true,
-		"--disable-userns": true, "--bind-fd": true, "--seccomp": true, "--add-seccomp-fd": true,
-		"--perms": true, "--size": true, "--chmod": true}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("ParseHelp:\n got %v\nwant %v", got, want)
-	}
-	got = ParseHelp(help011)
-	if !got["--overlay"] || !got["--level-prefix"] || len(got) != 2 {
-		t.Fatalf("0.11 lines: %v", got)
-	}
-	info := BwrapInfo{Path: "/x/bwrap", Version: "0.8.0", Options: ParseHelp(help080)}
-	if m := info.Missing([]string{"--disable-userns", "--argv0", "--overlay"}); !reflect.DeepEqual(m, []string{"--argv0", "--overlay"}) {
-		t.Fatalf("Missing: %v", m)
-	}
-	err := CheckRequires(&Invocation{Bwrap: Bwrap{Requires: []string{"--argv0"}}}, info)
-	if err == nil || !strings.Contains(err.Error(), "lacks --argv0") {
-		t.Fatalf("CheckRequires: %v", err)
-	}
-}
-
-func TestProbeBwrap(t *testing.T) {
-	bw := needBwrap(t)
-	info, err := ProbeBwrap(bw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("bwrap %s at %s: %d options", info.Version, info.Path, len(info.Options))
-	for _, o := range []string{"--unshare-all", "--ro-bind", "--info-fd", "--block-fd", "--json-status-fd", "--die-with-parent"} {
-		if !info.Has(o) {
-			t.Errorf("probe lacks %s", o)
-		}
-	}
-	if info.Version == "" || strings.Contains(info.Version, "bubblewrap") {
-		t.Errorf("version %q", info.Version)
-	}
-	if _, err := ProbeBwrap("/nonexistent/bwrap"); err == nil {
-		t.Error("probing a missing bwrap succeeded")
-	}
-}
-
 func TestCheckBwrap(t *testing.T) {
-	err := CheckBwrap(&Invocation{Bwrap: Bwrap{Path: "/nonexistent/bwrap"}})
+	err := CheckBwrap(&invocation.Invocation{Bwrap: invocation.Bwrap{Path: "/nonexistent/bwrap"}})
 	if err == nil || !strings.Contains(err.Error(), "apt install bubblewrap") || !strings.Contains(err.Error(), "dnf install bubblewrap") || !strings.Contains(err.Error(), "pacman -S bubblewrap") {
 		t.Fatalf("missing bwrap: %v", err)
 	}
-	err = CheckBwrap(&Invocation{Bwrap: Bwrap{Path: "/etc/passwd"}})
+	err = CheckBwrap(&invocation.Invocation{Bwrap: invocation.Bwrap{Path: "/etc/passwd"}})
 	if err == nil || (os.Getuid() != 0 && !strings.Contains(err.Error(), "not executable")) {
 		t.Fatalf("non-executable: %v", err)
 	}
-	if err := CheckBwrap(&Invocation{Bwrap: Bwrap{Path: "/"}}); err == nil {
+	if err := CheckBwrap(&invocation.Invocation{Bwrap: invocation.Bwrap{Path: "/"}}); err == nil {
 		t.Fatal("a directory passed")
 	}
 }
 
 func TestBuildEnv(t *testing.T) {
 	environ := []string{"PATH=/bin", "SSH_AUTH_SOCK=/run/x", "GH_TOKEN=a", "NPM_TOKEN=b", "MY_API_KEY=c", "HOME=/h", "TMPDIR=/old", "EMPTY="}
-	got := BuildEnv(environ, Env{
+	got := BuildEnv(environ, invocation.Env{
 		Unset:         []string{"SSH_AUTH_SOCK", "GH_TOKEN"},
 		UnsetPatterns: []string{"*_TOKEN", "*_API_KEY"},
 		Allow:         []string{"GH_TOKEN", "MY_API_KEY"},
@@ -256,37 +194,6 @@ func TestBuildEnv(t *testing.T) {
 	want := []string{"PATH=/bin", "MY_API_KEY=c", "HOME=/h", "EMPTY=", "A=1", "TMPDIR=/tmp/x"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("BuildEnv:\n got %q\nwant %q", got, want)
-	}
-}
-
-func TestParseKernelVersion(t *testing.T) {
-	for in, want := range map[string][2]int{
-		"6.18.44-fc-v657":       {6, 18},
-		"5.14.0-427.el9.x86_64": {5, 14},
-		"5.4.0":                 {5, 4},
-		"4.19-rc1":              {4, 19},
-		"6.1":                   {6, 1},
-	} {
-		ma, mi, err := ParseKernelVersion(in)
-		if err != nil || ma != want[0] || mi != want[1] {
-			t.Errorf("%s: %d.%d %v, want %v", in, ma, mi, err, want)
-		}
-	}
-	for _, bad := range []string{"", "6", "x.y"} {
-		if _, _, err := ParseKernelVersion(bad); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
-	}
-	if _, err := KernelAtLeast(2, 6); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestLandlockABI(t *testing.T) {
-	abi, err := LandlockABI()
-	t.Logf("Landlock ABI %d (%v)", abi, err)
-	if abi < 0 || (abi == 0) != (err != nil) {
-		t.Fatalf("abi %d, err %v", abi, err)
 	}
 }
 
@@ -311,9 +218,19 @@ func TestBwrapLines(t *testing.T) {
 }
 
 // TestDependencies asserts the per-command path stays tiny: package
-// runtime uses the standard library and golang.org/x/sys only.
+// runtime and its host probes use the standard library and
+// golang.org/x/sys only, and the invocation format the standard
+// library alone.
 func TestDependencies(t *testing.T) {
 	assertStdlibAndXSys(t, "github.com/bwpolicy/bwpolicy/runtime")
+	assertStdlibAndXSys(t, "github.com/bwpolicy/bwpolicy/runtime/hostprobe")
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "github.com/bwpolicy/bwpolicy/runtime/invocation").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	if deps := strings.Fields(string(out)); len(deps) != 1 {
+		t.Errorf("runtime/invocation depends on %v: only the standard library is allowed", deps)
+	}
 }
 
 func assertStdlibAndXSys(t *testing.T, pkg string) {
@@ -328,7 +245,7 @@ func assertStdlibAndXSys(t *testing.T, pkg string) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		switch {
-		case dep == pkg, dep == "github.com/bwpolicy/bwpolicy/runtime":
+		case dep == pkg, strings.HasPrefix(dep+"/", "github.com/bwpolicy/bwpolicy/runtime/"):
 		case strings.HasPrefix(dep, "golang.org/x/sys/"):
 		default:
 			t.Errorf("%s depends on %s: only the standard library and golang.org/x/sys are allowed", pkg, dep)

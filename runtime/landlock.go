@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -35,13 +37,13 @@ type landlockNetPortAttr struct {
 // kernel's ABI: what the kernel cannot enforce is reported through warn.
 // The process started from this thread (bwrap) and everything it starts
 // inherit the domain.
-func applyLandlock(l *Landlock, warn func(string)) error {
+func applyLandlock(l *invocation.Landlock, warn func(string)) error {
 	wantNet := l.TCPConnect != nil || l.TCPBind != nil
 	wantScope := l.ScopeAbstractUnix || l.ScopeSignal
 	if !wantNet && !wantScope {
 		return nil
 	}
-	abi, err := LandlockABI()
+	abi, err := hostprobe.LandlockABI()
 	if abi < 1 {
 		warn(fmt.Sprintf("Landlock rules not applied: %v", err))
 		return nil

@@ -8,13 +8,15 @@ import (
 	goruntime "runtime"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
 // onRestrictedThread runs probe on a fresh OS thread restricted by l (as
 // Run restricts the thread that forks bwrap) and returns its error. The
 // thread is never unlocked, so it ends with the goroutine.
-func onRestrictedThread(t *testing.T, l *Landlock, probe func() error) error {
+func onRestrictedThread(t *testing.T, l *invocation.Landlock, probe func() error) error {
 	t.Helper()
 	type result struct{ setup, probe error }
 	c := make(chan result, 1)
@@ -57,7 +59,7 @@ func listenAndClose(t *testing.T, network, address string) net.Listener {
 
 func needLandlockABI(t *testing.T, want int) {
 	t.Helper()
-	abi, err := LandlockABI()
+	abi, err := hostprobe.LandlockABI()
 	if abi < want {
 		// A kernel property, not a missing package: nothing to install.
 		t.Skipf("this kernel's Landlock ABI is %d (%v); the test needs %d", abi, err, want)
@@ -78,10 +80,10 @@ func TestLandlockScopesSignals(t *testing.T) {
 	pid := sleeper.Process.Pid
 	probe := func() error { return unix.Kill(pid, 0) }
 
-	if err := onRestrictedThread(t, &Landlock{MinABI: 6, ScopeAbstractUnix: true}, probe); err != nil {
+	if err := onRestrictedThread(t, &invocation.Landlock{MinABI: 6, ScopeAbstractUnix: true}, probe); err != nil {
 		t.Fatalf("control (abstract sockets scoped, signals not): kill(%d, 0) = %v, want nil", pid, err)
 	}
-	if err := onRestrictedThread(t, &Landlock{MinABI: 6, ScopeSignal: true}, probe); !errors.Is(err, unix.EPERM) {
+	if err := onRestrictedThread(t, &invocation.Landlock{MinABI: 6, ScopeSignal: true}, probe); !errors.Is(err, unix.EPERM) {
 		t.Fatalf("signals scoped: kill(%d, 0) = %v, want EPERM", pid, err)
 	}
 	// The test process itself (outside the domain) still can.
@@ -104,10 +106,10 @@ func TestLandlockScopesAbstractSockets(t *testing.T) {
 		defer unix.Close(fd)
 		return unix.Connect(fd, &unix.SockaddrUnix{Name: name})
 	}
-	if err := onRestrictedThread(t, &Landlock{MinABI: 6, ScopeSignal: true}, probe); err != nil {
+	if err := onRestrictedThread(t, &invocation.Landlock{MinABI: 6, ScopeSignal: true}, probe); err != nil {
 		t.Fatalf("control (signals scoped, sockets not): connect(%s) = %v", name, err)
 	}
-	if err := onRestrictedThread(t, &Landlock{MinABI: 6, ScopeAbstractUnix: true}, probe); !errors.Is(err, unix.EPERM) {
+	if err := onRestrictedThread(t, &invocation.Landlock{MinABI: 6, ScopeAbstractUnix: true}, probe); !errors.Is(err, unix.EPERM) {
 		t.Fatalf("abstract sockets scoped: connect(%s) = %v, want EPERM", name, err)
 	}
 }
@@ -131,7 +133,7 @@ func TestLandlockTCPConnectAllowlist(t *testing.T) {
 			return unix.Connect(fd, &unix.SockaddrInet4{Port: int(port), Addr: [4]byte{127, 0, 0, 1}})
 		}
 	}
-	l := &Landlock{MinABI: 4, TCPConnect: []uint16{allowed}}
+	l := &invocation.Landlock{MinABI: 4, TCPConnect: []uint16{allowed}}
 	if err := onRestrictedThread(t, l, connect(allowed)); err != nil {
 		t.Fatalf("allowed port %d: %v", allowed, err)
 	}

@@ -1,20 +1,21 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"golang.org/x/sys/unix"
 )
 
 // Mismatch is one precondition that no longer holds.
 type Mismatch struct {
 	// Precondition is what the invocation recorded.
-	Precondition Precondition
+	Precondition invocation.Precondition
 	// Kind is what is there now (one of the Kind constants); Target is the
 	// symlink's current target when Kind is KindSymlink.
 	Kind   string
@@ -66,7 +67,7 @@ func (m Mismatch) String() string {
 		}
 		return fmt.Sprintf("%s%s: new directory %q is too large or unreadable to search for hide-glob matches", p.Path, why, m.NewEntry)
 	}
-	if p.Kind == KindSymlink && m.Kind == KindSymlink {
+	if p.Kind == invocation.KindSymlink && m.Kind == invocation.KindSymlink {
 		return fmt.Sprintf("%s%s: was a symlink to %q when compiled, now points to %q", p.Path, why, p.Target, m.Target)
 	}
 	return fmt.Sprintf("%s%s: was %s when compiled, is now %s", p.Path, why, describeKind(p.Kind, p.Target), describeKind(m.Kind, m.Target))
@@ -74,19 +75,19 @@ func (m Mismatch) String() string {
 
 func describeKind(kind, target string) string {
 	switch kind {
-	case KindAbsent:
+	case invocation.KindAbsent:
 		return "absent"
-	case KindFile:
+	case invocation.KindFile:
 		return "a regular file"
-	case KindDir:
+	case invocation.KindDir:
 		return "a directory"
-	case KindSymlink:
+	case invocation.KindSymlink:
 		return fmt.Sprintf("a symlink to %q", target)
-	case KindSocket:
+	case invocation.KindSocket:
 		return "a socket"
-	case KindOther:
+	case invocation.KindOther:
 		return "a special file"
-	case KindDenied:
+	case invocation.KindDenied:
 		return "out of reach (a directory on the way, another user's, denies search)"
 	}
 	return kind
@@ -120,33 +121,39 @@ func KindOf(path string) (kind, target string, err error) {
 }
 
 // lstatKind is KindOf plus the modification time (ns since the epoch).
+// It calls lstat(2) directly: os.Lstat's allocations are paid, in a
+// fresh process, once per precondition on every command's path.
 func lstatKind(path string) (kind, target string, mtime int64, err error) {
-	fi, err := os.Lstat(path)
+	var st unix.Stat_t
+	err = unix.Lstat(path, &st)
+	for err == unix.EINTR { // as os.Lstat does (network and FUSE file systems)
+		err = unix.Lstat(path, &st)
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return KindAbsent, "", 0, nil
+		if err == unix.ENOENT || err == unix.ENOTDIR {
+			return invocation.KindAbsent, "", 0, nil
 		}
 		if Unreachable(path, err) {
-			return KindDenied, "", 0, nil
+			return invocation.KindDenied, "", 0, nil
 		}
-		return "", "", 0, err
+		return "", "", 0, &fs.PathError{Op: "lstat", Path: path, Err: err}
 	}
-	mtime = fi.ModTime().UnixNano()
-	switch m := fi.Mode(); {
-	case m.IsRegular():
-		return KindFile, "", mtime, nil
-	case m.IsDir():
-		return KindDir, "", mtime, nil
-	case m&fs.ModeSymlink != 0:
+	mtime = st.Mtim.Nano()
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return invocation.KindFile, "", mtime, nil
+	case unix.S_IFDIR:
+		return invocation.KindDir, "", mtime, nil
+	case unix.S_IFLNK:
 		t, err := os.Readlink(path)
 		if err != nil {
 			return "", "", 0, err
 		}
-		return KindSymlink, t, mtime, nil
-	case m&fs.ModeSocket != 0:
-		return KindSocket, "", mtime, nil
+		return invocation.KindSymlink, t, mtime, nil
+	case unix.S_IFSOCK:
+		return invocation.KindSocket, "", mtime, nil
 	default:
-		return KindOther, "", mtime, nil
+		return invocation.KindOther, "", mtime, nil
 	}
 }
 
@@ -160,17 +167,25 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 // holding such a name (searched to at most maxNewDirEntries entries, past
 // which it counts as stale). Other new entries (a command's build
 // output) are fine.
-func CheckPreconditions(inv *Invocation) error {
+func CheckPreconditions(inv *invocation.Invocation) error {
 	var bad []Mismatch
 	var recorded map[string]bool
-	for _, p := range inv.Preconditions {
-		kind, target, mtime, err := lstatKind(p.Path)
+	listed := listedKinds(inv.Preconditions)
+	for i, p := range inv.Preconditions {
+		var kind, target string
+		var mtime int64
+		var err error
+		if listed != nil && listed[i] != "" {
+			kind = listed[i]
+		} else {
+			kind, target, mtime, err = lstatKind(p.Path)
+		}
 		switch {
 		case err != nil:
 			bad = append(bad, Mismatch{Precondition: p, Err: err})
-		case kind != p.Kind || (kind == KindSymlink && target != p.Target):
+		case kind != p.Kind || (kind == invocation.KindSymlink && target != p.Target):
 			bad = append(bad, Mismatch{Precondition: p, Kind: kind, Target: target})
-		case p.MTime != 0 && mtime != p.MTime && kind == KindDir:
+		case p.MTime != 0 && mtime != p.MTime && kind == invocation.KindDir:
 			if recorded == nil {
 				recorded = make(map[string]bool, len(inv.Preconditions))
 				for _, q := range inv.Preconditions {
@@ -191,7 +206,7 @@ func CheckPreconditions(inv *Invocation) error {
 
 // newEntries lists the directory p (one level) for an entry that makes
 // the invocation stale (see CheckPreconditions).
-func newEntries(p Precondition, recorded map[string]bool) (Mismatch, bool) {
+func newEntries(p invocation.Precondition, recorded map[string]bool) (Mismatch, bool) {
 	f, err := os.Open(p.Path)
 	if err != nil {
 		return Mismatch{Precondition: p, Err: err}, true

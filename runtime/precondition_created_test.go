@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // TestCreatedProtected: only H9 paths recorded absent that exist now are
@@ -16,11 +18,11 @@ func TestCreatedProtected(t *testing.T) {
 	if err := os.WriteFile(made, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inv := &Invocation{Preconditions: []Precondition{
-		{Path: made, Kind: KindAbsent, Why: "H9"},
-		{Path: filepath.Join(dir, "still-absent"), Kind: KindAbsent, Why: "H9"},
-		{Path: made, Kind: KindFile, Why: "H9"},
-		{Path: made, Kind: KindAbsent, Why: "S5"},
+	inv := &invocation.Invocation{Preconditions: []invocation.Precondition{
+		{Path: made, Kind: invocation.KindAbsent, Why: "H9"},
+		{Path: filepath.Join(dir, "still-absent"), Kind: invocation.KindAbsent, Why: "H9"},
+		{Path: made, Kind: invocation.KindFile, Why: "H9"},
+		{Path: made, Kind: invocation.KindAbsent, Why: "S5"},
 	}}
 	if got := CreatedProtected(inv); !reflect.DeepEqual(got, []string{made}) {
 		t.Errorf("CreatedProtected = %q, want [%s]", got, made)

@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -77,7 +78,7 @@ func openDirNoFollow(dirfd int, name string, create bool) (int, error) {
 // following any symlink (the compile recorded the resolved path). When
 // the parent is missing or changed, nothing is done and the
 // preconditions report the invocation stale.
-func RestoreScratch(inv *Invocation) {
+func RestoreScratch(inv *invocation.Invocation) {
 	if inv.Scratch == "" || !path.IsAbs(inv.Scratch) {
 		return
 	}

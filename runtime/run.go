@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Exit statuses the runtime itself produces. Everything else Run returns
@@ -110,7 +112,7 @@ func setupFailure(err error) (int, error) {
 // Run executes argv in the sandbox inv describes and returns the
 // command's exit status; it is RunWith without options, keeping only the
 // status and the error.
-func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int, error) {
+func Run(ctx context.Context, inv *invocation.Invocation, argv []string, stdio Stdio) (int, error) {
 	st, err := RunWith(ctx, inv, argv, stdio, Options{})
 	return st.ExitStatus, err
 }
@@ -164,14 +166,14 @@ func Run(ctx context.Context, inv *Invocation, argv []string, stdio Stdio) (int,
 // ever runs outside bwrap. Cancelling ctx kills the sandbox and returns
 // ExitSetup with an error wrapping ctx.Err(). When a relayed signal ends
 // the sandbox, the status is 128+signal and the error nil.
-func RunWith(ctx context.Context, inv *Invocation, argv []string, stdio Stdio, opts Options) (Status, error) {
+func RunWith(ctx context.Context, inv *invocation.Invocation, argv []string, stdio Stdio, opts Options) (Status, error) {
 	r := &runner{inv: inv, opts: opts, pidfd: -1, bwrapPidfd: -1, notified: make(chan struct{}), gitScan: stdio.GitScan}
 	code, err := r.runAll(ctx, argv, stdio)
 	return r.status(code, err), err
 }
 
 type runner struct {
-	inv  *Invocation
+	inv  *invocation.Invocation
 	opts Options
 	warn func(string)
 	// warnings collects every warning of the run for the Status.

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,7 +31,7 @@ import (
 // BWPOLICY_NO_SANDBOX=1 is set (then it is skipped).
 func needBwrap(t *testing.T) string {
 	t.Helper()
-	p, err := FindBwrap()
+	p, err := hostprobe.FindBwrap()
 	if err != nil {
 		if os.Getenv("BWPOLICY_NO_SANDBOX") == "1" {
 			t.Skipf("no bwrap (BWPOLICY_NO_SANDBOX=1): %v", err)
@@ -50,29 +52,29 @@ var allowAll = []byte{0x06, 0, 0, 0, 0, 0, 0xff, 0x7f}
 // testInv hand-writes an invocation: baseArgs, extra, then the info,
 // block and status fds at 3, 4 and 5, and an allow-all seccomp program
 // at fd 20 unless extra has its own --seccomp.
-func testInv(t *testing.T, extra ...string) *Invocation {
+func testInv(t *testing.T, extra ...string) *invocation.Invocation {
 	t.Helper()
 	args := append(append([]string(nil), baseArgs...), extra...)
 	args = append(args, "--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5")
-	inv := &Invocation{
-		Format:  Format,
+	inv := &invocation.Invocation{
+		Format:  invocation.Format,
 		Profile: "test",
-		Bwrap:   Bwrap{Path: needBwrap(t), Args: args},
-		FDs:     []FD{{3, FDInfo}, {4, FDBlock}, {5, FDStatus}},
+		Bwrap:   invocation.Bwrap{Path: needBwrap(t), Args: args},
+		FDs:     []invocation.FD{{Num: 3, Kind: invocation.FDInfo}, {Num: 4, Kind: invocation.FDBlock}, {Num: 5, Kind: invocation.FDStatus}},
 	}
 	if !slices.Contains(extra, "--seccomp") {
 		inv.Bwrap.Args = append(inv.Bwrap.Args, "--seccomp", "20")
-		inv.FDs = append(inv.FDs, FD{20, FDSeccomp})
-		inv.Seccomp = &Seccomp{Program: allowAll}
+		inv.FDs = append(inv.FDs, invocation.FD{Num: 20, Kind: invocation.FDSeccomp})
+		inv.Seccomp = &invocation.Seccomp{Program: allowAll}
 	}
 	setIdentity(t, inv)
 	return inv
 }
 
 // setIdentity records the identity of inv's bwrap, as the compiler does.
-func setIdentity(t testing.TB, inv *Invocation) {
+func setIdentity(t testing.TB, inv *invocation.Invocation) {
 	t.Helper()
-	id, err := StatIdentity(inv.Bwrap.Path)
+	id, err := hostprobe.StatIdentity(inv.Bwrap.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,15 +89,15 @@ type result struct {
 }
 
 // run runs argv in inv with stdout and stderr captured in files.
-func run(t *testing.T, inv *Invocation, argv ...string) result {
+func run(t *testing.T, inv *invocation.Invocation, argv ...string) result {
 	t.Helper()
 	return runOpts(t, inv, Options{}, argv...)
 }
 
 // runOpts is run with Run's options.
-func runOpts(t *testing.T, inv *Invocation, opts Options, argv ...string) result {
+func runOpts(t *testing.T, inv *invocation.Invocation, opts Options, argv ...string) result {
 	t.Helper()
-	if err := Validate(inv); err != nil {
+	if err := invocation.Validate(inv); err != nil {
 		t.Fatalf("test invocation invalid: %v", err)
 	}
 	dir := t.TempDir()
@@ -163,7 +165,7 @@ func TestSandboxMissingCommand(t *testing.T) {
 }
 
 func TestSandboxUnknownOption(t *testing.T) {
-	info, err := ProbeBwrap(needBwrap(t))
+	info, err := hostprobe.ProbeBwrap(needBwrap(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +200,7 @@ func TestSandboxStale(t *testing.T) {
 	marker := filepath.Join(dir, "ran")
 	inv := testInv(t, "--bind", dir, dir)
 	inv.Writable = []string{dir}
-	inv.Preconditions = []Precondition{{Path: hidden, Kind: KindAbsent, Why: "S5"}}
+	inv.Preconditions = []invocation.Precondition{{Path: hidden, Kind: invocation.KindAbsent, Why: "S5"}}
 	if r := run(t, inv, "touch", marker); r.code != 0 {
 		t.Fatalf("fresh: %d %v", r.code, r.err)
 	}
@@ -229,7 +231,7 @@ func getrlimits(t *testing.T) map[string]unix.Rlimit {
 func TestSandboxRlimits(t *testing.T) {
 	before := getrlimits(t)
 	inv := testInv(t)
-	inv.Rlimits = Rlimits{AsBytes: 256 << 20, CPUSeconds: 30, NProc: 50}
+	inv.Rlimits = invocation.Rlimits{AsBytes: 256 << 20, CPUSeconds: 30, NProc: 50}
 	r := run(t, inv, "sh", "-c", "ulimit -v; ulimit -t; grep 'Max processes' /proc/self/limits")
 	if r.code != 0 {
 		t.Fatalf("got %d, %v", r.code, r.err)
@@ -290,7 +292,7 @@ func TestSandboxForkLimit(t *testing.T) {
 	if os.Getuid() == 0 {
 		t.Skip("root ignores RLIMIT_NPROC; covered by TestSandboxUnprivileged as an ordinary user")
 	}
-	if ok, _ := NProcPerUserNS(); !ok {
+	if ok, _ := hostprobe.NProcPerUserNS(); !ok {
 		t.Skip("kernel < 5.14: RLIMIT_NPROC is not per user namespace")
 	}
 	dash, err := exec.LookPath("dash") // fails a fork once; bash retries
@@ -343,12 +345,11 @@ func TestSandboxForkLimit(t *testing.T) {
 }
 
 func TestSandboxNProcUnsupportedWarnsOnce(t *testing.T) {
-	nprocOnce.Do(func() {}) // make sure the real probe cannot overwrite the fake
-	saved := nprocOnce.ok
-	nprocOnce.ok = false
-	defer func() { nprocOnce.ok = saved }()
+	saved := nprocPerUserNS
+	nprocPerUserNS = func() (bool, error) { return false, nil } // a kernel before 5.14
+	defer func() { nprocPerUserNS = saved }()
 	inv := testInv(t)
-	inv.Rlimits = Rlimits{NProc: 20, CPUSeconds: 9}
+	inv.Rlimits = invocation.Rlimits{NProc: 20, CPUSeconds: 9}
 	r := run(t, inv, "sh", "-c", "ulimit -t; grep 'Max processes' /proc/self/limits")
 	if r.code != 0 || len(r.warnings) != 1 || !strings.Contains(r.warnings[0], "RLIMIT_NPROC not set") {
 		t.Fatalf("got %d, warnings %q", r.code, r.warnings)
@@ -366,7 +367,7 @@ func TestSandboxEnv(t *testing.T) {
 	t.Setenv("BWP_PLAIN", "p")
 	t.Setenv("BWP_OVERRIDE", "old")
 	inv := testInv(t)
-	inv.Env = Env{
+	inv.Env = invocation.Env{
 		Unset:         []string{"BWP_SECRET"},
 		UnsetPatterns: []string{"*_TOKEN"},
 		Allow:         []string{"BWP_KEEP_TOKEN"},
@@ -450,8 +451,8 @@ func TestSandboxEmptyAndSeccompFDs(t *testing.T) {
 		{retK, 0, 0, 0x00050000 | 1 /*EPERM*/}, // SECCOMP_RET_ERRNO
 	})
 	inv := testInv(t, "--tmpfs", "/tmp", "--ro-bind-data", "6", secret, "--seccomp", "7")
-	inv.FDs = append(inv.FDs, FD{6, FDEmpty}, FD{7, FDSeccomp})
-	inv.Seccomp = &Seccomp{Arch: "x86_64", Program: prog}
+	inv.FDs = append(inv.FDs, invocation.FD{Num: 6, Kind: invocation.FDEmpty}, invocation.FD{Num: 7, Kind: invocation.FDSeccomp})
+	inv.Seccomp = &invocation.Seccomp{Arch: "x86_64", Program: prog}
 	r := run(t, inv, "sh", "-c", "wc -c < "+secret+"; mkdir /tmp/d && echo created")
 	if r.code == 0 || strings.Contains(r.stdout, "created") || !strings.HasPrefix(r.stdout, "0\n") || !strings.Contains(r.stderr, "Operation not permitted") {
 		t.Fatalf("got %+v", r)
@@ -474,7 +475,7 @@ func filterProg(ins [][4]uint32) []byte {
 }
 
 func TestSandboxLandlock(t *testing.T) {
-	abi, _ := LandlockABI()
+	abi, _ := hostprobe.LandlockABI()
 	if abi < landlockABINet {
 		t.Skipf("Landlock ABI %d < %d", abi, landlockABINet)
 	}
@@ -487,7 +488,7 @@ func TestSandboxLandlock(t *testing.T) {
 	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
 	inv := testInv(t, "--share-net")
 	inv.Profile = "network"
-	inv.Landlock = &Landlock{MinABI: 4, TCPConnect: []uint16{uint16(port)}}
+	inv.Landlock = &invocation.Landlock{MinABI: 4, TCPConnect: []uint16{uint16(port)}}
 	if r := run(t, inv, bash, "-c", connect); r.code != 0 || r.stdout != "connected\n" {
 		t.Fatalf("allowed port: %+v", r)
 	}
@@ -622,9 +623,9 @@ func TestSandboxNoStatusFD(t *testing.T) {
 	// Without --json-status-fd the runtime passes bwrap's status through
 	// and still recognises a trailing bwrap failure. (--info-fd stays:
 	// without it the runtime refuses, TestRefusesWithoutInfoFD.)
-	inv := &Invocation{Format: Format, Bwrap: Bwrap{Path: needBwrap(t),
+	inv := &invocation.Invocation{Format: invocation.Format, Bwrap: invocation.Bwrap{Path: needBwrap(t),
 		Args: append(append([]string(nil), baseArgs...), "--seccomp", "3", "--info-fd", "4", "--block-fd", "5")},
-		FDs: []FD{{3, FDSeccomp}, {4, FDInfo}, {5, FDBlock}}, Seccomp: &Seccomp{Program: allowAll}}
+		FDs: []invocation.FD{{Num: 3, Kind: invocation.FDSeccomp}, {Num: 4, Kind: invocation.FDInfo}, {Num: 5, Kind: invocation.FDBlock}}, Seccomp: &invocation.Seccomp{Program: allowAll}}
 	setIdentity(t, inv)
 	if r := run(t, inv, "sh", "-c", "exit 3"); r.code != 3 || r.err != nil {
 		t.Fatalf("got %d %v", r.code, r.err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -136,7 +137,7 @@ func (f *RunFlags) Set(name, val string) error {
 // file or symlink is refused) and refused when it lies in inv's writable
 // set, where a command could have prepared or could read it. It returns
 // nil when neither was asked for.
-func (f RunFlags) OpenStatus(inv *Invocation) (*os.File, error) {
+func (f RunFlags) OpenStatus(inv *invocation.Invocation) (*os.File, error) {
 	if f.StatusFD >= 0 {
 		return os.NewFile(uintptr(f.StatusFD), "status"), nil
 	}

@@ -3,6 +3,8 @@ package runtime
 import (
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // TestSecretNameStrips: the names the outside review found leaking, the
@@ -122,7 +124,7 @@ func TestHarmlessValuesSurvive(t *testing.T) {
 func TestFilterEnv(t *testing.T) {
 	environ := []string{"PATH=/bin", "openai_api_key=x", "HTTPS_PROXY=http://u:pw@proxy:3128", "API_KEY=k",
 		"NOTES=ghp_" + strings.Repeat("a", 36), "MY_CORP_THING=1", "KEEP_TOKEN=t", "LANG=C", "SSH_AUTH_SOCK=/s"}
-	out, byValue := FilterEnv(environ, Env{Unset: []string{"SSH_AUTH_SOCK"}, UnsetPatterns: []string{"my_corp_*"},
+	out, byValue := FilterEnv(environ, invocation.Env{Unset: []string{"SSH_AUTH_SOCK"}, UnsetPatterns: []string{"my_corp_*"},
 		Allow: []string{"keep_token"}, Set: map[string]string{"TMPDIR": "/tmp"}})
 	want := []string{"PATH=/bin", "KEEP_TOKEN=t", "LANG=C", "TMPDIR=/tmp"}
 	if strings.Join(out, "|") != strings.Join(want, "|") {
@@ -132,12 +134,12 @@ func TestFilterEnv(t *testing.T) {
 		t.Errorf("byValue = %+v", byValue)
 	}
 	// env.allow keeps a value-matched variable too.
-	out, byValue = FilterEnv([]string{"HTTPS_PROXY=http://u:pw@proxy"}, Env{Allow: []string{"HTTPS_PROXY"}})
+	out, byValue = FilterEnv([]string{"HTTPS_PROXY=http://u:pw@proxy"}, invocation.Env{Allow: []string{"HTTPS_PROXY"}})
 	if len(out) != 1 || len(byValue) != 0 {
 		t.Errorf("allowed HTTPS_PROXY: out %q byValue %v", out, byValue)
 	}
 	var warned []string
-	filterEnvWarn(environ, Env{}, func(m string) { warned = append(warned, m) })
+	filterEnvWarn(environ, invocation.Env{}, func(m string) { warned = append(warned, m) })
 	if len(warned) != 1 || !strings.Contains(warned[0], "HTTPS_PROXY (a URL with a password)") || strings.Contains(warned[0], "pw@") {
 		t.Errorf("warnings %q", warned)
 	}

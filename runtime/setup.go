@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"golang.org/x/sys/unix"
 )
 
@@ -110,13 +111,13 @@ func (r *runner) abortSetup(infoc <-chan infoResult) {
 func (r *runner) applyLimits() error {
 	l := r.inv.Rlimits
 	if l.NProc != 0 {
-		ok, err := NProcPerUserNS()
+		ok, err := nprocPerUserNS()
 		switch {
 		case err != nil:
 			r.warn(fmt.Sprintf("RLIMIT_NPROC not set (max_procs not enforced): cannot tell the kernel version: %v", err))
 		case !ok:
-			rel, _ := KernelRelease()
-			r.warn(fmt.Sprintf("RLIMIT_NPROC not set (max_procs not enforced): kernel %s counts it per user, not per user namespace (needs %s or later)", rel, NProcPerUserNSSince))
+			rel, _ := hostprobe.KernelRelease()
+			r.warn(fmt.Sprintf("RLIMIT_NPROC not set (max_procs not enforced): kernel %s counts it per user, not per user namespace (needs %s or later)", rel, hostprobe.NProcPerUserNSSince))
 		case os.Getuid() == 0:
 			// bwrap maps the sandbox's user to the caller's real uid, and
 			// the kernel never applies RLIMIT_NPROC to global root.
@@ -171,3 +172,7 @@ func readInfo(f *os.File, c chan<- infoResult) {
 	}
 	c <- infoResult{pid: doc.ChildPid}
 }
+
+// nprocPerUserNS is hostprobe.NProcPerUserNS (a variable so that a test
+// can stand in for an older kernel).
+var nprocPerUserNS = hostprobe.NProcPerUserNS

@@ -117,19 +117,3 @@ func shellScriptIndex(argv []string, first int) int {
 	}
 	return i
 }
-
-// isShellName tells whether s is a shell identifier ([A-Za-z_][A-Za-z0-9_]*).
-func isShellName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 var s4Names = []string{"DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "SSH_AUTH_SOCK"}
@@ -144,12 +146,12 @@ func TestUnsetAfterRCReadOnly(t *testing.T) {
 
 func TestValidateUnsetAfterRCNames(t *testing.T) {
 	for _, name := range []string{"SSH_AUTH_SOCK", "_x", "a1"} {
-		if !isShellName(name) {
+		if !invocation.IsShellName(name) {
 			t.Errorf("%q should be a shell name", name)
 		}
 	}
 	for _, name := range []string{"", "1a", "A;rm -rf /", "A B", "A-B", "Ä"} {
-		if isShellName(name) {
+		if invocation.IsShellName(name) {
 			t.Errorf("%q should not be a shell name", name)
 		}
 	}

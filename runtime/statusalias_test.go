@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -44,7 +45,7 @@ func statusAliasHelper(t *testing.T, dir string) {
 	if err := unix.Mount(proj, alias, "", unix.MS_BIND, ""); err != nil {
 		t.Fatalf("bind mount: %v", err)
 	}
-	inv := &Invocation{Writable: []string{proj}, Bwrap: Bwrap{Args: []string{"--bind", proj, proj}}}
+	inv := &invocation.Invocation{Writable: []string{proj}, Bwrap: invocation.Bwrap{Args: []string{"--bind", proj, proj}}}
 	if f, err := (RunFlags{StatusFD: -1, StatusFile: filepath.Join(alias, "s.json")}).OpenStatus(inv); err == nil {
 		f.Close()
 		t.Fatal("a status file in a bind-mount alias of the writable directory was accepted")

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,13 +30,13 @@ const maxWalk = 256
 // them (with every directory in between a mount point, so nothing can be
 // renamed); a directory reached through another name (a symlink or a
 // bind mount of the source) is refused.
-func LoadTrusted(path string) (*Invocation, error) {
+func LoadTrusted(path string) (*invocation.Invocation, error) {
 	f, st, err := openInvocation(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	inv, err := decodeFile(f, path)
+	inv, err := invocation.DecodeFile(f, path)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func LoadTrusted(path string) (*Invocation, error) {
 
 // CheckInvocationFile runs LoadTrusted's checks of the file at path
 // against inv, its decoded content (`bwpolicy verify` reports them).
-func CheckInvocationFile(path string, inv *Invocation) error {
+func CheckInvocationFile(path string, inv *invocation.Invocation) error {
 	f, st, err := openInvocation(path)
 	if err != nil {
 		return err
@@ -98,12 +99,12 @@ type devIno struct{ dev, ino uint64 }
 // step opens ".." of the last) and checks each directory's owner and
 // mode, and whether the file or one of them is the host source of a
 // read-write bind of inv (see LoadTrusted).
-func checkLocation(f *os.File, label string, st *unix.Stat_t, inv *Invocation) error {
+func checkLocation(f *os.File, label string, st *unix.Stat_t, inv *invocation.Invocation) error {
 	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
 	if err != nil || !filepath.IsAbs(real) || strings.HasSuffix(real, " (deleted)") {
 		return fmt.Errorf("%s: cannot tell which directory holds it (is /proc mounted?)", label)
 	}
-	c := &argCheck{inv: inv, last: map[string]int{}, flags: map[string]bool{}}
+	c := newArgCheck(inv)
 	c.parse()
 	rw := map[devIno][]int{} // host source -> read-write mounts of it
 	for k, m := range c.mounts {

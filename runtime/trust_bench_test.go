@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,7 +21,7 @@ import (
 // caller's, next to it, so the walk is as deep as the real one's), else
 // the golden R7_cwd_home with this host's bwrap.
 func BenchmarkTrust(b *testing.B) {
-	var inv *Invocation
+	var inv *invocation.Invocation
 	var p string
 	if src := os.Getenv("BWPOLICY_BENCH_INVOCATION"); src != "" {
 		data, err := os.ReadFile(src)
@@ -32,17 +34,17 @@ func BenchmarkTrust(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { os.Remove(p) })
-		if inv, err = Decode(data); err != nil {
+		if inv, err = invocation.Decode(data); err != nil {
 			b.Fatal(err)
 		}
 	} else {
 		inv = goldenInvocations(b)["R7_cwd_home.json"]
-		bw, err := FindBwrap()
+		bw, err := hostprobe.FindBwrap()
 		if err != nil {
 			b.Skip(err)
 		}
 		inv.Bwrap.Path = bw
-		if inv.Bwrap.Identity, err = StatIdentity(bw); err != nil {
+		if inv.Bwrap.Identity, err = hostprobe.StatIdentity(bw); err != nil {
 			b.Fatal(err)
 		}
 		data, _ := json.Marshal(inv)
@@ -52,7 +54,7 @@ func BenchmarkTrust(b *testing.B) {
 	b.Run("Load", func(b *testing.B) {
 		defer cpuPerOp(b)()
 		for i := 0; i < b.N; i++ {
-			if _, err := Load(p); err != nil {
+			if _, err := invocation.Load(p); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // trustInv is an invocation with args and the writable set their
 // read-write binds make.
-func trustInv(args ...string) *Invocation {
-	inv := &Invocation{Format: Format, Profile: "workspace",
-		Bwrap: Bwrap{Path: "/usr/bin/bwrap", Args: append([]string{"--ro-bind", "/", "/"}, args...)}}
+func trustInv(args ...string) *invocation.Invocation {
+	inv := &invocation.Invocation{Format: invocation.Format, Profile: "workspace",
+		Bwrap: invocation.Bwrap{Path: "/usr/bin/bwrap", Args: append([]string{"--ro-bind", "/", "/"}, args...)}}
 	for i := 0; i+2 < len(inv.Bwrap.Args); i++ {
 		if inv.Bwrap.Args[i] == "--bind" {
 			inv.Writable = append(inv.Writable, inv.Bwrap.Args[i+2])
@@ -22,7 +24,7 @@ func trustInv(args ...string) *Invocation {
 	return inv
 }
 
-func writeInv(t *testing.T, p string, inv *Invocation, mode os.FileMode) string {
+func writeInv(t *testing.T, p string, inv *invocation.Invocation, mode os.FileMode) string {
 	t.Helper()
 	data, err := json.Marshal(inv)
 	if err != nil {
@@ -150,7 +152,7 @@ func BenchmarkLoadTrusted(b *testing.B) {
 	os.WriteFile(p, data, 0o600)
 	b.Run("Load", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := Load(p); err != nil {
+			if _, err := invocation.Load(p); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/internal/asuser"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // TestUnreachable: as an ordinary user (asuser.Nobody), a path inside
@@ -52,7 +53,7 @@ func TestUnreachableHelper(t *testing.T) {
 		} else {
 			line += "kind " + kind
 		}
-		inv := &Invocation{Preconditions: []Precondition{{Path: p, Kind: KindDenied, Why: "H7"}}}
+		inv := &invocation.Invocation{Preconditions: []invocation.Precondition{{Path: p, Kind: invocation.KindDenied, Why: "H7"}}}
 		if CheckPreconditions(inv) == nil {
 			line += ", recorded denied holds"
 		} else {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 )
 
 // S3: every tmpfs is bounded and /dev is read-only. Under tmp_mb 8, 4 MiB
@@ -44,7 +44,7 @@ ok shm_big 'head -c 16777216 /dev/zero > /dev/shm/b'
 `, call{})
 	f.expect(r, want{"tmp_big": "yes", "shm_big": "yes"})
 
-	bwrap, err := bwruntime.FindBwrap()
+	bwrap, err := hostprobe.FindBwrap()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ ok shm_big 'head -c 16777216 /dev/zero > /dev/shm/b'
 // host until network.udp: false refuses the socket (EACCES). Control:
 // without the allowlist (and with UDP), every probe connects.
 func testLandlockBypasses(t *testing.T, f *fixture) {
-	if abi, err := bwruntime.LandlockABI(); abi < 4 {
+	if abi, err := hostprobe.LandlockABI(); abi < 4 {
 		t.Skipf("this kernel's Landlock ABI is %d (%v); the TCP allowlist needs 4", abi, err)
 	}
 	allowed, other := hostListener(t), hostListener(t)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 )
 
 // H3: under the network profile (host network shared), Landlock keeps
@@ -14,7 +14,7 @@ import (
 // although the network namespace is the host's). Needs Landlock ABI 6;
 // on an older kernel the test says why it cannot run.
 func testLandlockNetwork(t *testing.T, f *fixture) {
-	if abi, err := bwruntime.LandlockABI(); abi < 6 {
+	if abi, err := hostprobe.LandlockABI(); abi < 6 {
 		t.Skipf("this kernel's Landlock ABI is %d (%v); H3 needs 6 to be tested end to end", abi, err)
 	}
 	allowed, other := hostListener(t), hostListener(t)

@@ -250,3 +250,38 @@ ok config_append 'echo x >> .git/config'
 	r = f.bwrun(inv, "ok hook 'echo evil > .git/hooks/pre-commit'", call{dir: "{base}/fresh"})
 	f.expect(r, want{"hook": "no"})
 }
+
+// H7: XDG_CONFIG_HOME and XDG_DATA_HOME move ~/.config and
+// ~/.local/share elsewhere (under BASE, outside the home directory): the
+// credential stores there (gh's token, the keyring) read as empty, while
+// the rest of the moved directory (git's configuration) stays readable
+// and the variables still reach the command. The control: the same
+// identity reads the stores outside. Compiled without the variables and
+// run with them, bwrun refuses (stale, 125): their stores were never
+// looked at.
+func testXDGRelocated(t *testing.T, f *fixture) {
+	f.write(f.expand("{base}/xdg/cfg/gh/hosts.yml"), "oauth_token: "+f.marker+"\n")
+	f.write(f.expand("{base}/xdg/cfg/git/config"), "[user]\n\tname = tester\n")
+	f.write(f.expand("{base}/xdg/share/keyrings/login.keyring"), f.marker+"\n")
+	f.chown(f.expand("{base}/xdg"))
+	env := []string{"XDG_CONFIG_HOME={base}/xdg/cfg", "XDG_DATA_HOME={base}/xdg/share"}
+	script := `
+ok gh_hosts 'grep -q oauth_token "$XDG_CONFIG_HOME/gh/hosts.yml"'
+ok keyring 'grep -q . "$XDG_DATA_HOME/keyrings/login.keyring"'
+val git_name 'git config --global user.name'
+`
+	r := f.exec(call{env: env, argv: []string{"/bin/sh", "-c", prelude + f.expand(script)}})
+	f.expect(r, want{"gh_hosts": "yes", "keyring": "yes", "git_name": "tester"})
+
+	inv, _ := f.compile("", call{env: env})
+	r = f.bwrun(inv, script, call{env: env})
+	f.expect(r, want{"gh_hosts": "no", "keyring": "no", "git_name": "tester"})
+
+	inv, _ = f.compile("", call{})
+	r = f.bwrun(inv, "echo ran", call{env: env})
+	f.wantCode(r, 125)
+	f.wantStderr(r, "$XDG_CONFIG_HOME names", "$XDG_DATA_HOME names", "recompile")
+	if strings.Contains(r.stdout, "ran") {
+		t.Errorf("the command ran: %v", r)
+	}
+}

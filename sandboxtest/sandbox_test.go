@@ -67,6 +67,7 @@ var scenarios = []scenario{
 	{"H4_hide_globs", testHideGlobs},
 	{"H4_hide_globs_own_writes_not_stale", testHideGlobsOwnWrites},
 	{"H7_credential_locations", testCredentialLocations},
+	{"H7_xdg_relocated", testXDGRelocated},
 	{"H7_credential_out_of_reach", testCredentialOutOfReach},
 	{"H9_protected_entries", testProtectedEntries},
 	{"invocation_trust", testInvocationTrust},

@@ -145,21 +145,27 @@ func itoa(i int) string {
 	return string(rune('a'+i/26)) + string(rune('a'+i%26))
 }
 
-// H7: a second mount of the home directory (`mount --bind HOME
+// H7, H10: a second mount of the home directory (`mount --bind HOME
 // BASE/mirror`, made as root in a private mount namespace before the
-// unprivileged identity compiles and runs) shows no credential through
-// the mirror: compiling read the mount table and hid each hidden path at
-// its second location too, while the rest of the mirror stays readable.
-// The control: an invocation compiled without the mirror mounted (the
-// mount table then has no second location) run with it mounted reads
-// the key through the mirror.
+// unprivileged identity compiles and runs) shows nothing the layout
+// hides. With the default allowlist layout (H10) the mirror is hidden
+// whole: an unknown ~/.zz, which the layout leaves out, is not readable
+// through it (nor at home), while ~/notes/todo still is at home. With
+// the denylist layout, compiling read the mount table and hid each
+// hidden path at its second location too, while the rest of the mirror
+// stays readable (~/.zz included: the denylist's documented limit). The
+// control: an invocation compiled without the mirror mounted (the mount
+// table then has no second location) run with it mounted reads the key
+// and ~/.zz through the mirror.
 func testSecondMount(t *testing.T, f *fixture) {
 	if os.Getuid() != 0 {
 		t.Skip("bind-mounting a second location of the home directory needs root (the suite runs this as root, then drops to bwtest)")
 	}
 	f.mkdirAll(f.expand("{base}/mirror"))
 	f.write(f.expand("{home}/.bash_history"), "export TOKEN="+f.marker+"\n")
+	f.write(f.expand("{home}/.zz/secret"), f.marker+"\n")
 	f.chown(f.home)
+	deny := f.settings("home:\n  layout: denylist\n")
 	stale, _ := f.compile("", call{}) // no mirror mounted yet
 	probe := prelude + `val ssh 'cat {base}/mirror/.ssh/id_rsa'
 val gh 'cat {base}/mirror/.config/gh/hosts.yml'
@@ -168,11 +174,17 @@ val hist 'cat {base}/mirror/.bash_history'
 val gnupg 'cat {base}/mirror/.gnupg/private-keys-v1.d/key.key'
 val hermes 'cat {base}/mirror/.hermes/.env'
 val todo 'cat {base}/mirror/notes/todo'
+val todohome 'cat {home}/notes/todo'
+val zz 'cat {base}/mirror/.zz/secret'
+val zzhome 'cat {home}/.zz/secret'
 `
 	inner := `set -e
 "{bin}/bwpolicy" compile -o "{base}/inv-mirror.json" 2>"{base}/compile-mirror.err"
+"{bin}/bwpolicy" compile --config "$DENY" -o "{base}/inv-mirror-deny.json" 2>>"{base}/compile-mirror.err"
 echo "== fixed"
 "{bin}/bwrun" "{base}/inv-mirror.json" -- /bin/sh -c "$PROBE"
+echo "== denylist"
+"{bin}/bwrun" "{base}/inv-mirror-deny.json" -- /bin/sh -c "$PROBE"
 echo "== stale"
 "{bin}/bwrun" "$STALE" -- /bin/sh -c "$PROBE"
 `
@@ -187,29 +199,40 @@ echo "== stale"
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", f.expand(script))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS} // Go makes / private first: nothing propagates to the host
 	cmd.Dir = f.proj
-	cmd.Env = append(f.baseEnv(), "INNER="+f.expand(inner), "PROBE="+f.expand(probe), "STALE="+stale)
+	cmd.Env = append(f.baseEnv(), "INNER="+f.expand(inner), "PROBE="+f.expand(probe), "STALE="+stale, "DENY="+deny)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("mirror run: %v\n%s", err, out)
 	}
-	fixed, staleOut, ok := strings.Cut(string(out), "== stale")
-	if !ok {
-		t.Fatalf("no stale run:\n%s", out)
+	fixed, rest, ok := strings.Cut(string(out), "== denylist")
+	denied, staleOut, ok2 := strings.Cut(rest, "== stale")
+	if !ok || !ok2 {
+		t.Fatalf("a run is missing:\n%s", out)
 	}
+	// Allowlist (the default): the mirror is hidden whole.
 	if strings.Contains(fixed, f.marker) {
-		t.Errorf("a credential is readable through the second mount:\n%s", fixed)
+		t.Errorf("allowlist: something the layout hides is readable through the second mount:\n%s", fixed)
 	}
 	got := probes(fixed)
-	if got["todo"] != "todo" {
-		t.Errorf("the rest of the mirror is not readable: %q\n%s", got["todo"], fixed)
+	if got["todohome"] != "todo" || got["todo"] == "todo" {
+		t.Errorf("allowlist: ~/notes/todo reads %q at home (want todo) and %q through the mirror (want nothing)\n%s", got["todohome"], got["todo"], fixed)
 	}
-	for _, k := range []string{"ssh", "gh", "netrc", "hist", "gnupg", "hermes"} {
+	for _, k := range []string{"ssh", "gh", "netrc", "hist", "gnupg", "hermes", "zz", "zzhome"} {
 		if _, ok := got[k]; !ok {
-			t.Errorf("probe %s missing:\n%s", k, fixed)
+			t.Errorf("allowlist: probe %s missing:\n%s", k, fixed)
 		}
 	}
-	if n := strings.Count(staleOut, f.marker); n < 6 {
-		t.Errorf("control: the invocation compiled without the mirror read %d markers through it, want 6:\n%s", n, staleOut)
+	// Denylist: each hidden path is hidden at its second location; the
+	// rest of the mirror, ~/.zz included, stays readable.
+	got = probes(denied)
+	if got["todo"] != "todo" {
+		t.Errorf("denylist: the rest of the mirror is not readable: %q\n%s", got["todo"], denied)
+	}
+	if n := strings.Count(denied, f.marker); n != 2 || got["zz"] != f.marker {
+		t.Errorf("denylist: %d markers read, want 2 (~/.zz at home and through the mirror, nothing else):\n%s", n, denied)
+	}
+	if n := strings.Count(staleOut, f.marker); n < 7 { // the six credentials and ~/.zz, through the mirror
+		t.Errorf("control: the invocation compiled without the mirror read %d markers through it, want 7:\n%s", n, staleOut)
 	}
 	if f.hostExists("{base}/mirror/.ssh") {
 		t.Error("the mirror mount leaked out of the private mount namespace")

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // testInvocationTrust (issue 11 §5): bwrun refuses, before anything
@@ -21,14 +22,14 @@ import (
 func testInvocationTrust(t *testing.T, f *fixture) {
 	inv, _ := f.compile("profile: workspace\ncwd: {proj}\n", call{})
 	data := f.hostRead(inv)
-	orig := func() *bwruntime.Invocation {
-		var v bwruntime.Invocation
+	orig := func() *invocation.Invocation {
+		var v invocation.Invocation
 		if err := json.Unmarshal([]byte(data), &v); err != nil {
 			t.Fatal(err)
 		}
 		return &v
 	}
-	save := func(name string, v *bwruntime.Invocation) string {
+	save := func(name string, v *invocation.Invocation) string {
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +70,7 @@ func testInvocationTrust(t *testing.T, f *fixture) {
 	v := orig()
 	v.Bwrap.Path = wrapper
 	refused("wrapper script, bwrap's identity", save("t-wrapper.json", v), "is not an ELF executable")
-	if id, err := bwruntime.StatIdentity(wrapper); err == nil {
+	if id, err := hostprobe.StatIdentity(wrapper); err == nil {
 		v.Bwrap.Identity = id
 	}
 	refused("wrapper script, its own identity", save("t-wrapper-id.json", v), "is not an ELF executable")
@@ -77,8 +78,8 @@ func testInvocationTrust(t *testing.T, f *fixture) {
 
 	// /usr/bin/env with --chdir: would run the command on the host.
 	v = orig()
-	v.Bwrap.Path, v.Bwrap.Args, v.FDs, v.Rlimits = "/usr/bin/env", []string{"--chdir", f.proj}, nil, bwruntime.Rlimits{}
-	if id, err := bwruntime.StatIdentity("/usr/bin/env"); err == nil {
+	v.Bwrap.Path, v.Bwrap.Args, v.FDs, v.Rlimits = "/usr/bin/env", []string{"--chdir", f.proj}, nil, invocation.Rlimits{}
+	if id, err := hostprobe.StatIdentity("/usr/bin/env"); err == nil {
 		v.Bwrap.Identity = id
 	}
 	refused("/usr/bin/env --chdir", save("t-env.json", v), "do not describe a sandbox")
@@ -94,7 +95,7 @@ func testInvocationTrust(t *testing.T, f *fixture) {
 	v = orig()
 	v.Bwrap.Path = own
 	refused("a copy of bwrap", save("t-copy.json", v), "not the bwrap binary the invocation was compiled for")
-	if id, err := bwruntime.StatIdentity(own); err == nil {
+	if id, err := hostprobe.StatIdentity(own); err == nil {
 		v.Bwrap.Identity = id
 	}
 	mustRun("a copy of bwrap with its identity", save("t-copy-id.json", v))

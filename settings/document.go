@@ -16,7 +16,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/bwpolicy/bwpolicy/diag"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Form says which kind of file a Document came from.
@@ -224,7 +224,7 @@ func PathString(path []any) string {
 // Load reads and parses a settings file. Every problem comes back as a
 // positioned diagnostic; Load never panics on bad input.
 func Load(file string) (*Document, diag.List) {
-	f, err := runtime.OpenRegular(file)
+	f, err := invocation.OpenRegular(file)
 	if err != nil {
 		return nil, diag.List{readError(file, err)}
 	}
@@ -237,10 +237,10 @@ func Load(file string) (*Document, diag.List) {
 }
 
 func readError(file string, err error) diag.Diagnostic {
-	var nr *runtime.NotRegularError
+	var nr *invocation.NotRegularError
 	if errors.As(err, &nr) {
 		return diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
-			Summary: "is " + runtime.FileKind(nr.Mode) + ", not a settings file"}
+			Summary: "is " + invocation.FileKind(nr.Mode) + ", not a settings file"}
 	}
 	msg := err.Error()
 	var pe *os.PathError

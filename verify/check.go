@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // The invariants, by name. A Violation names one of them.
@@ -79,7 +79,7 @@ func (v Violation) String() string { return v.Invariant + ": " + v.Path + ": " +
 
 // checker carries one Check.
 type checker struct {
-	inv     *runtime.Invocation
+	inv     *invocation.Invocation
 	t       *MountTable
 	rec     recorded
 	secrets []secret
@@ -101,7 +101,7 @@ func (c *checker) fail(inv, p, format string, a ...any) {
 // Check replays the invocation's arguments and proves its invariants
 // against the host state it records. It returns nothing when the
 // invocation is sound.
-func Check(inv *runtime.Invocation) []Violation {
+func Check(inv *invocation.Invocation) []Violation {
 	c := &checker{inv: inv, rec: newRecorded(inv), seen: map[string]bool{}}
 	t, err := Replay(inv.Bwrap.Args)
 	if err != nil {
@@ -283,7 +283,7 @@ func (c *checker) pinned() {
 
 func (c *checker) protected() {
 	for _, pc := range c.inv.Preconditions {
-		if pc.Why != "H9" || (pc.Kind != runtime.KindFile && pc.Kind != runtime.KindDir) {
+		if pc.Why != "H9" || (pc.Kind != invocation.KindFile && pc.Kind != invocation.KindDir) {
 			continue
 		}
 		if real, _, ok := c.rec.resolve(pc.Path); !ok || real != pc.Path {
@@ -319,7 +319,7 @@ func (c *checker) mountPoints() {
 			c.fail(InvMountPoint, m.Dest, "the mount point %s of %s is a symlink loop on the host", hp, c.where(m))
 		case real != hp:
 			c.fail(InvMountPoint, m.Dest, "the mount point %s of %s goes through a symlink on the host (to %s): bwrap 0.12 refuses it, older versions mount elsewhere", hp, c.where(m), real)
-		case kind == runtime.KindAbsent:
+		case kind == invocation.KindAbsent:
 			c.fail(InvMountPoint, m.Dest, "the mount point %s of %s does not exist on the host: bwrap %s %s", hp, c.where(m), createVerb(o), c.where(o))
 		case kind == "" && o.Source != o.Dest:
 			// m lands inside a bind of another host directory: what is

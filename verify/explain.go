@@ -1,10 +1,10 @@
 package verify
 
-import "github.com/bwpolicy/bwpolicy/runtime"
+import "github.com/bwpolicy/bwpolicy/runtime/invocation"
 
 // explained maps argument positions to the invocation's explain groups.
 type explained struct {
-	groups []runtime.Explain
+	groups []invocation.Explain
 	// of[i] is the group of argument i, or -1.
 	of []int
 }
@@ -14,7 +14,7 @@ type explained struct {
 // the arguments; when a (hand-edited) invocation breaks that, each
 // option is matched with the first unused group holding it and its
 // values.
-func explainArgs(inv *runtime.Invocation) explained {
+func explainArgs(inv *invocation.Invocation) explained {
 	args := inv.Bwrap.Args
 	e := explained{groups: inv.Explain, of: make([]int, len(args))}
 	for i := range e.of {
@@ -72,7 +72,7 @@ func explainArgs(inv *runtime.Invocation) explained {
 }
 
 // group returns the explain group of argument i, or nil.
-func (e explained) group(i int) *runtime.Explain {
+func (e explained) group(i int) *invocation.Explain {
 	if i < 0 || i >= len(e.of) || e.of[i] < 0 {
 		return nil
 	}

@@ -1,6 +1,9 @@
 package verify
 
-import "github.com/bwpolicy/bwpolicy/runtime"
+import (
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+)
 
 // The invariants CheckHost proves on the host that runs the invocation.
 const (
@@ -23,7 +26,7 @@ var HostInvariants = []string{InvBwrapBinary, InvInvocationFile}
 // bwrun would refuse, or whose bwrap is not the binary it was compiled
 // for, is reported. It depends on the host, unlike Check: an invocation
 // compiled on another machine fails bwrap-binary here.
-func CheckHost(inv *runtime.Invocation, file string) []Violation {
+func CheckHost(inv *invocation.Invocation, file string) []Violation {
 	var out []Violation
 	if inv.Bwrap.Path != "" {
 		if err := runtime.CheckBwrap(inv); err != nil {

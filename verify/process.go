@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func (c *checker) namespaces() {
@@ -82,7 +82,7 @@ func (c *checker) seccomp() {
 	}
 	declared := false
 	for _, fd := range c.inv.FDs {
-		if fd.Num == uses[0].FD && fd.Kind == runtime.FDSeccomp {
+		if fd.Num == uses[0].FD && fd.Kind == invocation.FDSeccomp {
 			declared = true
 		}
 	}
@@ -102,11 +102,11 @@ func (c *checker) seccomp() {
 
 // fdKind is the fd kind each option reads.
 var fdKind = map[string]string{
-	"--ro-bind-data":   runtime.FDEmpty,
-	"--info-fd":        runtime.FDInfo,
-	"--block-fd":       runtime.FDBlock,
-	"--json-status-fd": runtime.FDStatus,
-	"--seccomp":        runtime.FDSeccomp,
+	"--ro-bind-data":   invocation.FDEmpty,
+	"--info-fd":        invocation.FDInfo,
+	"--block-fd":       invocation.FDBlock,
+	"--json-status-fd": invocation.FDStatus,
+	"--seccomp":        invocation.FDSeccomp,
 }
 
 func (c *checker) fds() {

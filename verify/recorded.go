@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // hiddenWhy are the precondition reasons that mark a candidate hidden
@@ -13,7 +13,7 @@ import (
 // agent sockets and the docker socket (S4), the user's hide entries (H4),
 // the credential stores and the paths credential variables name (H7), the
 // privileged host sockets (H8).
-var hiddenWhy = map[string]bool{"S4": true, "S5": true, "S5-hermes": true, "H4": true, "H7": true, "H8": true}
+var hiddenWhy = map[string]bool{"S4": true, "S5": true, "S5-hermes": true, "H4": true, "H7": true, "H8": true, "H10": true}
 
 // exceptionRules are the rules of the binds that may bring a path back
 // inside a mask: the Hermes home's scratch, state and profile home (S6)
@@ -25,9 +25,9 @@ const maxLinks = 40
 
 // recorded is the host state an invocation was compiled under: its
 // preconditions, by path. It is the verifier's only view of the host.
-type recorded map[string]runtime.Precondition
+type recorded map[string]invocation.Precondition
 
-func newRecorded(inv *runtime.Invocation) recorded {
+func newRecorded(inv *invocation.Invocation) recorded {
 	r := recorded{}
 	for _, p := range inv.Preconditions {
 		r[p.Path] = p
@@ -57,7 +57,7 @@ func (r recorded) resolve(p string) (real, kind string, ok bool) {
 		next := path.Join(cur, name)
 		pc, known := r[next]
 		switch {
-		case known && pc.Kind == runtime.KindSymlink:
+		case known && pc.Kind == invocation.KindSymlink:
 			links++
 			if links > maxLinks {
 				return p, "", false
@@ -68,8 +68,8 @@ func (r recorded) resolve(p string) (real, kind string, ok bool) {
 			}
 			rest = append(splitPath(path.Clean(t)), rest...)
 			cur = "/"
-		case known && runtime.Missing(pc.Kind):
-			return path.Join(append([]string{next}, rest...)...), runtime.KindAbsent, true
+		case known && invocation.Missing(pc.Kind):
+			return path.Join(append([]string{next}, rest...)...), invocation.KindAbsent, true
 		default:
 			cur = next
 		}
@@ -105,7 +105,7 @@ func (s secret) describe() string {
 // every recorded candidate hidden path that existed (a symlink counts at
 // its resolved target; a dangling one hides nothing), and every path of
 // the invocation's own hidden list.
-func (r recorded) secrets(inv *runtime.Invocation) []secret {
+func (r recorded) secrets(inv *invocation.Invocation) []secret {
 	at := map[string]int{}
 	var out []secret
 	add := func(s secret) {
@@ -120,7 +120,7 @@ func (r recorded) secrets(inv *runtime.Invocation) []secret {
 		}
 	}
 	for _, p := range inv.Preconditions {
-		if !hiddenWhy[p.Why] || runtime.Missing(p.Kind) {
+		if !hiddenWhy[p.Why] || invocation.Missing(p.Kind) {
 			continue
 		}
 		real, kind, ok := r.resolve(p.Path)
@@ -128,7 +128,7 @@ func (r recorded) secrets(inv *runtime.Invocation) []secret {
 			// A symlink loop: nothing can be reached through it, but the
 			// entry itself is still expected to be masked.
 			real = p.Path
-		} else if kind == runtime.KindAbsent {
+		} else if kind == invocation.KindAbsent {
 			continue
 		}
 		add(secret{Host: real, Entry: p.Path, Why: p.Why})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // TestRuntimeCheckIsSubset: whatever bwrun's own argument check
@@ -22,7 +23,7 @@ func TestRuntimeCheckIsSubset(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
 		good := loadGolden(t, name)
-		if runtime.Validate(good) != nil {
+		if invocation.Validate(good) != nil {
 			continue
 		}
 		if err := runtime.CheckArgs(good); err != nil {
@@ -44,7 +45,7 @@ func TestRuntimeCheckIsSubset(t *testing.T) {
 				}
 			}
 			inv.Bwrap.Args = args
-			if runtime.Validate(&inv) != nil || runtime.CheckArgs(&inv) == nil {
+			if invocation.Validate(&inv) != nil || runtime.CheckArgs(&inv) == nil {
 				continue
 			}
 			refused++

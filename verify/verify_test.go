@@ -8,21 +8,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/sebdah/goldie/v2"
-
-	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
 // loadGolden decodes a golden invocation strictly (unknown fields are
 // errors) but without runtime.Validate, which refuses the one compiled
 // without bwrap: its sandbox is still verifiable.
-func loadGolden(t *testing.T, name string) *runtime.Invocation {
+func loadGolden(t *testing.T, name string) *invocation.Invocation {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "golden", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var inv runtime.Invocation
+	var inv invocation.Invocation
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&inv); err != nil {
@@ -75,7 +74,7 @@ func containsString(list []string, s string) bool {
 }
 
 // edit returns a copy of inv with its arguments rewritten by f.
-func edit(inv *runtime.Invocation, f func([]string) []string) *runtime.Invocation {
+func edit(inv *invocation.Invocation, f func([]string) []string) *invocation.Invocation {
 	cp := *inv
 	cp.Bwrap.Args = f(append([]string(nil), inv.Bwrap.Args...))
 	return &cp
@@ -399,13 +398,13 @@ func TestViewShowsCoveredMounts(t *testing.T) {
 
 // rewrite returns golden name with every occurrence of old replaced, in
 // arguments, explain groups and preconditions alike.
-func rewrite(t *testing.T, name, old, new string) *runtime.Invocation {
+func rewrite(t *testing.T, name, old, new string) *invocation.Invocation {
 	t.Helper()
 	js, err := json.Marshal(loadGolden(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var inv runtime.Invocation
+	var inv invocation.Invocation
 	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(js), old, new)), &inv); err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // View draws the sandbox's file system as a tree of its mount points,
 // from "/": each marked read-only, writable, hidden or tmpfs, with the
 // rule that put it there (from the invocation's explain groups). Mounts
 // that a later mount covers are listed after the tree.
-func View(w io.Writer, t *MountTable, inv *runtime.Invocation) error {
+func View(w io.Writer, t *MountTable, inv *invocation.Invocation) error {
 	c := &checker{inv: inv, t: t, rec: newRecorded(inv), ex: explainArgs(inv), masks: map[string]bool{}, seen: map[string]bool{}}
 	c.secrets = c.rec.secrets(inv)
 	for _, s := range c.secrets {
@@ -97,7 +97,7 @@ func View(w io.Writer, t *MountTable, inv *runtime.Invocation) error {
 }
 
 // ViewInvocation replays inv's arguments and draws them (see View).
-func ViewInvocation(w io.Writer, inv *runtime.Invocation) error {
+func ViewInvocation(w io.Writer, inv *invocation.Invocation) error {
 	t, err := Replay(inv.Bwrap.Args)
 	if err != nil {
 		return err

@@ -44,7 +44,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func main() {
@@ -111,7 +111,7 @@ var fdFirst = map[string]bool{
 // the runtime's pipes (--info-fd, --block-fd, --json-status-fd) left
 // out, the empty streams at firstEmpty, firstEmpty+1, ... (returned in
 // empties) and the seccomp program at seccompFD.
-func bareArgs(inv *runtime.Invocation, firstEmpty int, seccompFD string) (out []string, empties []int, err error) {
+func bareArgs(inv *invocation.Invocation, firstEmpty int, seccompFD string) (out []string, empties []int, err error) {
 	kinds := map[string]string{}
 	for _, fd := range inv.FDs {
 		kinds[strconv.Itoa(fd.Num)] = fd.Kind
@@ -119,7 +119,7 @@ func bareArgs(inv *runtime.Invocation, firstEmpty int, seccompFD string) (out []
 	args := inv.Bwrap.Args
 	for i := 0; i < len(args); {
 		opt := args[i]
-		n, ok := runtime.BwrapArity(opt) // an unknown option: refuse rather than guess
+		n, ok := invocation.BwrapArity(opt) // an unknown option: refuse rather than guess
 		if !ok {
 			return nil, nil, fmt.Errorf("argument %d: %q is not a bwrap option benchtool knows", i, opt)
 		}
@@ -133,11 +133,11 @@ func bareArgs(inv *runtime.Invocation, firstEmpty int, seccompFD string) (out []
 			continue
 		}
 		switch kind := kinds[group[1]]; kind {
-		case runtime.FDInfo, runtime.FDBlock, runtime.FDStatus:
+		case invocation.FDInfo, invocation.FDBlock, invocation.FDStatus:
 			continue // the runtime's own pipes
-		case runtime.FDSeccomp:
+		case invocation.FDSeccomp:
 			group[1] = seccompFD
-		case runtime.FDEmpty:
+		case invocation.FDEmpty:
 			fd := firstEmpty + len(empties)
 			empties = append(empties, fd)
 			group[1] = strconv.Itoa(fd)
@@ -150,7 +150,7 @@ func bareArgs(inv *runtime.Invocation, firstEmpty int, seccompFD string) (out []
 }
 
 func bare(invPath, seccompOut, firstEmpty, seccompFD string, stdout, stderr io.Writer) error {
-	inv, err := runtime.Load(invPath)
+	inv, err := invocation.Load(invPath)
 	if err != nil {
 		return err
 	}

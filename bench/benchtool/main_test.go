@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func TestBareArgs(t *testing.T) {
-	inv := &runtime.Invocation{
-		Bwrap: runtime.Bwrap{Path: "/usr/bin/bwrap", Args: []string{
+	inv := &invocation.Invocation{
+		Bwrap: invocation.Bwrap{Path: "/usr/bin/bwrap", Args: []string{
 			"--unshare-all", "--ro-bind", "/", "/", "--ro-bind-data", "3", "/h/.npmrc",
 			"--tmpfs", "/h/.ssh", "--ro-bind-data", "4", "/h/.netrc", "--chdir", "/h/p",
 			"--info-fd", "5", "--block-fd", "6", "--json-status-fd", "7", "--seccomp", "8"}},
-		FDs: []runtime.FD{{Num: 3, Kind: runtime.FDEmpty}, {Num: 4, Kind: runtime.FDEmpty}, {Num: 5, Kind: runtime.FDInfo},
-			{Num: 6, Kind: runtime.FDBlock}, {Num: 7, Kind: runtime.FDStatus}, {Num: 8, Kind: runtime.FDSeccomp}},
+		FDs: []invocation.FD{{Num: 3, Kind: invocation.FDEmpty}, {Num: 4, Kind: invocation.FDEmpty}, {Num: 5, Kind: invocation.FDInfo},
+			{Num: 6, Kind: invocation.FDBlock}, {Num: 7, Kind: invocation.FDStatus}, {Num: 8, Kind: invocation.FDSeccomp}},
 	}
 	got, empties, err := bareArgs(inv, 20, "9")
 	if err != nil {

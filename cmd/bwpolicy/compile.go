@@ -11,7 +11,8 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/compiler"
 	"github.com/bwpolicy/bwpolicy/diag"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/verify"
 )
 
@@ -111,7 +112,7 @@ func writeAtomic(path string, data []byte) error {
 	case err == nil && st.Mode()&os.ModeSymlink != 0:
 		return fmt.Errorf("-o %s: is a symbolic link; refusing to replace it (name its target, or remove it)", path)
 	case err == nil && !st.Mode().IsRegular():
-		return fmt.Errorf("-o %s: is %s; refusing to replace it with a file", path, runtime.FileKind(st.Mode()))
+		return fmt.Errorf("-o %s: is %s; refusing to replace it with a file", path, invocation.FileKind(st.Mode()))
 	case err == nil:
 		mode = st.Mode().Perm()
 	case !os.IsNotExist(err):
@@ -146,10 +147,10 @@ func writeAtomic(path string, data []byte) error {
 // that cannot be used: the compile's S10 warning only says "not found",
 // and the variable's value is what the user has to fix.
 func noteBwrap(stderr io.Writer, cmd string, res *compiler.Result) {
-	if res.Invocation == nil || res.Invocation.Bwrap.Path != "" || os.Getenv(runtime.EnvBwrap) == "" {
+	if res.Invocation == nil || res.Invocation.Bwrap.Path != "" || os.Getenv(hostprobe.EnvBwrap) == "" {
 		return
 	}
-	if _, err := runtime.FindBwrap(); err != nil {
+	if _, err := hostprobe.FindBwrap(); err != nil {
 		fmt.Fprintf(stderr, "bwpolicy %s: %v\n", cmd, err)
 	}
 }

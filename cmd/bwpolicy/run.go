@@ -10,6 +10,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/compiler"
 	"github.com/bwpolicy/bwpolicy/diag"
 	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func init() {
@@ -84,9 +85,9 @@ func runMain(o *runOptions, argv []string, stdout, stderr io.Writer) int {
 	if inv.Bwrap.Path == "" {
 		noteBwrap(stderr, "run", res)
 		if res.Settings.DegradedMode == "fail" {
-			fmt.Fprintf(stderr, "bwpolicy run: error: bwrap not found (degraded_mode: fail); %s. The command was not run.\n", bwruntime.InstallHint)
+			fmt.Fprintf(stderr, "bwpolicy run: error: bwrap not found (degraded_mode: fail); %s. The command was not run.\n", invocation.InstallHint)
 		} else {
-			fmt.Fprintf(stderr, "bwpolicy run: degraded: the sandbox is unavailable because bwrap is not found; %s. The command was not run (commands never run unsandboxed).\n", bwruntime.InstallHint)
+			fmt.Fprintf(stderr, "bwpolicy run: degraded: the sandbox is unavailable because bwrap is not found; %s. The command was not run (commands never run unsandboxed).\n", invocation.InstallHint)
 		}
 		return exitRuntime
 	}

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/verify"
 )
 
@@ -108,23 +108,23 @@ func verifyMain(view, host bool, args []string, stdout, stderr io.Writer) int {
 // but that the runtime's consistency check refuses — one compiled where
 // bwrap was missing (S10), say — still describes a sandbox that can be
 // verified: it is, with a note saying the runtime will not run it.
-func loadForVerify(file string) (*runtime.Invocation, string, error) {
-	data, err := runtime.ReadInvocation(file)
+func loadForVerify(file string) (*invocation.Invocation, string, error) {
+	data, err := invocation.ReadInvocation(file)
 	if err != nil {
 		return nil, "", err
 	}
-	inv, err := runtime.Decode(data)
+	inv, err := invocation.Decode(data)
 	if err == nil {
 		return inv, "", nil
 	}
 	err = fmt.Errorf("invocation %s: %w", file, err)
-	var raw runtime.Invocation
+	var raw invocation.Invocation
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if dec.Decode(&raw) != nil || dec.More() || raw.Format != runtime.Format {
+	if dec.Decode(&raw) != nil || dec.More() || raw.Format != invocation.Format {
 		return nil, "", err
 	}
-	verr := runtime.Validate(&raw)
+	verr := invocation.Validate(&raw)
 	if verr == nil {
 		return nil, "", err
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // TestVerifyHandEdited: `bwpolicy verify` reports the hand edits bwrun
@@ -32,8 +33,8 @@ func TestVerifyHandEdited(t *testing.T) {
 	}
 	wrapper := filepath.Join(dir, "bwrap-wrapper.sh")
 	os.WriteFile(wrapper, []byte("#!/bin/sh\ntouch "+filepath.Join(dir, "wrapper-ran")+"\nexec \"$@\"\n"), 0o755)
-	identity := func(p string) bwruntime.FileIdentity {
-		id, err := bwruntime.StatIdentity(p)
+	identity := func(p string) invocation.FileIdentity {
+		id, err := hostprobe.StatIdentity(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,33 +42,33 @@ func TestVerifyHandEdited(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		edit func(inv *bwruntime.Invocation)
+		edit func(inv *invocation.Invocation)
 		mode os.FileMode
 		want string
 	}{
-		{"wrapper script", func(inv *bwruntime.Invocation) {
+		{"wrapper script", func(inv *invocation.Invocation) {
 			inv.Bwrap.Path, inv.Bwrap.Identity = wrapper, identity(wrapper)
 		}, 0o600, "bwrap-binary: " + wrapper + ": bwrap at " + wrapper + " is not an ELF executable"},
-		{"env with --chdir", func(inv *bwruntime.Invocation) {
+		{"env with --chdir", func(inv *invocation.Invocation) {
 			inv.Bwrap.Path, inv.Bwrap.Identity = "/usr/bin/env", identity("/usr/bin/env")
 			inv.Bwrap.Args = []string{"--chdir", proj}
-			inv.FDs, inv.Rlimits = nil, bwruntime.Rlimits{}
+			inv.FDs, inv.Rlimits = nil, invocation.Rlimits{}
 		}, 0o600, "namespaces: --unshare-all: missing"},
-		{"env, bwrap's identity", func(inv *bwruntime.Invocation) {
+		{"env, bwrap's identity", func(inv *invocation.Invocation) {
 			inv.Bwrap.Path = "/usr/bin/env"
 		}, 0o600, "/usr/bin/env (bwrap): not the bwrap binary the invocation was compiled for"},
-		{"extra bind", func(inv *bwruntime.Invocation) {
+		{"extra bind", func(inv *invocation.Invocation) {
 			inv.Bwrap.Args = append(inv.Bwrap.Args, "--bind", "/tmp/x", "/tmp/x")
 		}, 0o600, "writable-set: /tmp/x: --bind /tmp/x /tmp/x"},
-		{"no --unshare-all", func(inv *bwruntime.Invocation) {
+		{"no --unshare-all", func(inv *invocation.Invocation) {
 			i := slices.Index(inv.Bwrap.Args, "--unshare-all")
 			inv.Bwrap.Args = slices.Delete(inv.Bwrap.Args, i, i+1)
 		}, 0o600, "namespaces: --unshare-all: missing"},
-		{"group-writable file", func(*bwruntime.Invocation) {}, 0o620, "invocation-file: "},
+		{"group-writable file", func(*invocation.Invocation) {}, 0o620, "invocation-file: "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var inv bwruntime.Invocation
+			var inv invocation.Invocation
 			if err := json.Unmarshal(data, &inv); err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; else
@@ -32,7 +33,7 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bwpolicy version: takes no arguments (got %q)\n", args[0])
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "bwpolicy %s%s (invocation format %s)\n", buildVersion(), buildCommit(), bwruntime.Format)
+	fmt.Fprintf(stdout, "bwpolicy %s%s (invocation format %s)\n", buildVersion(), buildCommit(), invocation.Format)
 	return exitOK
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // TestVersion: `bwpolicy --version` and `bwpolicy version` print one line
@@ -18,7 +18,7 @@ func TestVersion(t *testing.T) {
 			t.Fatalf("%v: exit %d, stderr %q", args, code, errb.String())
 		}
 		line := out.String()
-		if !strings.HasPrefix(line, "bwpolicy ") || !strings.HasSuffix(line, "(invocation format "+bwruntime.Format+")\n") || strings.Count(line, "\n") != 1 {
+		if !strings.HasPrefix(line, "bwpolicy ") || !strings.HasSuffix(line, "(invocation format "+invocation.Format+")\n") || strings.Count(line, "\n") != 1 {
 			t.Fatalf("%v: %q", args, line)
 		}
 	}

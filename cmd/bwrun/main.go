@@ -33,6 +33,7 @@ import (
 	"os/signal"
 
 	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // version is set at build time with -ldflags "-X main.version=...";
@@ -62,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 1 {
 		switch args[0] {
 		case "--version", "-version", "-V":
-			fmt.Fprintf(stdout, "bwrun %s (invocation format %s)\n", buildVersion(), bwruntime.Format)
+			fmt.Fprintf(stdout, "bwrun %s (invocation format %s)\n", buildVersion(), invocation.Format)
 			return 0
 		case "--help", "-help", "-h":
 			fmt.Fprint(stdout, usage)

@@ -15,10 +15,13 @@ import (
 	"time"
 
 	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // TestDependencies: the per-command binary links the standard library
-// and golang.org/x/sys only.
+// and golang.org/x/sys only (besides the runtime and its format and
+// probe packages, which TestDependencies in runtime holds to the same).
 func TestDependencies(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -31,7 +34,8 @@ func TestDependencies(t *testing.T) {
 	deps := strings.Fields(string(out))
 	for _, dep := range deps {
 		switch {
-		case dep == "github.com/bwpolicy/bwpolicy/cmd/bwrun", dep == "github.com/bwpolicy/bwpolicy/runtime":
+		case dep == "github.com/bwpolicy/bwpolicy/cmd/bwrun", dep == "github.com/bwpolicy/bwpolicy/runtime",
+			dep == "github.com/bwpolicy/bwpolicy/runtime/invocation", dep == "github.com/bwpolicy/bwpolicy/runtime/hostprobe":
 		case strings.HasPrefix(dep, "golang.org/x/sys/"):
 		default:
 			t.Errorf("bwrun depends on %s: only the standard library and golang.org/x/sys are allowed", dep)
@@ -66,7 +70,7 @@ func TestUsage(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"--version"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "bwrun ") || !strings.Contains(out.String(), bwruntime.Format) {
+	if code := run([]string{"--version"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "bwrun ") || !strings.Contains(out.String(), invocation.Format) {
 		t.Errorf("--version: %d %q", code, out.String())
 	}
 	out.Reset()
@@ -89,7 +93,7 @@ func TestBadInvocation(t *testing.T) {
 // BWPOLICY_NO_SANDBOX=1.
 func needBwrap(t *testing.T) string {
 	t.Helper()
-	p, err := bwruntime.FindBwrap()
+	p, err := hostprobe.FindBwrap()
 	if err != nil {
 		if os.Getenv("BWPOLICY_NO_SANDBOX") == "1" {
 			t.Skipf("no bwrap (BWPOLICY_NO_SANDBOX=1): %v", err)
@@ -104,7 +108,7 @@ var allowAll = []byte{0x06, 0, 0, 0, 0, 0, 0xff, 0x7f}
 
 // setup builds bwrun and writes an invocation into a directory every
 // user can read, outside /tmp.
-func setup(t *testing.T, rl bwruntime.Rlimits) (bin, inv string) {
+func setup(t *testing.T, rl invocation.Rlimits) (bin, inv string) {
 	t.Helper()
 	bw := needBwrap(t)
 	base := os.Getenv("BWPOLICY_TEST_DIR")
@@ -121,19 +125,19 @@ func setup(t *testing.T, rl bwruntime.Rlimits) (bin, inv string) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	v := bwruntime.Invocation{
-		Format:  bwruntime.Format,
+	v := invocation.Invocation{
+		Format:  invocation.Format,
 		Profile: "test",
-		Bwrap: bwruntime.Bwrap{Path: bw, Args: []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+		Bwrap: invocation.Bwrap{Path: bw, Args: []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
 			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
 			"--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem",
 			"--info-fd", "3", "--block-fd", "4", "--json-status-fd", "5", "--seccomp", "6"}},
-		FDs: []bwruntime.FD{{Num: 3, Kind: bwruntime.FDInfo}, {Num: 4, Kind: bwruntime.FDBlock}, {Num: 5, Kind: bwruntime.FDStatus},
-			{Num: 6, Kind: bwruntime.FDSeccomp}},
+		FDs: []invocation.FD{{Num: 3, Kind: invocation.FDInfo}, {Num: 4, Kind: invocation.FDBlock}, {Num: 5, Kind: invocation.FDStatus},
+			{Num: 6, Kind: invocation.FDSeccomp}},
 		Rlimits: rl,
-		Seccomp: &bwruntime.Seccomp{Program: allowAll},
+		Seccomp: &invocation.Seccomp{Program: allowAll},
 	}
-	id, err := bwruntime.StatIdentity(bw)
+	id, err := hostprobe.StatIdentity(bw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +163,7 @@ func exitCode(t *testing.T, err error) int {
 }
 
 func TestRunBinary(t *testing.T) {
-	bin, inv := setup(t, bwruntime.Rlimits{AsBytes: 512 << 20, CPUSeconds: 60})
+	bin, inv := setup(t, invocation.Rlimits{AsBytes: 512 << 20, CPUSeconds: 60})
 	cmd := exec.Command(bin, inv, "--", "sh", "-c", "ulimit -v; ulimit -t; echo err >&2; exit 7")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -175,7 +179,7 @@ func TestRunBinary(t *testing.T) {
 }
 
 func TestSignal(t *testing.T) {
-	bin, inv := setup(t, bwruntime.Rlimits{})
+	bin, inv := setup(t, invocation.Rlimits{})
 	cmd := exec.Command(bin, inv, "--", "sh", "-c", "echo ready; exec sleep 31340")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -207,7 +211,7 @@ func TestSignal(t *testing.T) {
 // TestKilledRuntime: SIGKILL to bwrun (no chance to relay) still takes
 // the sandbox down (--die-with-parent).
 func TestKilledRuntime(t *testing.T) {
-	bin, inv := setup(t, bwruntime.Rlimits{})
+	bin, inv := setup(t, invocation.Rlimits{})
 	cmd := exec.Command(bin, inv, "--", "sh", "-c", "echo ready; exec sleep 31341")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -243,7 +247,7 @@ func TestUnprivileged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bin, inv := setup(t, bwruntime.Rlimits{AsBytes: 256 << 20, CPUSeconds: 30, NProc: 12})
+	bin, inv := setup(t, invocation.Rlimits{AsBytes: 256 << 20, CPUSeconds: 30, NProc: 12})
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 	cmd := exec.Command(bin, inv, "--", "sh", "-c", `ulimit -v; ulimit -t; grep "Max processes" /proc/self/limits; id -u; exit 3`)
@@ -274,7 +278,7 @@ func sleepers(arg string) []string {
 // TestInheritedFDsDoNotReachTheSandbox: a descriptor the caller leaves
 // open (here a secret file on fd 7) is not readable inside the sandbox.
 func TestInheritedFDsDoNotReachTheSandbox(t *testing.T) {
-	bin, inv := setup(t, bwruntime.Rlimits{})
+	bin, inv := setup(t, invocation.Rlimits{})
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	if err := os.WriteFile(secret, []byte("TOP-SECRET-MARKER\n"), 0o600); err != nil {
 		t.Fatal(err)

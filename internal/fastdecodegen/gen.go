@@ -1,14 +1,14 @@
 // Package fastdecodegen writes the type-specific half of bwrun's fast
-// invocation decoder (runtime/fastdecode_gen.go) from the Go types and
+// invocation decoder (runtime/invocation/fastdecode_gen.go) from the Go types and
 // their json struct tags, so that the decoder cannot drift from the
 // types encoding/json decodes: one method per struct type, a switch on
 // the exact json key of every field. The generic JSON reader it calls
 // (fastDec: object, array, str, strs, uint, int, int64, ports, boolean,
-// null) is hand-written in runtime/fastdecode.go.
+// null) is hand-written in runtime/invocation/fastdecode.go.
 //
 // It takes the root type as a reflect.Type and imports nothing of the
 // runtime, so runtime's tests can check that the committed file is what
-// it generates (TestFastDecodeGenerated); `go generate ./runtime` runs
+// it generates (TestFastDecodeGenerated); `go generate ./runtime/invocation` runs
 // its command (internal/fastdecodegen/gen) to rewrite it.
 package fastdecodegen
 
@@ -142,8 +142,10 @@ func (g *gen) slice(t reflect.Type, dst string) error {
 	case reflect.Struct:
 		et := t.Elem()
 		g.queue = append(g.queue, et)
-		g.printf("if d.null() {\nreturn true\n}\n%s = []%s{}\nreturn d.array(func() bool {\nvar e %s\nok := d.decode%s(&e)\n%s = append(%s, e)\nreturn ok\n})\n",
-			dst, et.Name(), et.Name(), et.Name(), dst, dst)
+		// Each element is read in place (a local element would escape
+		// to the heap: one more allocation per element).
+		g.printf("if d.null() {\nreturn true\n}\n%s = make([]%s, 0, d.count())\nreturn d.array(func() bool {\n%s = append(%s, %s{})\nreturn d.decode%s(&%s[len(%s)-1])\n})\n",
+			dst, et.Name(), dst, dst, et.Name(), et.Name(), dst, dst)
 		return nil
 	}
 	return fmt.Errorf("slice of %s has no fast reader", t.Elem())

@@ -55,7 +55,7 @@ func TestGenerateShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`case "s":`, "d.str(&v.S)", "d.boolean(&v.B)", "d.int64(&v.I64)", "d.uint(&v.U, 64)",
-		"d.decodeInner(&v.In)", "v.P = &Inner{}", "v.L = append(v.L, e)", "d.strs(&v.SS)", "d.ports(&v.Port)",
+		"d.decodeInner(&v.In)", "v.P = &Inner{}", "v.L = append(v.L, Inner{})", "d.decodeInner(&v.L[len(v.L)-1])", "d.strs(&v.SS)", "d.ports(&v.Port)",
 		"base64.StdEncoding.DecodeString", "v.M = map[string][]string{}", `case "Bare":`, "func (d *fastDec) decodeInner(v *Inner) bool"} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("generated source lacks %q", want)

@@ -1,5 +1,5 @@
-// Command gen rewrites runtime/fastdecode_gen.go (see package
-// fastdecodegen); `go generate ./runtime` runs it in runtime/.
+// Command gen rewrites runtime/invocation/fastdecode_gen.go (see package
+// fastdecodegen); `go generate ./runtime/invocation` runs it there.
 package main
 
 import (
@@ -8,11 +8,11 @@ import (
 	"reflect"
 
 	"github.com/bwpolicy/bwpolicy/internal/fastdecodegen"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 func main() {
-	src, err := fastdecodegen.Generate("runtime", reflect.TypeOf(runtime.Invocation{}))
+	src, err := fastdecodegen.Generate("invocation", reflect.TypeOf(invocation.Invocation{}))
 	if err == nil {
 		err = os.WriteFile("fastdecode_gen.go", src, 0o644)
 	}

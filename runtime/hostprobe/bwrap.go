@@ -1,4 +1,4 @@
-package runtime
+package hostprobe
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 	"sort"
 	"strings"
 	"time"
-)
 
-// InstallHint names the packages that provide bwrap (README S10).
-const InstallHint = "install bubblewrap: `apt install bubblewrap` (Debian/Ubuntu), `dnf install bubblewrap` (Fedora), `pacman -S bubblewrap` (Arch)"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"golang.org/x/sys/unix"
+)
 
 // EnvBwrap is the environment variable that overrides which bwrap
 // FindBwrap returns.
@@ -54,29 +54,12 @@ func FindBwrap() (string, error) {
 		if name != "bwrap" {
 			return "", fmt.Errorf("$%s=%s: %v", EnvBwrap, name, err)
 		}
-		return "", fmt.Errorf("bwrap not found in PATH; %s", InstallHint)
+		return "", fmt.Errorf("bwrap not found in PATH; %s", invocation.InstallHint)
 	}
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
 	return p, nil
-}
-
-// CheckBwrap checks the bwrap at inv.Bwrap.Path as the runtime would
-// execute it (see openBwrap): a regular ELF executable, owned by root or
-// the caller, not writable by group or others, with the identity the
-// compiler recorded, and outside the sandbox's writable set. It does not
-// run bwrap: whether bwrap supports every
-// option in inv.Bwrap.Requires is checked when the invocation is compiled
-// (ProbeBwrap) and by `bwpolicy doctor`; at run time an older bwrap fails
-// with "Unknown option", which Run reports as exit 125 naming the option.
-func CheckBwrap(inv *Invocation) error {
-	f, err := openBwrap(inv)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return bwrapOutsideWritable(f, inv)
 }
 
 // BwrapInfo is what ProbeBwrap learned about a bwrap binary.
@@ -90,7 +73,7 @@ type BwrapInfo struct {
 	// Identity is the file probed (the compiler records it in the
 	// invocation; see Bwrap.Identity). It is host-specific and not part
 	// of the policy input.
-	Identity FileIdentity `json:"-"`
+	Identity invocation.FileIdentity `json:"-"`
 }
 
 // Has reports whether bwrap listed opt in its --help.
@@ -121,7 +104,7 @@ func (b BwrapInfo) SortedOptions() []string {
 
 // CheckRequires returns an error naming every option of inv.Bwrap.Requires
 // that the probed bwrap lacks.
-func CheckRequires(inv *Invocation, info BwrapInfo) error {
+func CheckRequires(inv *invocation.Invocation, info BwrapInfo) error {
 	if m := info.Missing(inv.Bwrap.Requires); len(m) > 0 {
 		return fmt.Errorf("bwrap at %s (version %s) lacks %s required by this invocation; recompile or upgrade bubblewrap", info.Path, info.Version, strings.Join(m, ", "))
 	}
@@ -192,4 +175,19 @@ func exitDetail(err error) string {
 		return fmt.Sprintf("%v: %s", err, strings.TrimSpace(string(ee.Stderr)))
 	}
 	return err.Error()
+}
+
+// IdentityOf returns the identity of a stat result (see StatIdentity).
+func IdentityOf(st *unix.Stat_t) invocation.FileIdentity {
+	return invocation.FileIdentity{Dev: st.Dev, Ino: st.Ino, Size: st.Size, MTime: st.Mtim.Nano()}
+}
+
+// StatIdentity returns the identity of the file at path (symlinks
+// followed), as the compiler records it for bwrap.
+func StatIdentity(path string) (invocation.FileIdentity, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return invocation.FileIdentity{}, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return IdentityOf(&st), nil
 }

@@ -1,4 +1,4 @@
-package runtime
+package invocation
 
 import (
 	"bytes"
@@ -157,13 +157,13 @@ func TestReadLimited(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := readLimited(f, 100000)
+		got, err := ReadLimited(f, 100000)
 		f.Close()
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("size %d: read %d bytes, %v", n, len(got), err)
 		}
 		f, _ = os.Open(p)
-		got, err = readLimited(f, 600)
+		got, err = ReadLimited(f, 600)
 		f.Close()
 		if wantN := min(n, 600); err != nil || len(got) != wantN {
 			t.Errorf("size %d, limit 600: read %d bytes, %v; want %d", n, len(got), err, wantN)
@@ -174,7 +174,7 @@ func TestReadLimited(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { w.Write(bytes.Repeat([]byte("y"), 3000)); w.Close() }()
-	got, err := readLimited(r, 100000)
+	got, err := ReadLimited(r, 100000)
 	r.Close()
 	if err != nil || len(got) != 3000 {
 		t.Errorf("pipe: read %d bytes, %v", len(got), err)

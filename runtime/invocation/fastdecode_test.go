@@ -1,4 +1,4 @@
-package runtime
+package invocation
 
 import (
 	"encoding/json"
@@ -190,10 +190,10 @@ func TestFastDecodeGoldens(t *testing.T) {
 }
 
 // TestFastDecodeGenerated: fastdecode_gen.go is what internal/fastdecodegen
-// makes of the Invocation types now (run `go generate ./runtime` after
+// makes of the Invocation types now (run `go generate ./runtime/invocation` after
 // changing them).
 func TestFastDecodeGenerated(t *testing.T) {
-	want, err := fastdecodegen.Generate("runtime", reflect.TypeOf(Invocation{}))
+	want, err := fastdecodegen.Generate("invocation", reflect.TypeOf(Invocation{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,6 +202,6 @@ func TestFastDecodeGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Fatal("fastdecode_gen.go is stale: run `go generate ./runtime`")
+		t.Fatal("fastdecode_gen.go is stale: run `go generate ./runtime/invocation`")
 	}
 }

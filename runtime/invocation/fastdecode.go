@@ -1,4 +1,4 @@
-package runtime
+package invocation
 
 import (
 	"encoding/json"
@@ -18,9 +18,18 @@ import (
 // the types' json tags into fastdecode_gen.go by internal/fastdecodegen
 // (TestFastDecodeGenerated checks the file is current).
 //
-//go:generate go run ../internal/fastdecodegen/gen
+//go:generate go run ../../internal/fastdecodegen/gen
 func fastDecode(data []byte) (inv *Invocation, ok bool) {
-	d := &fastDec{s: data}
+	return fastDecodeText(data, string(data))
+}
+
+// fastDecodeText is fastDecode with text, the same bytes as data as a
+// string: every string without escapes that it reads is a substring of
+// text instead of an allocation of its own (an invocation has hundreds
+// of strings; in a fresh process the memory they take is paid in page
+// faults on every command's path).
+func fastDecodeText(data []byte, text string) (inv *Invocation, ok bool) {
+	d := &fastDec{s: data, text: text}
 	inv = &Invocation{}
 	if !d.decodeInvocation(inv) {
 		return nil, false
@@ -34,8 +43,9 @@ func fastDecode(data []byte) (inv *Invocation, ok bool) {
 
 // fastDec is a minimal JSON reader for fastDecode.
 type fastDec struct {
-	s []byte
-	i int
+	s    []byte
+	text string // string(s): the backing store of the strings read
+	i    int
 }
 
 func (d *fastDec) ws() {
@@ -80,7 +90,8 @@ func (d *fastDec) object(field func(key string) bool) bool {
 	if d.peek('}') {
 		return true
 	}
-	var seen []string
+	var seenKeys [16]string // on the stack: no allocation per object
+	seen := seenKeys[:0]
 	for {
 		var k string
 		if !d.str(&k) || !d.peek(':') {
@@ -140,10 +151,10 @@ func (d *fastDec) str(out *string) bool {
 		case c == '"':
 			d.i++
 			if !escaped {
-				*out = string(d.s[start : d.i-1])
+				*out = d.text[start : d.i-1]
 				return true
 			}
-			return json.Unmarshal(d.s[start-1:d.i], out) == nil
+			return unquote(d.s[start-1:d.i], out)
 		case c == '\\':
 			escaped = true
 			d.i += 2
@@ -158,12 +169,27 @@ func (d *fastDec) str(out *string) bool {
 	return false
 }
 
+// unquote decodes a quoted JSON string with escapes into *out. It is a
+// function of its own so that out does not escape: encoding/json takes
+// its target as an interface, which would move every string str reads
+// into (an object's keys included) to the heap.
+//
+//go:noinline
+func unquote(quoted []byte, out *string) bool {
+	var s string
+	if json.Unmarshal(quoted, &s) != nil {
+		return false
+	}
+	*out = s
+	return true
+}
+
 func (d *fastDec) strs(out *[]string) bool {
 	if d.null() {
 		*out = nil
 		return true
 	}
-	list := []string{}
+	list := make([]string, 0, d.count())
 	ok := d.array(func() bool {
 		var s string
 		ok := d.str(&s)
@@ -172,6 +198,49 @@ func (d *fastDec) strs(out *[]string) bool {
 	})
 	*out = list
 	return ok
+}
+
+// count returns the number of elements of the array that comes next
+// (0 when something else does, or it is malformed: reading it then
+// fails), without consuming it, so that the slice it is read into is
+// allocated once at its final size: growing it by appends would touch
+// about twice the memory, which a fresh process pays in page faults.
+func (d *fastDec) count() int {
+	d.ws()
+	if d.i >= len(d.s) || d.s[d.i] != '[' {
+		return 0
+	}
+	depth, n, empty := 0, 0, true
+	for i := d.i; i < len(d.s); i++ {
+		switch c := d.s[i]; c {
+		case '"':
+			for i++; i < len(d.s) && d.s[i] != '"'; i++ {
+				if d.s[i] == '\\' {
+					i++
+				}
+			}
+			empty = false
+		case '[', '{':
+			if depth++; depth > 1 {
+				empty = false
+			}
+		case ']', '}':
+			if depth--; depth == 0 {
+				if empty {
+					return 0
+				}
+				return n + 1
+			}
+		case ',':
+			if depth == 1 {
+				n++
+			}
+		case ' ', '\t', '\n', '\r':
+		default:
+			empty = false
+		}
+	}
+	return 0
 }
 
 // number returns the text of a JSON integer (no fraction or exponent).

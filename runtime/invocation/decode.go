@@ -1,4 +1,4 @@
-package runtime
+package invocation
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // maxFD is the largest file descriptor number an invocation may ask for.
@@ -29,7 +30,7 @@ func Load(path string) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	inv, err := Decode(data)
+	inv, err := decodeOwned(data)
 	if err != nil {
 		return nil, fmt.Errorf("invocation %s: %w", path, err)
 	}
@@ -49,13 +50,13 @@ func ReadInvocation(path string) ([]byte, error) {
 	return readInvocationFile(f, path)
 }
 
-// decodeFile reads and decodes the invocation open as f (named path).
-func decodeFile(f *os.File, path string) (*Invocation, error) {
+// DecodeFile reads and decodes the invocation open as f (named path).
+func DecodeFile(f *os.File, path string) (*Invocation, error) {
 	data, err := readInvocationFile(f, path)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := Decode(data)
+	inv, err := decodeOwned(data)
 	if err != nil {
 		return nil, fmt.Errorf("invocation %s: %w", path, err)
 	}
@@ -65,7 +66,7 @@ func decodeFile(f *os.File, path string) (*Invocation, error) {
 // readInvocationFile reads the invocation open as f (named path), at most
 // maxInvocationSize bytes.
 func readInvocationFile(f *os.File, path string) ([]byte, error) {
-	data, err := readLimited(f, maxInvocationSize+1)
+	data, err := ReadLimited(f, maxInvocationSize+1)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read invocation %s: %w", path, err)
 	}
@@ -75,11 +76,11 @@ func readInvocationFile(f *os.File, path string) ([]byte, error) {
 	return data, nil
 }
 
-// readLimited reads f to its end or to limit bytes, into a buffer sized
+// ReadLimited reads f to its end or to limit bytes, into a buffer sized
 // from its length (at most limit) when it is a regular file (io.ReadAll would grow one
 // from 512 bytes: a dozen copies and page faults for a 20 KB invocation,
 // on the path of every command).
-func readLimited(f *os.File, limit int64) ([]byte, error) {
+func ReadLimited(f *os.File, limit int64) ([]byte, error) {
 	size := int64(512)
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = min(st.Size()+1, limit) // +1: EOF is seen without growing; a larger file is read once, to the limit
@@ -107,7 +108,19 @@ func readLimited(f *os.File, limit int64) ([]byte, error) {
 // Validate) are errors. A truncated or hand-edited file gets a message
 // with the line and column of the problem.
 func Decode(data []byte) (*Invocation, error) {
-	if inv, ok := fastDecode(data); ok {
+	return decodeText(data, string(data))
+}
+
+// decodeOwned is Decode of a buffer nobody else holds and nobody writes
+// again (Load and DecodeFile read it fresh and drop it): the decoded
+// strings share its memory instead of a copy (see fastDecodeText).
+func decodeOwned(data []byte) (*Invocation, error) {
+	return decodeText(data, unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
+// decodeText is Decode with text, data's bytes as a string.
+func decodeText(data []byte, text string) (*Invocation, error) {
+	if inv, ok := fastDecodeText(data, text); ok {
 		if inv.Format != Format {
 			return nil, formatError(inv.Format)
 		}
@@ -404,7 +417,7 @@ func Validate(inv *Invocation) error {
 		}
 	}
 	for _, name := range inv.Env.UnsetAfterRC {
-		if !isShellName(name) {
+		if !IsShellName(name) {
 			return fmt.Errorf("env.unset_after_rc: %q is not a shell variable name", name)
 		}
 	}
@@ -422,10 +435,29 @@ func Validate(inv *Invocation) error {
 	}
 	if inv.Expose != nil {
 		for _, r := range inv.Expose.Roots {
-			if !cleanAbs(r) || r == "/" {
+			if !IsCleanAbs(r) || r == "/" {
 				return fmt.Errorf("expose.roots: %q is not an absolute, clean directory below /", r)
 			}
 		}
 	}
 	return nil
 }
+
+// IsShellName tells whether s is a shell identifier ([A-Za-z_][A-Za-z0-9_]*).
+func IsShellName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// IsCleanAbs reports whether p is an absolute path in its clean form.
+func IsCleanAbs(p string) bool { return strings.HasPrefix(p, "/") && filepath.Clean(p) == p }

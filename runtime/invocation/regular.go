@@ -1,4 +1,4 @@
-package runtime
+package invocation
 
 // Regular files: settings and invocations are read only from regular
 // files, opened without ever blocking on a named pipe or a device.

@@ -1,10 +1,18 @@
-// Package runtime is bwpolicy's per-command path: it reads a frozen
-// invocation (the compiler's output), re-checks the host state it was
-// compiled under, sets the resource limits and executes bwrap.
+// Package invocation is the frozen invocation format: the types the
+// compiler emits and the runtime executes (Invocation and its parts),
+// reading and strict decoding (Load, Decode, with a fast path generated
+// from the struct tags), the consistency checks every invocation must
+// pass (Validate), and bwrap's option table (BwrapArity).
 //
-// It depends on the standard library and golang.org/x/sys only, so that
-// cmd/bwrun starts in about a millisecond and never pays for the compiler.
-package runtime
+// It depends on the standard library only: cmd/bwrun reads an
+// invocation on every command, and the compiler, doctor and the
+// benchmarks share this one definition of the format. verify keeps an
+// option table and replay of its own on purpose (an independent checker
+// must not share a mis-parse with the compiler); a test holds the two
+// tables equal.
+package invocation
+
+import "fmt"
 
 // Format is the version string every invocation carries in its "format"
 // field. The runtime refuses any other value.
@@ -148,6 +156,10 @@ type Env struct {
 	CredentialPaths map[string][]string `json:"credential_paths,omitempty"`
 }
 
+// InstallHint tells how to install bubblewrap on the common
+// distributions (for messages about a missing bwrap).
+const InstallHint = "install bubblewrap: `apt install bubblewrap` (Debian/Ubuntu), `dnf install bubblewrap` (Fedora), `pacman -S bubblewrap` (Arch)"
+
 // Precondition kinds.
 const (
 	KindAbsent  = "absent"
@@ -159,7 +171,7 @@ const (
 	// KindDenied is a path this user cannot even lstat, for good: a
 	// directory on the way denies search permission and belongs to
 	// another user, so no process of this user (inside a sandbox or not)
-	// can grant it (see Unreachable). Nothing is masked there; the
+	// can grant it (see runtime.Unreachable). Nothing is masked there; the
 	// runtime checks that it is still denied.
 	KindDenied = "denied"
 )
@@ -245,4 +257,9 @@ type Explain struct {
 	Rule   string   `json:"rule"`
 	Reason string   `json:"reason"`
 	Source string   `json:"source"`
+}
+
+// String renders the identity as "dev:ino size mtime".
+func (id FileIdentity) String() string {
+	return fmt.Sprintf("%d:%d %d bytes mtime %d", id.Dev, id.Ino, id.Size, id.MTime)
 }
