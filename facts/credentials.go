@@ -153,14 +153,14 @@ func (g *gatherer) envCredentials(h *Host, f *Facts) (out []Hidden, skips []EnvS
 	return out, skips
 }
 
-// xdgRelocated hides the denied entries of the XDG base directories
+// movedStores hides the denied entries of the XDG base directories
 // where a variable moves them (H7): with XDG_CONFIG_HOME=/data/cfg,
 // /data/cfg/gh is hidden like ~/.config/gh. Each variable's directory
 // is recorded in f.CredentialPaths, so that bwrun refuses a run in which
 // the variable names another one (but the default place, whose entries
 // the deny lists hide anyway).
-func (g *gatherer) xdgRelocated(h *Host, f *Facts) (out []Hidden) {
-	for _, x := range runtime.XDGBases {
+func (g *gatherer) movedStores(h *Host, f *Facts) (out []Hidden) {
+	for _, x := range runtime.MovedDirs {
 		val := h.Env[x.Name]
 		if !path.IsAbs(val) {
 			continue // unset, or relative (invalid: tools ignore it)
@@ -182,7 +182,7 @@ func (g *gatherer) xdgRelocated(h *Host, f *Facts) (out []Hidden) {
 			if alreadyUnreachable(p, f) {
 				continue
 			}
-			y := g.hidden(p, SourceXDGRelocated)
+			y := g.hidden(p, SourceMovedDir)
 			y.Var = x.Name
 			out = append(out, y)
 		}

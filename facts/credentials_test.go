@@ -109,7 +109,7 @@ func TestXDGRelocated(t *testing.T) {
 	f := Gather(h, &settings.Settings{}, &profile.Profile{HiddenHome: hidden})
 	var got []string
 	for _, x := range f.Hidden {
-		if x.Source == SourceXDGRelocated {
+		if x.Source == SourceMovedDir {
 			got = append(got, x.Path)
 			if Within("/data/cfg/git/config", x.Path) {
 				t.Errorf("%s hidden: not a denied entry", x.Path)

@@ -273,7 +273,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
 	f.settle(cwdWritable)
-	f.Hidden = append(f.Hidden, g.xdgRelocated(h, f)...)
+	f.Hidden = append(f.Hidden, g.movedStores(h, f)...)
 	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
 	f.settle(cwdWritable)

@@ -3,7 +3,8 @@ package facts
 // This file finds credentials written into allowed configuration files
 // (H10): an allowed ~/.gitconfig or pip.conf is readable in the sandbox,
 // and a URL with a password or token in it (url.<base>.insteadOf,
-// index-url) hands that credential to every command.
+// index-url) hands that credential to every command; so does a registry
+// token in an npm or pnpm configuration file (`//host/:_authToken=…`).
 
 import (
 	"path"
@@ -20,7 +21,8 @@ type CredentialURL struct {
 
 // homeConfigFiles are the allowed configuration files read for URLs
 // with credentials, relative to HOME.
-var homeConfigFiles = []string{".gitconfig", ".config/git/config", ".config/pip/pip.conf", ".pip/pip.conf", ".config/uv/uv.toml", ".condarc"}
+var homeConfigFiles = []string{".gitconfig", ".config/git/config", ".config/pip/pip.conf", ".pip/pip.conf", ".config/uv/uv.toml", ".condarc",
+	".config/npm/npmrc", ".config/pnpm/rc"}
 
 // maxConfigRead bounds what is read of one configuration file.
 const maxConfigRead = 256 << 10
@@ -28,6 +30,10 @@ const maxConfigRead = 256 << 10
 // credentialURL matches a URL whose userinfo holds a password
 // (user:secret@) or a long token as the user name (token@).
 var credentialURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://(?:[^/\s:@"']+:[^/\s@"']+|[^/\s:@"']{16,})@`)
+
+// npmAuthKey matches an npm-style registry credential setting
+// (_authToken, _auth, _password, with or without a //registry/: scope).
+var npmAuthKey = regexp.MustCompile(`(?i)(^|:)_(authToken|auth|password)\s*=\s*\S`)
 
 // homeCredentialURLs returns the lines of the allowed configuration
 // files the layout binds back that hold a URL with credentials.
@@ -50,7 +56,7 @@ func (g *gatherer) homeCredentialURLs(l *HomeLayout) []CredentialURL {
 			continue
 		}
 		for i, line := range strings.Split(string(data), "\n") {
-			if credentialURL.MatchString(line) {
+			if credentialURL.MatchString(line) || npmAuthKey.MatchString(strings.TrimSpace(line)) {
 				out = append(out, CredentialURL{File: p, Line: i + 1})
 			}
 		}

@@ -63,7 +63,7 @@ type Host struct {
 	HermesHome string `json:"hermes_home"`
 	// ProcessCwd is the directory the process was started in.
 	ProcessCwd string `json:"process_cwd"`
-	// Env holds the values of CAVars, TempVars, CredentialVars, XDGBases and PATH
+	// Env holds the values of CAVars, TempVars, CredentialVars, MovedDirs and PATH
 	// (the home layout allows its directories under HOME) that are set.
 	Env map[string]string `json:"env"`
 	// EnvNames lists the names (never the values) of the environment
@@ -125,7 +125,7 @@ func FromEnvironment() *Host {
 			h.Env[v.Name] = val
 		}
 	}
-	for _, v := range runtime.XDGBases {
+	for _, v := range runtime.MovedDirs {
 		if val := os.Getenv(v.Name); val != "" {
 			h.Env[v.Name] = val
 		}

@@ -62,7 +62,7 @@ const (
 	SourceHermesHome       Source = "hermes-home"
 	SourceHide             Source = "hide"
 	SourceCredentialVar    Source = "credential-var"
-	SourceXDGRelocated     Source = "xdg-relocated"
+	SourceMovedDir     Source = "moved-dir"
 	SourceMountMirror      Source = "mount-mirror"
 	SourceHomeMirror       Source = "home-mirror"
 	SourceHostSocket       Source = "host-socket"
@@ -127,7 +127,7 @@ var Protections = []Protection{
 	{SourceHermesHome, ReasonHermesHome, "S5", RoleMask, "hiddenPaths", "the Hermes homes (HERMES_HOME and ~/.hermes)", "host: the Hermes home", StalePrecondition},
 	{SourceHide, ReasonHide, "H4", RoleMask, "expandHide", "the settings' hide entries, globs expanded", "settings:hide", StaleListing},
 	{SourceCredentialVar, ReasonCredential, "H7", RoleMask, "envCredentials", "the paths credential variables name ($AWS_SHARED_CREDENTIALS_FILE, …)", "host: ${var} names {entry}", StalePrecondition},
-	{SourceXDGRelocated, ReasonCredential, "H7", RoleMask, "xdgRelocated", "the denied entries of .config, .local/share, .local/state and .cache where an XDG base variable moves that directory ($XDG_CONFIG_HOME/gh, …)", "host: ${var} names the directory that holds {entry}", StalePrecondition},
+	{SourceMovedDir, ReasonCredential, "H7", RoleMask, "movedStores", "the denied entries of .config, .local/share, .local/state and .cache where an XDG base variable moves that directory ($XDG_CONFIG_HOME/gh, …)", "host: ${var} names the directory that holds {entry}", StalePrecondition},
 	{SourceMountMirror, ReasonInherited, "H7", RoleMask, "mirrors", "second locations of a hidden path that another mount of its filesystem shows", "host: a second mount shows {mirror} here (" + MountinfoPath + ")", StaleMountTable},
 	{SourceHomeMirror, ReasonHomeMirror, "H10", RoleMask, "mirrors", "second locations of the home directory, or of a part of it the home layout leaves out, that another mount of its filesystem shows (hidden whole)", "host: a second mount shows {mirror} here (" + MountinfoPath + ")", StaleMountTable},
 	{SourceHostSocket, ReasonHostSocket, "H8", RoleMask, "privilegedSockets", "privileged host sockets (container runtimes, systemd, polkit)", "host: a privileged host socket (facts.PrivilegedSockets)", StalePrecondition},

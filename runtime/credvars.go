@@ -52,25 +52,41 @@ var CredentialVars = []CredentialVar{
 	{"XDG_RUNTIME_DIR", onePath},
 	{"XAUTHORITY", onePath},
 	{"REGISTRY_AUTH_FILE", onePath},
+	{"PGPASSFILE", onePath},             // PostgreSQL passwords
+	{"BOTO_CONFIG", onePath},            // boto/gsutil keys
+	{"HF_TOKEN_PATH", onePath},          // the Hugging Face token
+	{"DATABRICKS_CONFIG_FILE", onePath}, // Databricks tokens
 }
 
-// XDGBase is an XDG base directory variable and the place, relative to
-// HOME, it defaults to. Where the variable moves the directory, the
-// credential stores the deny lists name under that place move with it
-// ($XDG_CONFIG_HOME/gh instead of ~/.config/gh): the compile hides them
-// there too, and CheckCredentialEnv refuses a run in which the variable
-// names a directory the compile did not look into. Unlike
-// CredentialVars, the variables reach the command (its tools need them).
-type XDGBase struct {
+// MovedDir is a variable that moves a directory of HOME elsewhere (an
+// XDG base directory, a tool's home such as CARGO_HOME), and the place,
+// relative to HOME, it defaults to. Where the variable moves the
+// directory, the credential stores the deny lists name under that place
+// move with it ($XDG_CONFIG_HOME/gh instead of ~/.config/gh,
+// $CARGO_HOME/credentials.toml instead of ~/.cargo/credentials.toml):
+// the compile hides them there too, and CheckCredentialEnv refuses a run
+// in which the variable names a directory the compile did not look into.
+// Unlike CredentialVars, the variables reach the command (its tools need
+// them).
+type MovedDir struct {
 	Name, Default string
 }
 
-// XDGBases are the XDG base directories that hold credential stores.
-var XDGBases = []XDGBase{
+// MovedDirs are the variables that move a directory holding credential
+// stores.
+var MovedDirs = []MovedDir{
 	{"XDG_CONFIG_HOME", ".config"},
 	{"XDG_DATA_HOME", ".local/share"},
 	{"XDG_STATE_HOME", ".local/state"},
 	{"XDG_CACHE_HOME", ".cache"},
+	{"CARGO_HOME", ".cargo"},          // credentials.toml
+	{"GRADLE_USER_HOME", ".gradle"},   // gradle.properties
+	{"HF_HOME", ".cache/huggingface"}, // token
+	{"CLAUDE_CONFIG_DIR", ".claude"},  // .credentials.json
+	{"CODEX_HOME", ".codex"},          // auth.json
+	{"PULUMI_HOME", ".pulumi"},        // credentials.json
+	{"KAGGLE_CONFIG_DIR", ".kaggle"},  // kaggle.json
+	{"MC_CONFIG_DIR", ".mc"},          // MinIO client keys (config.json)
 }
 
 func onePath(v string) []string { return []string{v} }
@@ -168,7 +184,7 @@ func CredentialPaths(cv CredentialVar, value string) []string {
 }
 
 // CheckCredentialEnv refuses (with a *StaleError) an environment in which
-// a credential variable (or an XDG base variable, see XDGBase) names a
+// a credential variable (or an XDG base variable, see MovedDir) names a
 // path that inv does not account for (H7):
 // each path must be one the variable named when compiling (hidden, or
 // left visible with a warning then), lie inside a path inv hides, lie in
@@ -189,7 +205,7 @@ func CheckCredentialEnv(inv *invocation.Invocation, lookup func(string) (string,
 			}
 		}
 	}
-	for _, x := range XDGBases {
+	for _, x := range MovedDirs {
 		val, ok := lookup(x.Name)
 		if !ok || !path.IsAbs(val) { // a relative value is invalid: tools ignore it
 			continue
@@ -200,7 +216,7 @@ func CheckCredentialEnv(inv *invocation.Invocation, lookup func(string) (string,
 		}
 		if !credentialPathCovered(inv, x.Name, p) {
 			bad = append(bad, Mismatch{EnvVar: x.Name, EnvPath: p, Note: fmt.Sprintf(
-				"$%s names %s, whose credential stores this invocation does not hide (H7: it was compiled with another XDG directory)", x.Name, p)})
+				"$%s names %s, whose credential stores this invocation does not hide (H7: it was compiled with another directory there)", x.Name, p)})
 		}
 	}
 	if len(bad) > 0 {
