@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"os"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -61,4 +62,55 @@ func TestUnreachableHelper(t *testing.T) {
 		}
 		asuser.Print(line)
 	}
+}
+
+// TestUnreachableListed: preconditions recorded as denied inside a
+// directory another user owns that Nobody may read but not search (mode
+// 0744), more of them than CheckPreconditions tells by one listing of
+// their parent: the listing shows the names, but only lstat says they
+// are still out of reach, so they hold (and go stale once the directory
+// can be searched).
+func TestUnreachableListed(t *testing.T) {
+	asuser.NeedRoot(t)
+	base := asuser.Tree(t)
+	dir := filepath.Join(base, "listable")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range minListed + 2 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("cred%d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o744); err != nil {
+		t.Fatal(err)
+	}
+	env := "BWPOLICY_UNREACHABLE_BASE=" + dir
+	if got := asuser.Run(t, "TestUnreachableListedHelper", env); !slices.Equal(got, []string{"holds"}) {
+		t.Errorf("denied preconditions in a readable, unsearchable directory: %q, want holds", got)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := asuser.Run(t, "TestUnreachableListedHelper", env); !slices.Equal(got, []string{"stale"}) {
+		t.Errorf("after chmod 755: %q, want stale", got)
+	}
+}
+
+// TestUnreachableListedHelper is TestUnreachableListed's part that runs
+// as another user.
+func TestUnreachableListedHelper(t *testing.T) {
+	if !asuser.Helper(t.Name()) {
+		return
+	}
+	dir := os.Getenv("BWPOLICY_UNREACHABLE_BASE")
+	inv := &invocation.Invocation{}
+	for i := range minListed + 2 {
+		inv.Preconditions = append(inv.Preconditions, invocation.Precondition{Path: filepath.Join(dir, fmt.Sprintf("cred%d", i)), Kind: invocation.KindDenied, Why: "H7"})
+	}
+	if err := CheckPreconditions(inv); err != nil {
+		asuser.Print("stale")
+		return
+	}
+	asuser.Print("holds")
 }
