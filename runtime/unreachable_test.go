@@ -2,8 +2,8 @@ package runtime
 
 import (
 	"errors"
-	"os"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
