@@ -47,6 +47,19 @@ func writeHomeLayout(w io.Writer, f *facts.Facts) {
 	}
 	sort.Strings(watched)
 	fmt.Fprintf(w, "  denied paths watched although absent (one appearing makes the invocation stale): %d (%s)\n", len(watched), clipList(watched, 8))
+	var unreachable []string
+	for _, h := range f.Hidden {
+		if h.Kind == invocation.KindDenied {
+			if h.Var != "" {
+				unreachable = append(unreachable, fmt.Sprintf("%s ($%s)", h.Path, h.Var))
+			} else {
+				unreachable = append(unreachable, h.Path)
+			}
+		}
+	}
+	if len(unreachable) > 0 {
+		fmt.Fprintf(w, "  out of your reach, so not masked (a directory on the way, another user's, denies you search; one becoming reachable makes the invocation stale): %s\n", clipList(unreachable, 8))
+	}
 }
 
 // clipList joins names, at most n of them, saying how many more.

@@ -3,6 +3,7 @@ package compiler
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +24,8 @@ import (
 //
 //	-- host --      key value lines: uid, home, hermes_home, cwd, kernel,
 //	                bwrap PATH VERSION [OPTION...], env NAME=VALUE, hard_as/hard_cpu/hard_nproc N, cloud NAME
-//	-- tree --      one path a line: "dir P", "file P", "file P = CONTENT" (\n and \t escapes), "socket P", "link P -> TARGET"
+//	-- tree --      one path a line: "dir P", "file P", "file P = CONTENT" (\n and \t escapes), "socket P", "link P -> TARGET",
+//	                "denied P" (P and below: out of this user's reach), "unexaminable P" (lstat fails: a symlink loop)
 //	-- settings.yaml --   (optional; absent = the embedded defaults)
 //	-- flags --     (optional) "profile NAME", "cwd DIR"
 //
@@ -159,6 +161,10 @@ func parseTree(t *testing.T, tree facts.Tree, s string) {
 			tree[p] = facts.Stat{Kind: invocation.KindFile, Content: strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(content)}
 		case "socket":
 			tree[rest] = facts.Stat{Kind: invocation.KindSocket}
+		case "denied":
+			tree[rest] = facts.Stat{Kind: invocation.KindDenied}
+		case "unexaminable":
+			tree[rest] = facts.Stat{Kind: invocation.KindOther, Err: errors.New("lstat " + rest + ": too many levels of symbolic links")}
 		case "link":
 			p, target, ok := strings.Cut(rest, " -> ")
 			if !ok {

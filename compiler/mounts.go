@@ -205,7 +205,7 @@ func (e *emitter) maskPaths() []string {
 		out = append(out, ru.Real)
 	}
 	for _, d := range e.f.DockerSockets {
-		if d.Kind != invocation.KindAbsent {
+		if !invocation.Missing(d.Kind) {
 			out = append(out, d.Real)
 		}
 	}

@@ -14,7 +14,47 @@ import (
 // preconditions records every path the facts stage looked at, so the
 // runtime can refuse an invocation compiled under other host state.
 func preconditions(f *facts.Facts) []invocation.Precondition {
-	// The first reason recorded for a path wins: hidden paths first.
+	why := reasons(f)
+	paths := make([]string, 0, len(f.Observed))
+	for p := range f.Observed {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([]invocation.Precondition, 0, len(paths))
+	for _, p := range paths {
+		st := f.Observed[p]
+		if redundant(f, why, p) {
+			continue
+		}
+		w := why[p]
+		if w == "" {
+			w = "path component"
+		}
+		pc := invocation.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
+		if wd := f.Walked[p]; wd != nil {
+			pc.MTime = st.MTime
+			pc.Match = append([]string(nil), wd.Match...)
+			sort.Strings(pc.Match)
+			pc.NewDirs = wd.NewDirs
+			pc.Why = "H4 (listed by a hide glob)"
+		}
+		out = append(out, pc)
+	}
+	return out
+}
+
+// redundant tells whether the observed path p needs no precondition of
+// its own: p cannot appear before its missing parent does, and that
+// parent is a precondition of its own. H9 entries stay: the runtime
+// names the one a command created.
+func redundant(f *facts.Facts, why map[string]string, p string) bool {
+	return why[p] != string(facts.ReasonProtected) && absentAbove(f.Observed, p)
+}
+
+// reasons is why each path the facts stage looked at matters (its
+// precondition's Why); the first reason recorded for a path wins,
+// hidden paths first.
+func reasons(f *facts.Facts) map[string]string {
 	why := map[string]string{}
 	note := func(p, w string) {
 		if _, ok := why[p]; !ok {
@@ -47,41 +87,14 @@ func preconditions(f *facts.Facts) []invocation.Precondition {
 		note(path.Clean(b.Src), fmt.Sprintf("binds[%d]", b.Index))
 		note(path.Clean(b.Dest), fmt.Sprintf("binds[%d]", b.Index))
 	}
-	paths := make([]string, 0, len(f.Observed))
-	for p := range f.Observed {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	out := make([]invocation.Precondition, 0, len(paths))
-	for _, p := range paths {
-		st := f.Observed[p]
-		if why[p] != string(facts.ReasonProtected) && absentAbove(f.Observed, p) {
-			// Redundant: p cannot appear before its missing parent does,
-			// and that parent is a precondition of its own. H9 entries
-			// stay: the runtime names the one a command created.
-			continue
-		}
-		w := why[p]
-		if w == "" {
-			w = "path component"
-		}
-		pc := invocation.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
-		if wd := f.Walked[p]; wd != nil {
-			pc.MTime = st.MTime
-			pc.Match = append([]string(nil), wd.Match...)
-			sort.Strings(pc.Match)
-			pc.NewDirs = wd.NewDirs
-			pc.Why = "H4 (listed by a hide glob)"
-		}
-		out = append(out, pc)
-	}
-	return out
+	return why
 }
 
-// absentAbove tells whether a parent of p was observed absent.
+// absentAbove tells whether a parent of p was observed absent (or
+// denied: nothing below it can be looked at either).
 func absentAbove(observed map[string]facts.Stat, p string) bool {
 	for d := path.Dir(p); d != p && d != "/"; p, d = d, path.Dir(d) {
-		if st, ok := observed[d]; ok && st.Kind == invocation.KindAbsent {
+		if st, ok := observed[d]; ok && invocation.Missing(st.Kind) {
 			return true
 		}
 	}

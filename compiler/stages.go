@@ -135,6 +135,7 @@ func gatherFacts(st *state) {
 		}
 	}
 	st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+	st.refuseUnexaminable()
 }
 
 // expandBindHome expands a leading "~/" of bind sources and destinations
@@ -235,7 +236,27 @@ func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {
 		return d
 	}
 	d.Pos = st.settingsPos(v.Path...)
+	d.Related = st.defaultRelated(v.Path)
 	return d
+}
+
+// defaultRelated is, for a limit the settings leave to a custom
+// profile's defaults, the place in that profile that sets it (a file of
+// the user's, unlike a built-in profile); nil otherwise.
+func (st *state) defaultRelated(path []any) []diag.Related {
+	p, doc := st.res.Profile, st.res.Document
+	if len(path) == 0 || p == nil || !p.Custom || doc == nil {
+		return nil
+	}
+	key, ok := path[0].(string)
+	if !ok || !profileDefaults[key] || doc.Has(key) || st.flagOf(key) != "" {
+		return nil
+	}
+	at, ok := p.Pos["defaults."+key]
+	if !ok || at.File != p.Source { // the value #Profile defaults to
+		return nil
+	}
+	return []diag.Related{{Pos: at, Message: fmt.Sprintf("the default of profile %s, which the settings do not override", p.Name)}}
 }
 
 // profilePos returns where a profile field is set, as a position: the

@@ -130,10 +130,14 @@ type Cwd struct {
 	// resolved.
 	Path string `json:"path"`
 	Real string `json:"real"`
-	// Exists is false when the cwd is missing (S9).
+	// Exists is false when the cwd is missing (S9), or cannot be entered
+	// (Denied).
 	Exists bool `json:"exists"`
+	// Denied is true when the cwd cannot be entered by this user: a
+	// directory on the way, or the cwd itself, denies search.
+	Denied bool `json:"denied"`
 	// RunDir is where commands start: Real, or its nearest existing
-	// parent when it is missing.
+	// parent this user can enter when it is missing or denied.
 	RunDir string `json:"run_dir"`
 	// FellBack is "home" when R6 moved a process cwd to the home directory.
 	FellBack string `json:"fell_back"`
@@ -420,7 +424,7 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden, ph *Path)
 		}
 	}
 	for _, x := range hidden {
-		if x.Kind == invocation.KindAbsent && x.Path == x.Entry {
+		if invocation.Missing(x.Kind) && x.Path == x.Entry {
 			if Within(c.Path, x.Entry) {
 				c.HiddenBy = x.Entry
 			}
@@ -433,7 +437,7 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden, ph *Path)
 	real := g.path(c.Path)
 	if c.HiddenBy == "" {
 		for _, x := range hidden {
-			if x.Kind != invocation.KindAbsent && Within(real.Real, x.Path) {
+			if !invocation.Missing(x.Kind) && Within(real.Real, x.Path) {
 				c.HiddenBy = x.Entry
 			}
 		}
@@ -448,12 +452,23 @@ func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden, ph *Path)
 	}
 	c.Real = real.Real
 	c.Exists = real.Kind == invocation.KindDir
+	// A directory this user cannot search cannot be entered: "DIR/."
+	// goes through it (not recorded: it is no path of the host's).
+	c.Denied = real.Kind == invocation.KindDenied || (c.Exists && g.fs.Lstat(c.Real+"/.").Kind != invocation.KindDir)
+	if c.Denied {
+		c.Exists = false
+	}
 	c.RunDir = c.Real
+	// The nearest parent that exists and can be entered: the parent of
+	// a denied path is the directory that denies search, and is skipped.
+	prevDenied := real.Kind == invocation.KindDenied
 	for !c.Exists && c.RunDir != "/" {
 		c.RunDir = path.Dir(c.RunDir)
-		if g.lstat(c.RunDir).Kind == invocation.KindDir {
+		k := g.lstat(c.RunDir).Kind
+		if k == invocation.KindDir && !prevDenied {
 			break
 		}
+		prevDenied = k == invocation.KindDenied
 	}
 	return c
 }

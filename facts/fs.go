@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -28,12 +29,19 @@ type Stat struct {
 	MTime int64
 	// Content is a file's content in a synthetic Tree (tests only).
 	Content string
+	// Err is why p could not be examined (Kind is then KindOther): an
+	// lstat error other than a missing path and other than a path out of
+	// this user's reach for good (invocation.KindDenied). The compile
+	// refuses such a path: bwrun could never check it.
+	Err error
 }
 
 // FS is the part of the file system the compiler reads.
 type FS interface {
 	// Lstat describes p without following a final symlink. A path that
-	// does not exist is Kind runtime.KindAbsent, not an error.
+	// does not exist is Kind invocation.KindAbsent, one out of this
+	// user's reach for good invocation.KindDenied, not an error; any
+	// other failure is KindOther with Err set.
 	Lstat(p string) Stat
 	// ReadDir lists the names in directory p, sorted.
 	ReadDir(p string) ([]string, error)
@@ -51,7 +59,10 @@ func (OS) Lstat(p string) Stat {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return Stat{Kind: invocation.KindAbsent}
 		}
-		return Stat{Kind: invocation.KindOther}
+		if runtime.Unreachable(p, err) {
+			return Stat{Kind: invocation.KindDenied}
+		}
+		return Stat{Kind: invocation.KindOther, Err: err}
 	}
 	st := Stat{Kind: kindOf(fi.Mode()), Target: linkTarget(p, fi.Mode())}
 	if fi.IsDir() {
@@ -173,7 +184,8 @@ func (OS) ReadFile(p string, max int) ([]byte, error) {
 
 // Tree is a synthetic file system for tests: a map from absolute path to
 // its Stat (a file's content in Stat.Content). Parent directories are
-// implied.
+// implied. Everything below a path of kind invocation.KindDenied is
+// denied too, as it is for lstat.
 type Tree map[string]Stat
 
 // Lstat implements FS.
@@ -181,6 +193,11 @@ func (t Tree) Lstat(p string) Stat {
 	p = path.Clean(p)
 	if p == "/" {
 		return Stat{Kind: invocation.KindDir}
+	}
+	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
+		if t[d].Kind == invocation.KindDenied {
+			return Stat{Kind: invocation.KindDenied}
+		}
 	}
 	if st, ok := t[p]; ok {
 		return st

@@ -106,7 +106,7 @@ func (w *walker) match(dir string, comps []string) ([]string, error) {
 	if isLiteral(comp) {
 		// A literal name needs no listing: its own lstat (recorded as a
 		// precondition, absent or not) is what the invocation depends on.
-		if w.g.lstat(path.Join(dir, comp)).Kind == invocation.KindAbsent {
+		if invocation.Missing(w.g.lstat(path.Join(dir, comp)).Kind) {
 			return nil, nil
 		}
 		names = []string{comp}

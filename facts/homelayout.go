@@ -228,7 +228,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 		if insideDenied(p, denied) {
 			continue // deny wins: ~/.ssh/x stays hidden with ~/.ssh (home.allow warns)
 		}
-		if pp := g.path(p); pp.Kind == invocation.KindAbsent || pp.HasLink || pp.Real != p {
+		if pp := g.path(p); invocation.Missing(pp.Kind) || pp.HasLink || pp.Real != p {
 			continue
 		}
 		l.Entries = append(l.Entries, g.homeEntry(p, l.Allowed[r], writable))

@@ -54,7 +54,7 @@ func (g *gatherer) homeLinkTargets(f *Facts, cwdWritable bool) []Protected {
 		}
 		seen[p] = true
 		kind := g.lstat(p).Kind
-		if kind == invocation.KindAbsent {
+		if invocation.Missing(kind) {
 			return
 		}
 		out = append(out, Protected{Name: HomeLinkTarget, Root: r.dir, BindIndex: r.index, Path: p, Kind: kind})

@@ -69,7 +69,7 @@ func computeMasks(f *Facts) []Mask {
 		out = append(out, m)
 	}
 	for i, h := range f.Hidden {
-		if h.Kind != invocation.KindAbsent {
+		if !invocation.Missing(h.Kind) {
 			add(Mask{Path: h.Path, Entry: h.Entry, Kind: h.Kind, Why: h.Why, Source: h.Source, Hidden: i})
 		}
 	}
@@ -77,7 +77,7 @@ func computeMasks(f *Facts) []Mask {
 		add(Mask{Path: ru.Real, Entry: ru.Path, Kind: ru.Kind, Why: ReasonAgentSockets, Source: SourceRunUser, Hidden: -1})
 	}
 	for _, d := range f.DockerSockets {
-		if d.Kind != invocation.KindAbsent {
+		if !invocation.Missing(d.Kind) {
 			add(Mask{Path: d.Real, Entry: d.Path, Kind: d.Kind, Why: ReasonAgentSockets, Source: SourceDockerSocket, Hidden: -1})
 		}
 	}
@@ -175,7 +175,7 @@ func computeExceptions(f *Facts, masks []Mask, cwdWritable bool) []Exception {
 	}
 	seen := map[string]bool{}
 	for _, ca := range f.CABundles {
-		if ca.Kind == invocation.KindAbsent || seen[ca.Real] || !masked(masks, ca.Real) {
+		if invocation.Missing(ca.Kind) || seen[ca.Real] || !masked(masks, ca.Real) {
 			continue
 		}
 		seen[ca.Real] = true

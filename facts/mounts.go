@@ -146,13 +146,15 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 		}
 		seen[hm.loc] = true
 		x := g.hidden(hm.loc, SourceHomeMirror)
-		if x.Kind == invocation.KindAbsent {
+		if invocation.Missing(x.Kind) {
 			continue
 		}
 		x.MirrorOf = hm.shows
 		out = append(out, x)
 	}
 	for _, h := range f.Hidden {
+		// A denied path is looked for too: another mount may show what
+		// lies below the directory that denies search, where it does not.
 		if h.Kind == invocation.KindAbsent || h.MirrorOf != "" {
 			continue
 		}
@@ -167,7 +169,7 @@ func (g *gatherer) mirrors(f *Facts) (out []Hidden, notes []string) {
 			}
 			x := g.hidden(loc, SourceMountMirror)
 			x.Why = h.Why // ReasonInherited: hidden for the same reason
-			if x.Kind == invocation.KindAbsent {
+			if invocation.Missing(x.Kind) {
 				continue // covered by another mount: nothing shows there
 			}
 			x.Var, x.HideIndex, x.MirrorOf = h.Var, h.HideIndex, h.Path

@@ -22,6 +22,19 @@ deny contains v("R9", sprintf("bind source %q does not exist", [b.src]), ["binds
 	b.src_kind == "absent"
 }
 
+deny contains v("R4", sprintf("bind dest %q is out of your reach (a directory on the way, another user's, denies you search): bwrap could not mount there", [b.dest]), ["binds", b.index, "dest"]) if {
+	some b in input.facts.binds
+	b.dest_abs
+	not missing(b.src_kind)
+	b.dest_kind == "denied"
+}
+
+deny contains v("R9", sprintf("bind source %q is out of your reach (a directory on the way, another user's, denies you search): bwrap could not bind it", [b.src]), ["binds", b.index, "src"]) if {
+	some b in input.facts.binds
+	b.src_abs
+	b.src_kind == "denied"
+}
+
 deny contains v("R9", sprintf("bind dest %q is not an absolute path", [b.dest]), ["binds", b.index, "dest"]) if {
 	some b in input.facts.binds
 	b.dest != b.src
@@ -131,7 +144,7 @@ sandbox_tmpfs := {"/tmp"}
 deny contains v("R4", sprintf("bind dest %q does not exist on the host; bwrap would create it there (or fail on the read-only root): create it first, or use a dest under /tmp", [b.dest]), ["binds", b.index, "dest"]) if {
 	some b in input.facts.binds
 	b.dest_abs
-	b.src_kind != "absent"
+	not missing(b.src_kind)
 	b.dest_kind == "absent"
 	not b.dest_has_link
 	not r4_inside_sandbox_tmpfs(b.dest)

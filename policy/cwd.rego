@@ -75,6 +75,11 @@ warn contains v("R7", sprintf("the working directory %q is the home directory or
 #   security: true
 warn contains v("S9", sprintf("the working directory %q does not exist: commands run read-only in %q", [input.facts.cwd.path, input.facts.cwd.run_dir]), ["cwd"]) if {
 	not input.facts.cwd.exists
+	not input.facts.cwd.denied
+}
+
+warn contains v("S9", sprintf("the working directory %q cannot be entered (a directory on the way, or the directory itself, denies you search): commands run read-only in %q", [input.facts.cwd.path, input.facts.cwd.run_dir]), ["cwd"]) if {
+	input.facts.cwd.denied
 }
 
 # R6 (H4): a hide entry that matches the working directory or a directory
@@ -82,7 +87,7 @@ warn contains v("S9", sprintf("the working directory %q does not exist: commands
 deny contains v("R6", sprintf("hide entry %q matches %q, the working directory or above it: it would mask the working directory", [object.get(input.settings, "hide", [])[h.hide_index], h.path]), ["hide", h.hide_index]) if {
 	some h in input.facts.hidden
 	h.why == "H4"
-	h.kind != "absent"
+	not missing(h.kind)
 	input.facts.cwd.exists
 	within(input.facts.cwd.real, h.path)
 }

@@ -30,13 +30,15 @@ r8_ok(h) if {
 
 r8_what(h) := "missing" if h.kind == "absent"
 
+r8_what(h) := "out of your reach (a directory on the way, another user's, denies you search)" if h.kind == "denied"
+
 r8_what(h) := sprintf("a link to %q inside a hidden path", [h.real]) if {
 	h.kind == "dir"
 	h.has_link
 }
 
 r8_what(h) := sprintf("a %s", [h.kind]) if {
-	not h.kind in {"absent", "dir"}
+	not h.kind in {"absent", "denied", "dir"}
 }
 
 # S6: a hidden path that resolves inside one of the directories bound back
@@ -57,7 +59,7 @@ exception_paths contains e.path if some e in input.facts.exceptions
 #   security: true
 deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which stays reachable (S6/S8): it would be exposed; move it or its link", [h.entry, h.path, e]), [p]) if {
 	some h in input.facts.hidden
-	h.kind != "absent"
+	not missing(h.kind)
 	some e in exception_paths
 	within(h.path, e)
 	not h.var
@@ -68,7 +70,7 @@ deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which sta
 deny contains object.union(v("S6", sprintf("$%s names %q, inside %q, which stays reachable (S6/S8): it cannot be hidden there; point the variable elsewhere", [h.var, h.path, e]), []), {"host": true}) if {
 	some h in input.facts.hidden
 	h.var
-	h.kind != "absent"
+	not missing(h.kind)
 	some e in exception_paths
 	within(h.path, e)
 }

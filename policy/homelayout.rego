@@ -78,7 +78,7 @@ warn contains v("H10", sprintf("home.allow entry %q lies inside the denied path 
 deny contains v("H10", sprintf("hide entry %q matches %q, the home directory or above it: refused (the allowlist home layout already hides every dot entry that is not allowed)", [object.get(input.settings, "hide", [])[h.hide_index], h.path]), ["hide", h.hide_index]) if {
 	some h in input.facts.hidden
 	h.why == "H4"
-	h.kind != "absent"
+	not missing(h.kind)
 	within(input.facts.home, h.path)
 }
 

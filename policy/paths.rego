@@ -6,6 +6,11 @@ package bwpolicy.rules
 # call) because it runs for every pair of paths the rules compare.
 within(p, base) if startswith(concat("", [p, "/"]), concat("", [trim_suffix(base, "/"), "/"]))
 
+# missing(kind): nothing a sandbox could reach is there — absent, or
+# denied (a directory on the way, another user's, denies this user
+# search: out of reach for good, inside the sandbox too).
+missing(kind) if kind in {"absent", "denied"}
+
 # dirname(p): the parent directory of an absolute path.
 dirname(p) := "/" if {
 	parts := split(trim_prefix(p, "/"), "/")

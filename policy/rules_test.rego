@@ -331,3 +331,19 @@ test_h2_seccomp_allow_names if {
 	count(decisions("deny", good)) == 0
 	count(decisions("warn", good)) == 2
 }
+
+# A bind source this user cannot even lstat (another user's directory
+# denies search) cannot be bound: R9, like a missing one.
+test_r9_denied_source if {
+	"R9" in rules_for(with_binds([bind(0, "/root/data", "/root/data", true, "denied")]))
+}
+
+test_r9_not_for_existing_source if {
+	not "R9" in rules_for(with_binds([bind(0, "/data", "/data", true, "dir")]))
+}
+
+# A bind dest this user cannot reach: bwrap could not mount there (R4).
+test_r4_denied_dest if {
+	b := object.union(bind(0, "/data", "/root/data", true, "dir"), {"dest_kind": "denied"})
+	"R4" in rules_for(with_binds([b]))
+}

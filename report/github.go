@@ -48,11 +48,37 @@ func githubCommand(d diag.Diagnostic) string {
 	if d.Detail != "" {
 		msg += "\n" + d.Detail
 	}
+	msg += relatedNotes(d)
 	s := "::" + cmd
 	if len(props) > 0 {
 		s += " " + strings.Join(props, ",")
 	}
 	return s + "::" + escapeData(msg)
+}
+
+// relatedNotes is d's related positions as the text format's note
+// lines, "\nfile:line:col: note: message" each, for the formats whose
+// message is plain text (github, junit).
+//
+// GitHub gets them inside the annotation's message rather than as
+// annotations of their own (::notice at the related line): a related
+// position is often in no file of the repository (bwpolicy's own
+// schema/sandbox.cue) or in a file the pull request does not change,
+// where GitHub cannot attach an annotation to a line and only lists it
+// in the run's summary; a notice would read as a finding of its own,
+// apart from the one it explains; and GitHub caps the annotations one
+// step may create, so notices could push real findings out. In the message the position stays with its finding,
+// wherever that is shown.
+func relatedNotes(d diag.Diagnostic) string {
+	var b strings.Builder
+	for _, r := range d.Related {
+		b.WriteString("\n")
+		if p := r.Pos.String(); p != "" {
+			b.WriteString(p + ": ")
+		}
+		b.WriteString("note: " + r.Message)
+	}
+	return b.String()
 }
 
 // escapeData and escapeProperty escape the way @actions/core does, so a

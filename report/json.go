@@ -31,6 +31,18 @@ type Diagnostic struct {
 	// comment silenced (not counted); Justification is its reason.
 	Suppressed    bool   `json:"suppressed,omitempty"`
 	Justification string `json:"justification,omitempty"`
+	// Related are the other places the finding involves (the other
+	// side of a conflict), in order; left out when there are none.
+	Related []RelatedPosition `json:"related,omitempty"`
+}
+
+// RelatedPosition is the JSON form of one related position: a place in
+// a file ("" and 0 when unknown, like a Diagnostic's) and what is there.
+type RelatedPosition struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
 }
 
 // JSONDiagnostics returns the findings, then the failures, then the
@@ -41,7 +53,7 @@ func JSONDiagnostics(r *Report) []Diagnostic {
 		out = append(out, Diagnostic{
 			File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col,
 			Severity: d.Severity.String(), Rule: d.Rule, Message: d.Summary, Path: d.Path,
-			Detail: d.Detail, Replacement: d.Fix, Failure: failure,
+			Detail: d.Detail, Replacement: d.Fix, Failure: failure, Related: jsonRelated(d.Related),
 		})
 	}
 	for _, d := range r.Findings {
@@ -54,6 +66,16 @@ func JSONDiagnostics(r *Report) []Diagnostic {
 		add(sd.Diagnostic, false)
 		out[len(out)-1].Suppressed = true
 		out[len(out)-1].Justification = sd.Justification
+	}
+	return out
+}
+
+// jsonRelated is the JSON form of a diagnostic's related positions (nil
+// when there are none, so the field is left out).
+func jsonRelated(rs []diag.Related) []RelatedPosition {
+	var out []RelatedPosition
+	for _, r := range rs {
+		out = append(out, RelatedPosition{File: r.Pos.File, Line: r.Pos.Line, Column: r.Pos.Col, Message: r.Message})
 	}
 	return out
 }

@@ -204,11 +204,12 @@ func junitFile(f string) string {
 }
 
 // junitText is a failure's body: the diagnostic as the text format
-// prints it (position, severity, message, rule), and its detail.
+// prints it (position, severity, message, rule), its detail and its
+// related positions.
 func junitText(d diag.Diagnostic) string {
 	s := d.String()
 	if d.Detail != "" {
 		s += "\n" + d.Detail
 	}
-	return s
+	return s + relatedNotes(d)
 }

@@ -72,17 +72,24 @@ func TestText(t *testing.T) {
 	}
 }
 
-func TestJSON(t *testing.T) {
+// validateFindings fails t unless out validates against
+// schema/findings.schema.json.
+func validateFindings(t *testing.T, out []byte) {
+	t.Helper()
 	sch := schematest.CompileFile(t, "../schema/findings.schema.json", "https://bwpolicy.dev/schema/findings.schema.json")
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Fatalf("JSON report does not validate against schema/findings.schema.json: %v\n%s", err, out)
+	}
+}
+
+func TestJSON(t *testing.T) {
 	decode := func(out []byte) []map[string]any {
 		t.Helper()
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sch.Validate(inst); err != nil {
-			t.Fatalf("JSON report does not validate against schema/findings.schema.json: %v\n%s", err, out)
-		}
+		validateFindings(t, out)
 		var env struct {
 			Version  int
 			Tool     struct{ Name, Version string }

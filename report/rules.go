@@ -92,7 +92,8 @@ var goRules = []Rule{
 	{ID: "H5", Name: "EnvironmentPolicy", Level: w, Security: true,
 		Short: "Environment variables whose names or values look secret are stripped unless allowed.", Help: "env.allow keeps a variable (name or value match); env.strip adds name patterns (any case)."},
 	{ID: "H6", Name: "Verify", Level: e, Security: true,
-		Short: "The compiled arguments are replayed into a mount table and the invariants proved.", Help: "See bwpolicy verify."},
+		Short: "The compiled arguments are replayed into a mount table and the invariants proved.",
+		Help:  "bwpolicy verify INVOCATION replays them with a model of bwrap of its own and names each invariant that fails. A violation means the invocation is not what bwpolicy compiles (a hand edit, or a bug of the compiler): do not run it; compile it again, and report it if the fresh one fails too."},
 
 	{ID: "H8", Name: "PrivilegedHostSockets", Level: e, Security: true,
 		Short: "Sockets that hand out power over the machine (system D-Bus, systemd, containerd, podman, CRI-O, libvirt, LXD, Incus, snapd) are replaced by empty files.",

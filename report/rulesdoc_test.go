@@ -49,8 +49,10 @@ func rulesDoc(t *testing.T) []byte {
 	b.WriteString("documented by the organisation that writes them.\n\n")
 	b.WriteString("This page is generated from the METADATA annotations of the built-in\n")
 	b.WriteString("Rego rules (`policy/*.rego`), `report/rules.go` (the IDs no Rego rule\n")
-	b.WriteString("reports) and the golden cases (`compiler/testdata/cases`, output in\n")
-	b.WriteString("`golden/`) by `go test ./report -run TestRulesDoc`.\n")
+	b.WriteString("reports), the golden cases (`compiler/testdata/cases`, output in\n")
+	b.WriteString("`golden/`) and the command-line examples of `report/examples.go` (run\n")
+	b.WriteString("by `go test ./cmd/bwpolicy -run TestRuleExamples`) by\n")
+	b.WriteString("`go test ./report -run TestRulesDoc`.\n")
 	for _, ru := range BuiltinRules() {
 		fmt.Fprintf(&b, "\n## %s\n\n", ru.ID)
 		kind := "error"
@@ -67,8 +69,10 @@ func rulesDoc(t *testing.T) []byte {
 			b.WriteString(ex)
 		} else if ex, ok := explainExample(cases, ru.ID); ok {
 			b.WriteString(ex)
-		} else if ex, ok := cliExample(ru.ID); ok {
+		} else if ex, ok := cliExample(t, ru.ID); ok {
 			b.WriteString(ex)
+		} else {
+			t.Errorf("rule %s has no example for docs/rules.md: add a golden case (compiler/testdata/cases/%s_*.txtar) or a report.CLIExamples entry", ru.ID, ru.ID)
 		}
 	}
 	return b.Bytes()
@@ -147,13 +151,20 @@ func explainExample(cases []string, id string) (string, bool) {
 
 // cliExample renders the CLIExamples entry of id: the files, the command
 // line, and its output.
-func cliExample(id string) (string, bool) {
+func cliExample(t *testing.T, id string) (string, bool) {
 	for _, ex := range CLIExamples {
 		if ex.ID != id {
 			continue
 		}
 		var b strings.Builder
 		b.WriteString("\nExample (run by `go test ./cmd/bwpolicy -run TestRuleExamples`):\n\n")
+		switch ex.Fault {
+		case "":
+		case FaultHostWithoutFS:
+			b.WriteString("No input provokes it: it is a bug. The test makes one on purpose, running check in-process on a model of the host without a file system, so that compiling panics; check reports the panic as a failure of the run (exit 2), never as a finding about the file:\n\n")
+		default:
+			t.Errorf("example of %s: unknown fault %q", id, ex.Fault)
+		}
 		names := make([]string, 0, len(ex.Files))
 		for n := range ex.Files {
 			names = append(names, n)
@@ -165,6 +176,9 @@ func cliExample(id string) (string, bool) {
 				continue
 			}
 			fmt.Fprintf(&b, "`%s`:\n\n```\n%s```\n\n", n, ex.Files[n])
+		}
+		if e := ex.Edit; e != nil {
+			fmt.Fprintf(&b, "`%s` is `%s` with %s: its lines\n\n```\n%s```\n\nbecome\n\n```\n%s```\n\n", e.File, e.From, e.Why, e.Old, e.New)
 		}
 		fmt.Fprintf(&b, "```\n$ bwpolicy %s\n%s%s$ echo $?\n%d\n```\n", strings.Join(ex.Args, " "), ex.Stdout, ex.Stderr, ex.Exit)
 		return b.String(), true

@@ -87,6 +87,8 @@ func describeKind(kind, target string) string {
 		return "a socket"
 	case invocation.KindOther:
 		return "a special file"
+	case invocation.KindDenied:
+		return "out of reach (a directory on the way, another user's, denies search)"
 	}
 	return kind
 }
@@ -130,6 +132,9 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 	if err != nil {
 		if err == unix.ENOENT || err == unix.ENOTDIR {
 			return invocation.KindAbsent, "", 0, nil
+		}
+		if Unreachable(path, err) {
+			return invocation.KindDenied, "", 0, nil
 		}
 		return "", "", 0, &fs.PathError{Op: "lstat", Path: path, Err: err}
 	}

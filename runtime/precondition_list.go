@@ -25,7 +25,8 @@ const direntBufSize = 8 << 10
 // listedKinds returns, for each precondition whose kind a listing of its
 // parent directory tells (see minListed), that kind (one of the Kind
 // constants), and "" for the others, which CheckPreconditions lstat()s:
-// symbolic links (their target is read), directories whose modification
+// symbolic links (their target is read), paths recorded as denied (only
+// lstat tells whether they still are), directories whose modification
 // time is recorded, entries whose type the file system does not report
 // (DT_UNKNOWN), and every precondition of a directory that could not be
 // listed for another reason than being absent or not a directory. A name
@@ -37,7 +38,7 @@ const direntBufSize = 8 << 10
 func listedKinds(pre []invocation.Precondition) []string {
 	groups := map[string][]int{}
 	for i, p := range pre {
-		if p.MTime != 0 || p.Path == "/" || !strings.HasPrefix(p.Path, "/") || path.Clean(p.Path) != p.Path {
+		if p.MTime != 0 || p.Kind == invocation.KindDenied || p.Path == "/" || !strings.HasPrefix(p.Path, "/") || path.Clean(p.Path) != p.Path {
 			continue
 		}
 		dir := path.Dir(p.Path)

@@ -69,6 +69,7 @@ var scenarios = []scenario{
 	{"H4_hide_globs_own_writes_not_stale", testHideGlobsOwnWrites},
 	{"H7_credential_locations", testCredentialLocations},
 	{"H7_xdg_relocated", testXDGRelocated},
+	{"H7_credential_out_of_reach", testCredentialOutOfReach},
 	{"H9_protected_entries", testProtectedEntries},
 	{"invocation_trust", testInvocationTrust},
 	{"H5_env_secrets", testEnvSecrets},

@@ -81,6 +81,23 @@ func (d *Document) Pos(path []any) diag.Pos {
 	return pos
 }
 
+// Has reports whether the settings set the top-level key (in whichever
+// place the file's form reads it from): false means its value is a
+// default, the profile's or bwpolicy's.
+func (d *Document) Has(key string) bool {
+	_, ok := d.Values[key]
+	return ok
+}
+
+// FilePos is the position of the file as a whole: its line 1, or no
+// line for the embedded defaults, which are no file.
+func (d *Document) FilePos() diag.Pos {
+	if d.ast == nil {
+		return diag.Pos{File: d.File}
+	}
+	return diag.Pos{File: d.File, Line: 1}
+}
+
 // KeyPos returns the position of the key (not its value) that ends path,
 // for diagnostics about the key itself (an unknown key); else Pos(path).
 func (d *Document) KeyPos(path []any) diag.Pos {

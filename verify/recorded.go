@@ -37,7 +37,8 @@ func newRecorded(inv *invocation.Invocation) recorded {
 
 // resolve follows the recorded symlinks of p, component by component, as
 // the kernel would. It returns the resolved path and the recorded kind
-// there: runtime.KindAbsent when a component is recorded absent, "" when
+// there: runtime.KindAbsent when a component is recorded absent (or
+// denied: nothing can be reached through it), "" when
 // the host state there was not recorded. ok is false on a symlink loop.
 func (r recorded) resolve(p string) (real, kind string, ok bool) {
 	links := 0
@@ -67,7 +68,7 @@ func (r recorded) resolve(p string) (real, kind string, ok bool) {
 			}
 			rest = append(splitPath(path.Clean(t)), rest...)
 			cur = "/"
-		case known && pc.Kind == invocation.KindAbsent:
+		case known && invocation.Missing(pc.Kind):
 			return path.Join(append([]string{next}, rest...)...), invocation.KindAbsent, true
 		default:
 			cur = next
@@ -119,7 +120,7 @@ func (r recorded) secrets(inv *invocation.Invocation) []secret {
 		}
 	}
 	for _, p := range inv.Preconditions {
-		if !hiddenWhy[p.Why] || p.Kind == invocation.KindAbsent {
+		if !hiddenWhy[p.Why] || invocation.Missing(p.Kind) {
 			continue
 		}
 		real, kind, ok := r.resolve(p.Path)

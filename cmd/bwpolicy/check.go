@@ -155,6 +155,12 @@ func requireDir(d string) error {
 	return nil
 }
 
+// checkHost reads the facts of the host check runs on. It is a
+// variable so that a test can hand check a host model that makes
+// compiling fail internally (docs/rules.md's example of rule internal,
+// which no input can provoke).
+var checkHost = facts.FromEnvironment
+
 // runCheck checks everything o names and returns the report. The host
 // facts are read once; the rules are compiled and their query prepared
 // once (policy.Builtin / policy.Load); the profiles are compiled once.
@@ -167,7 +173,7 @@ func runCheck(ctx context.Context, o *checkOptions) *report.Report {
 	if wd, err := os.Getwd(); err == nil {
 		rep.WorkDir = wd
 	}
-	req := compiler.Request{Host: facts.FromEnvironment()}
+	req := compiler.Request{Host: checkHost()}
 
 	// Organisation rules: a file that does not load makes the whole run
 	// untrustworthy, so nothing is checked (exit 2).

@@ -67,6 +67,13 @@ func run(t testing.TB, dir string, env []string, args ...string) result {
 	cmd := exec.Command(bwpolicyBin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and returns its output and exit status; a command
+// that could not be started ends the test.
+func runCmd(t testing.TB, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -75,7 +82,7 @@ func run(t testing.TB, dir string, env []string, args ...string) result {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("running bwpolicy %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
 	}
 	return result{out.String(), errb.String(), code}
 }

@@ -12,7 +12,8 @@ import (
 // In text it is a note under the finding; in SARIF a related location —
 // with a physical location when it is in a file the check read (two
 // values of one profile), with only a message naming it when it is in
-// bwpolicy's own schema/sandbox.cue.
+// bwpolicy's own schema/sandbox.cue; in JSON a "related" list; in
+// GitHub's annotations note lines inside the finding's own message.
 func TestCheckRelatedPositions(t *testing.T) {
 	env := sandboxEnv(t)
 	dir := testtree.Write(t, map[string]string{
@@ -64,5 +65,47 @@ func TestCheckRelatedPositions(t *testing.T) {
 	}
 	if !seen["schema"] || !seen["profile"] {
 		t.Errorf("related locations: %v\n%s", seen, r.stdout)
+	}
+
+	r = run(t, dir, env, "check", "--format", "json", "--profiles", "profiles")
+	wantCode(t, r, 1)
+	type related struct {
+		File    string
+		Line    int
+		Message string
+	}
+	seen = map[string]bool{}
+	for _, d := range checkJSON[struct {
+		File    string
+		Related []related
+	}](t, []byte(r.stdout)) {
+		for _, rel := range d.Related {
+			switch {
+			case d.File == "profiles/rwroot.cue" && rel.File == "schema/sandbox.cue" && rel.Line > 0:
+				seen["schema"] = true
+			case d.File == "profiles/twice.cue" && rel.File == "profiles/twice.cue" && rel.Line > 0 && rel.Message != "":
+				seen["profile"] = true
+			}
+		}
+	}
+	if !seen["schema"] || !seen["profile"] {
+		t.Errorf("json related: %v\n%s", seen, r.stdout)
+	}
+
+	r = run(t, dir, env, "check", "--format", "github", "--profiles", "profiles")
+	wantCode(t, r, 1)
+	seen = map[string]bool{}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		switch {
+		case strings.HasPrefix(line, "::error file=profiles/rwroot.cue,") && strings.Contains(line, "%0Aschema/sandbox.cue:"):
+			seen["schema"] = true
+		case strings.HasPrefix(line, "::error file=profiles/twice.cue,") && strings.Contains(line, "%0Aprofiles/twice.cue:"):
+			seen["profile"] = true
+		case strings.HasPrefix(line, "::notice"):
+			t.Errorf("a related position became an annotation of its own: %s", line)
+		}
+	}
+	if !seen["schema"] || !seen["profile"] {
+		t.Errorf("github related: %v\n%s", seen, r.stdout)
 	}
 }

@@ -393,7 +393,7 @@ func Validate(inv *Invocation) error {
 			return fmt.Errorf("preconditions[%d]: path %q is not absolute", i, p.Path)
 		}
 		switch p.Kind {
-		case KindAbsent, KindFile, KindDir, KindSocket, KindOther:
+		case KindAbsent, KindFile, KindDir, KindSocket, KindOther, KindDenied:
 			if p.Target != "" {
 				return fmt.Errorf("preconditions[%d] (%s): a target is only meaningful for kind %q", i, p.Path, KindSymlink)
 			}

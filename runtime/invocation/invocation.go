@@ -168,7 +168,17 @@ const (
 	KindSymlink = "symlink"
 	KindSocket  = "socket"
 	KindOther   = "other"
+	// KindDenied is a path this user cannot even lstat, for good: a
+	// directory on the way denies search permission and belongs to
+	// another user, so no process of this user (inside a sandbox or not)
+	// can grant it (see runtime.Unreachable). Nothing is masked there; the
+	// runtime checks that it is still denied.
+	KindDenied = "denied"
 )
+
+// Missing reports whether kind says nothing a sandbox could reach is at
+// the path: absent, or denied.
+func Missing(kind string) bool { return kind == KindAbsent || kind == KindDenied }
 
 // Precondition is one piece of host state the invocation was compiled
 // under. The runtime lstat()s Path and refuses to run when the kind (or a

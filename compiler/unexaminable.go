@@ -1,0 +1,92 @@
+package compiler
+
+// This file refuses host paths the facts stage could not examine.
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// ruleID matches a reason that is a rule ID ("H7", "S5").
+var ruleID = regexp.MustCompile(`^[RSH][0-9]+$`)
+
+// refuseUnexaminable reports, as errors, the paths the invocation would
+// depend on that lstat() could not examine (facts.Stat.Err: permission
+// denied by a directory of the user's own, a symlink loop, a name too
+// long, an I/O error). bwrun checks every precondition before each
+// command and could never check these: an invocation recording one would
+// be refused as stale forever, so nothing is compiled. A path out of the
+// user's reach for good (invocation.KindDenied) is no error: it is recorded
+// as denied, and checked as such.
+func (st *state) refuseUnexaminable() {
+	f := st.res.Facts
+	why := reasons(f)
+	var paths []string
+	for p, s := range f.Observed {
+		if s.Err != nil && !redundant(f, why, p) {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		st.res.Diags.Add(st.unexaminableDiag(p, f.Observed[p].Err, why[p]))
+	}
+}
+
+// unexaminableDiag is the error for path p, which lstat() failed on with
+// err; w is why the invocation depends on it.
+func (st *state) unexaminableDiag(p string, err error, w string) diag.Diagnostic {
+	d := diag.Diagnostic{Severity: diag.Error, Rule: "input", Host: true, Pos: st.res.Document.FilePos()}
+	what := w
+	if ruleID.MatchString(w) {
+		d.Rule = w
+	}
+	if w == "" {
+		what = "a directory on the way to a path it depends on"
+	}
+	stop := "stop naming the path"
+	for _, h := range st.res.Facts.Hidden {
+		if h.Entry != p && h.Path != p {
+			continue
+		}
+		switch {
+		case h.Var != "":
+			what = fmt.Sprintf("$%s names it (%s)", h.Var, w)
+			stop = fmt.Sprintf("point $%s elsewhere (or unset it)", h.Var)
+		case h.Source == facts.SourceHide:
+			d.Pos, d.Path, d.Host = st.settingsPos("hide", h.HideIndex), fmt.Sprintf("hide[%d]", h.HideIndex), false
+			stop = "remove the hide entry"
+		}
+		break
+	}
+	if i, ok := bindIndex(w); ok {
+		d.Rule, d.Pos, d.Path, d.Host = "R9", st.settingsPos("binds", i), fmt.Sprintf("binds[%d]", i), false
+		stop = "remove the bind"
+	}
+	d.Summary = fmt.Sprintf("cannot examine %s (%s): %v", p, what, err)
+	if dir, ok := runtime.DenyingDir(p); ok && errors.Is(err, syscall.EACCES) {
+		d.Detail = fmt.Sprintf("the directory %s denies you search permission, but it is yours: a sandboxed command could chmod it and reach %s, so the path does not count as out of reach, and bwrun could never check it. Make it searchable (chmod u+x %s) so that the path is examined and hidden, or %s", dir, p, dir, stop)
+	} else {
+		d.Detail = "bwrun checks every path an invocation depends on before each command and could never check this one: make it examinable, or " + stop
+	}
+	return d
+}
+
+// bindIndex parses a "binds[N]" reason.
+func bindIndex(w string) (int, bool) {
+	rest, ok := strings.CutPrefix(w, "binds[")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(rest, "]"))
+	return n, err == nil
+}
