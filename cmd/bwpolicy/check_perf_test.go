@@ -45,12 +45,14 @@ func writeManySettings(t testing.TB, n int) string {
 }
 
 // TestCheckThousandFiles: one `bwpolicy check` call over 1,000 settings
-// files (with an organisation rule) takes at most 5 s, process start-up
-// included: the rules are compiled and the query prepared once, the
-// host facts read once. The bound is on the CPU time the process used
-// (user + system), which other work on a shared machine does not
-// inflate; the wall time is logged and should be the same on an idle
-// machine.
+// files (with an organisation rule) takes at most 8 s of CPU, process
+// start-up included: the rules are compiled and the query prepared once,
+// the host facts read once. The bound is on the CPU time the process
+// used (user + system), which other work on a shared machine inflates
+// far less than the wall time (measured 3.6–4.2 s alone on 2 vCPUs, 5.4 s
+// beside two other packages' tests: contended caches and the garbage
+// collector's threads); a rule compiled or facts read per file would
+// cost several times that. The wall time is logged.
 func TestCheckThousandFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -71,8 +73,8 @@ func TestCheckThousandFiles(t *testing.T) {
 	}
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	t.Logf("bwpolicy check of %d files: %v wall, %v CPU", perfFiles, wall.Round(time.Millisecond), cpu.Round(time.Millisecond))
-	if cpu > 5*time.Second {
-		t.Errorf("checking %d files used %v of CPU, want at most 5 s", perfFiles, cpu)
+	if cpu > 8*time.Second {
+		t.Errorf("checking %d files used %v of CPU, want at most 8 s", perfFiles, cpu)
 	}
 	if wall > 5*time.Second {
 		t.Logf("the wall time exceeded 5 s while the CPU time did not: the machine was busy")
