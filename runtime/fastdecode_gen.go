@@ -97,6 +97,8 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 				v.Explain = append(v.Explain, e)
 				return ok
 			})
+		case "git_scan_since":
+			return d.int64(&v.GitScanSince)
 		}
 		return false
 	})

@@ -142,7 +142,7 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 	}
 	b, err := readSmall(p)
 	if err != nil {
-		if errors.Is(err, errTooLarge) && s.writable(p) {
+		if errors.Is(err, errTooLarge) && s.writable(p) && s.changed(p) {
 			return s.found(s.setAside(p, "a git configuration file too large to check"))
 		}
 		return nil
@@ -155,7 +155,7 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 		}
 	}
 	var found []string
-	if s.writable(p) && (perr != nil || len(keys) > 0) {
+	if s.writable(p) && (perr != nil || len(keys) > 0) && s.changed(p) {
 		why := "a git configuration that runs code (" + strings.Join(firstN(keys, 4), ", ") + ")"
 		if perr != nil {
 			why = "a git configuration git cannot parse (" + perr.Error() + ")"
@@ -216,7 +216,7 @@ func (s *gitScan) hooks(dir string) []string {
 		if err != nil || !s.writable(p) {
 			continue
 		}
-		if fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		if (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) && s.changed(p) {
 			found = append(found, s.found(s.setAside(p, "an executable git hook"))...)
 		}
 	}

@@ -84,7 +84,10 @@ const WhyProfileHome = "H9 (profile home)"
 // command could have written. Each finding is renamed next to itself
 // with a ".bwpolicy-set-aside-<time>" suffix (never deleted, never
 // through a symlink), as is the ".git" file or "commondir" that led to
-// it. A protected entry of the profile home that was absent when
+// it. A configuration file or hook whose status has not changed since
+// the invocation was compiled (Invocation.GitScanSince) is not a
+// finding: the user's own core.pager or hook in a repository the
+// invocation leaves writable stays where it is. A protected entry of the profile home that was absent when
 // compiling (WhyProfileHome) and exists now is set aside too. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
 func ScanGit(inv *Invocation, home string, now time.Time) GitScanReport {
@@ -109,6 +112,7 @@ type gitScan struct {
 	roots   []string    // host sources of the read-write binds (outermost)
 	home    string
 	stamp   string
+	since   int64 // Invocation.GitScanSince
 	entries int
 	repos   int
 	seen    map[string]bool // git directories inspected (resolved)
@@ -127,7 +131,7 @@ type scanMount struct {
 }
 
 func newGitScan(inv *Invocation, home string, now time.Time) *gitScan {
-	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"),
+	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), since: inv.GitScanSince,
 		seen: map[string]bool{}, moved: map[string]bool{}}
 	var rw []string
 	args := inv.Bwrap.Args

@@ -1,0 +1,89 @@
+package sandboxtest
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// H9 (#10 §1.4): bwrun's post-command scan sets aside only what a
+// command changed. A repository the invocation leaves writable (two
+// levels down, so not bound read-only) carries the user's own
+// core.fsmonitor and post-commit hook, set before compiling: after a
+// command that does not touch them, real host git still runs them and
+// the next command is not refused. A command that rewrites that config
+// has it set aside, and host git runs nothing it wrote. Control: the
+// same invocation without its compile time (git_scan_since, as an older
+// invocation) sets the user's own config and hook aside.
+func testGitUserKeysKept(t *testing.T, f *fixture) {
+	for _, control := range []bool{false, true} {
+		p := f.expand("{base}/userkeys")
+		if control {
+			p += "-control"
+		}
+		lib := p + "/vendor/lib"
+		m := p + ".ran"
+		x := strings.NewReplacer("{p}", p, "{m}", m)
+		setup := gitInit + `git init -q vendor/lib && git -C vendor/lib config core.fsmonitor "touch {m}.user" && printf '#!/bin/sh\ntouch {m}.hook\n' > vendor/lib/.git/hooks/post-commit && chmod +x vendor/lib/.git/hooks/post-commit && sleep 1.2`
+		r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + x.Replace(setup)}, dir: "{base}"})
+		if r.code != 0 {
+			t.Fatalf("setup: %v", r)
+		}
+		hostGit := func() (user, hook, evil bool) {
+			for _, s := range []string{".user", ".hook", ".evil"} {
+				os.Remove(m + s)
+			}
+			f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; git commit -q --allow-empty -m host >/dev/null 2>&1; true"}, dir: lib})
+			_, e1 := os.Stat(m + ".user")
+			_, e2 := os.Stat(m + ".hook")
+			_, e3 := os.Stat(m + ".evil")
+			return e1 == nil, e2 == nil, e3 == nil
+		}
+		inv, _ := f.compile("cwd: "+p+"\n", call{dir: p})
+		if control {
+			inv = withoutScanSince(t, f, inv)
+		}
+		r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "echo y > vendor/lib/f && git -C vendor/lib status >/dev/null 2>&1; true"}, dir: p})
+		f.wantCode(r, 0)
+		if control {
+			f.wantStderr(r, "set aside as", lib+"/.git/config", lib+"/.git/hooks/post-commit")
+			continue
+		}
+		if strings.Contains(r.stderr, "set aside") {
+			t.Errorf("the user's own code keys were set aside after a command that did not touch them: %v", r)
+		}
+		if user, hook, _ := hostGit(); !user || !hook {
+			t.Errorf("host git no longer runs the user's own fsmonitor (%v) or hook (%v)", user, hook)
+		}
+		r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/true"}, dir: p})
+		f.wantCode(r, 0)
+
+		// The command adds to the user's config: set aside, nothing it wrote runs.
+		r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", x.Replace(`printf '[core]\n\tfsmonitor = "touch {m}.evil"\n' >> vendor/lib/.git/config`)}, dir: p})
+		f.wantCode(r, 0)
+		f.wantStderr(r, "set aside as", lib+"/.git/config")
+		if _, _, evil := hostGit(); evil {
+			t.Errorf("host git ran what the command added to the user's config")
+		}
+	}
+}
+
+// withoutScanSince writes a copy of the invocation without its compile
+// time, as an invocation of an older compiler, and returns its path.
+func withoutScanSince(t *testing.T, f *fixture, inv string) string {
+	t.Helper()
+	b, err := os.ReadFile(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil || doc["git_scan_since"] == nil {
+		t.Fatalf("the invocation carries no git_scan_since: %v", err)
+	}
+	delete(doc, "git_scan_since")
+	b, _ = json.Marshal(doc)
+	old := inv + ".old.json"
+	f.write(old, string(b))
+	return old
+}
