@@ -252,6 +252,13 @@ func (g *gatherer) wholeGitDirs(dir string, index int, gitDirs []string, seen ma
 	return out
 }
 
+// AllowPastBound is the protect.allow name that accepts a writable
+// directory with more repositories than the compile binds read-only
+// (maxNestedRepos, maxGitWorktrees, maxNestedScan): without it, the
+// policy refuses such a directory (H9 fails closed), since a command
+// could plant decoys that push a real repository past the bound.
+const AllowPastBound = "repositories past the bound"
+
 // maxNestedRepos bounds how many repositories below a writable directory
 // H9 protects (each costs two mounts and two pins per command).
 const maxNestedRepos = 64

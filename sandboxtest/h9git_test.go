@@ -14,6 +14,8 @@ import (
 // afterwards. {m} is the marker path the planted code touches.
 type gitAttack struct {
 	name, setup, plant, hostDir string
+	// settings are added to the compile's (after "cwd: {p}").
+	settings string
 }
 
 // gitInit makes {p} a repository with one commit.
@@ -43,7 +45,7 @@ var gitAttacks = []gitAttack{
 	{name: "nested_repo", setup: gitInit + "true",
 		plant: `git init -q vendor/a/b && ` + fsm + ` >> vendor/a/b/.git/config`, hostDir: "/vendor/a/b"},
 	{name: "decoys", setup: gitInit + "for i in $(seq 70); do git init -q d$i; done && git init -q zz",
-		plant: fsm + ` >> zz/.git/config`, hostDir: "/zz"},
+		plant: fsm + ` >> zz/.git/config`, hostDir: "/zz", settings: "protect:\n  allow: [repositories past the bound]\n"},
 }
 
 // H9: for each indirection, a command plants code for a later host git;
@@ -68,7 +70,7 @@ func testGitIndirection(t *testing.T, f *fixture) {
 				if r.code != 0 {
 					t.Fatalf("setup: %v", r)
 				}
-				inv, _ := g.compile("cwd: "+p+"\n", call{dir: p})
+				inv, _ := g.compile("cwd: "+p+"\n"+a.settings, call{dir: p})
 				if protected {
 					r = g.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", gitEnvSetup + x.Replace(a.plant)}, dir: p})
 					g.wantCode(r, 0)

@@ -87,3 +87,47 @@ func withoutScanSince(t *testing.T, f *fixture, inv string) string {
 	f.write(old, string(b))
 	return old
 }
+
+// H9 (#10 §1.1): the compile's bound on repositories fails closed. A
+// command plants 64 decoy repositories (a00..a63) next to the real one
+// (zz, whose config is bound read-only while it runs); the next compile
+// is refused, naming the fix, rather than leaving zz writable. Control:
+// with protect.allow: [repositories past the bound] it compiles, and
+// zz's config (now past the bound) can be written by a command, caught
+// only by bwrun's post-command scan, which sets it aside.
+func testGitDecoysRefused(t *testing.T, f *fixture) {
+	p := f.expand("{base}/decoyed")
+	m := p + ".ran"
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", p) + "git init -q zz"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	inv, _ := f.compile("cwd: "+p+"\n", call{dir: p})
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "for i in $(seq -w 0 63); do git init -q a$i || exit 1; done; echo '[core]' >> zz/.git/config && echo wrote; true"}, dir: p})
+	f.wantCode(r, 0)
+	if strings.Contains(r.stdout, "wrote") {
+		t.Fatalf("the real repository's config was writable while it was within the bound: %v", r)
+	}
+	compile := func(yaml string) result {
+		return f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", p + ".inv.json", "--config", f.settings("cwd: " + p + "\n" + yaml)}, dir: p})
+	}
+	r = compile("")
+	if r.code == 0 {
+		t.Fatalf("the compile accepted a working directory with 65 repositories: %v", r)
+	}
+	f.wantStderr(r, "H9", "repositories past the bound", "cwd")
+	if _, err := os.Stat(p + ".inv.json"); err == nil {
+		t.Errorf("a refused compile wrote an invocation")
+	}
+
+	// Control: accepted past the bound, zz's config is writable inside.
+	r = compile("protect:\n  allow: [repositories past the bound]\n")
+	f.wantCode(r, 0)
+	f.wantStderr(r, "repositories past the bound")
+	r = f.exec(call{argv: []string{tool("bwrun"), p + ".inv.json", "--", "/bin/sh", "-c", `printf '[core]\n\tfsmonitor = "touch ` + m + `"\n' >> zz/.git/config && echo wrote`}, dir: p})
+	f.wantCode(r, 0)
+	if !strings.Contains(r.stdout, "wrote") {
+		t.Errorf("control: zz's config, past the bound, was not writable: %v", r)
+	}
+	f.wantStderr(r, "set aside as", p+"/zz/.git/config")
+}
