@@ -131,3 +131,51 @@ func testGitDecoysRefused(t *testing.T, f *fixture) {
 	}
 	f.wantStderr(r, "set aside as", p+"/zz/.git/config")
 }
+
+// H9 (#10 §1.2, §1.3): the indirections of the repositories one level
+// below the working directory are bound read-only at compile time like
+// the top repository's. sub's .git is a file (git init
+// --separate-git-dir) whose gitdir is kept in the project, and its
+// config includes ../shared.inc (relative to the including file); b's
+// config includes local.inc through includeIf. A command can write none
+// of them (nor retarget sub's .git), while a commit in sub and a file
+// next to them still work; afterwards real host git in sub and b runs
+// nothing. Control: the same payload written on the host into the
+// include target makes that host git run it.
+func testGitNestedIndirectionsBound(t *testing.T, f *fixture) {
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", "{proj}") +
+		`mkdir .store && git init -q --separate-git-dir={proj}/.store/sub sub && git -C sub commit -q --allow-empty -m s && git -C sub config include.path ../shared.inc && echo '[user]' > .store/shared.inc && ` +
+		`git init -q b && git -C b config includeIf.gitdir:{proj}/.path local.inc && echo '[user]' > b/.git/local.inc`}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	payload := `printf "[core]\n\tfsmonitor = touch {base}/nested.ran\n"`
+	r = f.sandbox("", gitEnvSetup+`
+ok sub_gitfile 'echo "gitdir: /tmp" > sub/.git'
+ok sub_config '`+payload+` >> .store/sub/config'
+ok sub_include '`+payload+` >> .store/shared.inc'
+ok b_include '`+payload+` >> b/.git/local.inc'
+ok sub_commit 'git -C sub commit -q --allow-empty -m inside'
+ok sibling 'echo x > .store/note'
+`, call{})
+	f.expect(r, want{"sub_gitfile": "no", "sub_config": "no", "sub_include": "no", "b_include": "no", "sub_commit": "yes", "sibling": "yes"})
+	f.wantHostFile("{proj}/.store/shared.inc", "[user]\n")
+	f.wantHostFile("{proj}/b/.git/local.inc", "[user]\n")
+	marker := f.expand("{base}/nested.ran")
+	hostGit := func(dir string) bool {
+		os.Remove(marker)
+		f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; true"}, dir: dir})
+		_, err := os.Stat(marker)
+		return err == nil
+	}
+	for _, d := range []string{"{proj}/sub", "{proj}/b"} {
+		if hostGit(d) {
+			t.Errorf("host git in %s ran code after the sandbox", d)
+		}
+	}
+	// Control: the payload in the include target runs on the host.
+	r = f.exec(call{argv: []string{"/bin/sh", "-c", payload + " >> .store/shared.inc"}, dir: "{proj}"})
+	if r.code != 0 || !hostGit("{proj}/sub") {
+		t.Errorf("control: host git in sub did not run what its include target holds: %v", r)
+	}
+}
