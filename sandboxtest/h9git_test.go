@@ -36,7 +36,7 @@ var gitAttacks = []gitAttack{
 		plant: fsm + ` > .git/config.worktree`},
 	{name: "worktrees", setup: gitInit + "git config extensions.worktreeConfig true && git worktree add -q {p}-wt",
 		plant: fsm + ` > .git/worktrees/$(basename {p})-wt/config.worktree`, hostDir: "-wt"},
-	{name: "submodule_gitfile", setup: gitInit + "git init -q {p}-lib && git -C {p}-lib commit -q --allow-empty -m l && git -c protocol.file.allow=always submodule -q add {p}-lib lib && git commit -qm sub",
+	{name: "submodule_gitfile", setup: gitInit + "git init -q {p}-lib && git -C {p}-lib commit -q --allow-empty -m l && git -c protocol.file.allow=always submodule -q add {p}-lib lib && git commit -qm sub && git submodule -q deinit -f lib",
 		plant: `git init -q --bare .cache/s && ` + fsmWorktree + ` >> .cache/s/config && echo "gitdir: {p}/.cache/s" > lib/.git`},
 	{name: "include_target", setup: gitInit + "git config include.path ../.gitlocal",
 		plant: fsm + ` > .gitlocal`},
