@@ -98,7 +98,8 @@ home_link_entry(p) if {
 
 # H9: a writable directory with more repositories below it than the
 # compile binds read-only (64 one level below and submodules, 16 linked
-# worktrees each; 4,096 entries looked through) fails closed: a command
+# worktrees each; 4,096 entries looked through; a git pointer too long
+# to follow) fails closed: a command
 # could plant decoys so that a real repository falls past the bound and
 # is left writable while later commands run. The compile is refused at
 # the setting that makes the directory writable, unless protect.allow
@@ -112,7 +113,7 @@ truncated_path(w) := ["binds", w.index] if {
 	w.what == "the profile home"
 } else := ["cwd"]
 
-deny contains v("H9", sprintf("%s is %s and holds more repositories (or entries, or linked worktrees) than the compile binds read-only (the first 64 repositories one level below it and submodules, 16 worktrees each, 4,096 entries looked through): a command could add decoys so that a real repository falls past them and its config and hooks stay writable; make a narrower directory writable, or add \"repositories past the bound\" to protect.allow to leave the rest to bwrun's post-command scan", [d, w.what]), truncated_path(w)) if {
+deny contains v("H9", sprintf("%s is %s and holds more repositories (or entries, linked worktrees, or a git pointer longer) than the compile binds read-only (the first 64 repositories one level below it and submodules, 16 worktrees each, 4,096 entries looked through, pointers of 4,096 bytes or 64 components): a command could add decoys so that a real repository falls past them and its config and hooks stay writable; make a narrower directory writable, or add \"repositories past the bound\" to protect.allow to leave the rest to bwrun's post-command scan", [d, w.what]), truncated_path(w)) if {
 	some d in input.facts.protected_truncated
 	not truncated_allowed
 	some w in writable_dirs
