@@ -3,6 +3,7 @@ package runtime
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -89,4 +90,27 @@ func TestScanGitLeavesUnchangedUserKeys(t *testing.T) {
 	f4 := newScanFixture(t)
 	_, cfg4, hook4 := f4.userRepo(t)
 	wantSetAside(t, f4.scan(t), cfg4, hook4)
+}
+
+// What the scan cannot read where git reads configuration (a FIFO or a
+// directory a command put there) is set aside, not passed by: the scan
+// fails closed. An absent include target is no finding.
+func TestScanGitUnreadableConfigSetAside(t *testing.T) {
+	f := newScanFixture(t)
+	n := filepath.Join(f.proj, "n")
+	runGit(t, f.home, f.proj, "init", "-q", n)
+	runGit(t, f.home, n, "config", "include.path", "../absent.inc")
+	cfg := filepath.Join(n, ".git", "config")
+	cw := filepath.Join(n, ".git", "config.worktree")
+	if err := syscall.Mkfifo(cw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := f.scan(t)
+	wantSetAside(t, rep, cfg, cw) // cfg: its include.path is a code key
+	m := filepath.Join(f.proj, "m", ".git")
+	runGit(t, f.home, f.proj, "init", "-q", filepath.Dir(m))
+	os.Rename(filepath.Join(m, "config"), filepath.Join(m, "config.orig"))
+	os.Mkdir(filepath.Join(m, "config"), 0o755)
+	rep = f.scan(t)
+	wantSetAside(t, rep, filepath.Join(m, "config"))
 }

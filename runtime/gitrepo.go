@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -142,10 +143,16 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 	}
 	b, err := readSmall(p)
 	if err != nil {
-		if errors.Is(err, errTooLarge) && s.writable(p) && s.changed(p) {
-			return s.found(s.setAside(p, "a git configuration file too large to check"))
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || !s.writable(p) || !s.changed(p) {
+			return nil // absent (git passes it by), or not the command's
 		}
-		return nil
+		// Fail closed: what the scan cannot read (too large, a FIFO or a
+		// directory in its place, unreadable) it cannot clear.
+		why := "a git configuration file too large to check"
+		if !errors.Is(err, errTooLarge) {
+			why = "a git configuration file the scan cannot read (" + err.Error() + ")"
+		}
+		return s.found(s.setAside(p, why))
 	}
 	entries, perr := ParseGitConfig(b)
 	var keys []string
