@@ -1,6 +1,7 @@
 package sandboxtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"strings"
@@ -78,7 +79,9 @@ func withoutScanSince(t *testing.T, f *fixture, inv string) string {
 		t.Fatal(err)
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(b, &doc); err != nil || doc["git_scan_since"] == nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // file identities are integers past float64's precision
+	if err := dec.Decode(&doc); err != nil || doc["git_scan_since"] == nil {
 		t.Fatalf("the invocation carries no git_scan_since: %v", err)
 	}
 	delete(doc, "git_scan_since")
