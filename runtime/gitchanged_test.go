@@ -114,3 +114,49 @@ func TestScanGitUnreadableConfigSetAside(t *testing.T) {
 	rep = f.scan(t)
 	wantSetAside(t, rep, filepath.Join(m, "config"))
 }
+
+// A scan that could not finish marks its report Unresolved with the
+// compile time it used; CarriedGitScanSince keeps that time for the next
+// invocation compiled at the same path, so a recompile cannot make what
+// it left look like the user's. A complete scan's mark carries nothing.
+func TestCarriedGitScanSince(t *testing.T) {
+	inv := filepath.Join(t.TempDir(), "inv.json")
+	if got := CarriedGitScanSince(inv, 200); got != 200 {
+		t.Errorf("no mark: %d, want 200", got)
+	}
+	for _, c := range []struct {
+		rep         GitScanReport
+		since, want int64
+	}{
+		{GitScanReport{Unresolved: true, Since: 100}, 200, 100},
+		{GitScanReport{Unresolved: true, Since: 0}, 200, 0},
+		{GitScanReport{Unresolved: true, Since: 300}, 200, 200},
+		{GitScanReport{Unresolved: true, Since: 100}, 0, 0},
+		{GitScanReport{Unresolved: false, Since: 100}, 200, 200},
+	} {
+		if err := MarkStale(inv, c.rep); err != nil {
+			t.Fatal(err)
+		}
+		if got := CarriedGitScanSince(inv, c.since); got != c.want {
+			t.Errorf("%+v, since %d: %d, want %d", c.rep, c.since, got, c.want)
+		}
+	}
+	// The scan reports it: a bound reached is unresolved, with its time.
+	f := newScanFixture(t)
+	f.inv.GitScanSince = 42
+	p := filepath.Join(f.proj, "deep")
+	for i := 0; i <= MaxGitScanDepth; i++ {
+		p = filepath.Join(p, "d")
+	}
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if rep := f.scan(t); !rep.Unresolved || rep.Since != 42 {
+		t.Errorf("a scan past its depth bound: unresolved %v since %d", rep.Unresolved, rep.Since)
+	}
+	os.RemoveAll(filepath.Join(f.proj, "deep"))
+	mustWrite(t, filepath.Join(f.proj, "n", ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
+	if rep := f.scan(t); rep.Unresolved {
+		t.Errorf("a complete scan reported unresolved: %+v", rep)
+	}
+}

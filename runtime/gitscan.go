@@ -51,6 +51,15 @@ type GitScanReport struct {
 	SetAside   []SetAside `json:"set_aside,omitempty"`
 	Warnings   []string   `json:"warnings,omitempty"`
 	StalePaths []string   `json:"stale_paths,omitempty"`
+	// Unresolved is true when the scan left something unchecked or in
+	// place (a bound reached, a directory it could not list, a file it
+	// could not set aside); Since is the compile time it judged changes
+	// by (Invocation.GitScanSince). MarkStale records both, so that the
+	// next invocation compiled for the same path keeps judging by Since
+	// (CarriedGitScanSince): a recompile must not make what the scan
+	// could not clear look like the user's.
+	Unresolved bool  `json:"unresolved,omitempty"`
+	Since      int64 `json:"since,omitempty"`
 }
 
 // Stale reports whether the scan makes the invocation stale.
@@ -104,6 +113,7 @@ func ScanGit(inv *Invocation, home string, now time.Time) GitScanReport {
 		s.walk(r)
 	}
 	sort.Strings(s.rep.StalePaths)
+	s.rep.Since = s.since
 	return s.rep
 }
 
@@ -182,6 +192,7 @@ func isMountOption(o string) bool {
 
 // stale records a reason the invocation is stale, with its warning.
 func (s *gitScan) stale(p, msg string) {
+	s.rep.Unresolved = true
 	s.rep.StalePaths = append(s.rep.StalePaths, p)
 	s.rep.Warnings = append(s.rep.Warnings, msg)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // H9 (#10 §1.4): bwrun's post-command scan sets aside only what a
@@ -181,4 +182,57 @@ ok sibling 'echo x > .store/note'
 	if r.code != 0 || !hostGit("{proj}/sub") {
 		t.Errorf("control: host git in sub did not run what its include target holds: %v", r)
 	}
+}
+
+// H9 (#10 §1.1, §1.4): what the scan could not clear stays "changed"
+// across recompiles. A command plants a code key in a writable nested
+// repository and makes its git directory read-only (0555), so bwrun
+// cannot set the config aside: it warns, and marks the invocation stale.
+// The invocation is recompiled at the same path (as Hermes does), and
+// the next command's scan still finds the planted file (its ctime is
+// older than the new compile, but the stale mark carries the earlier
+// compile time), warns again and marks the invocation stale again.
+// Control: with the stale mark removed before the recompile, the
+// planted file passes as the user's, silently, and host git runs it.
+func testGitUnresolvedCarried(t *testing.T, f *fixture) {
+	p := f.expand("{base}/unresolved")
+	m := p + ".ran"
+	inv := p + ".inv.json"
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", p) + "git init -q vendor/lib && sleep 1.2"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	set := f.settings("cwd: " + p + "\n")
+	compile := func() {
+		r := f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", inv, "--config", set}, dir: p})
+		f.wantCode(r, 0)
+	}
+	run := func(script string) result {
+		return f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", script}, dir: p})
+	}
+	compile()
+	r = run(`printf '[core]\n\tfsmonitor = "touch ` + m + `"\n' >> vendor/lib/.git/config && chmod 0555 vendor/lib/.git`)
+	f.wantCode(r, 0)
+	f.wantStderr(r, "could not set aside", p+"/vendor/lib/.git/config")
+	time.Sleep(1200 * time.Millisecond) // the recompile is well past the plant
+	compile()
+	r = run("true")
+	f.wantCode(r, 0)
+	f.wantStderr(r, "could not set aside", p+"/vendor/lib/.git/config")
+	r = run("true")
+	f.wantCode(r, 125)
+
+	// Control: without the mark, the recompile blesses the planted file.
+	os.Remove(inv + ".stale")
+	compile()
+	r = run("true")
+	f.wantCode(r, 0)
+	if strings.Contains(r.stderr, "vendor/lib/.git/config") {
+		t.Errorf("control: the scan still reported the planted config without the stale mark: %v", r)
+	}
+	f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; true"}, dir: p + "/vendor/lib"})
+	if _, err := os.Stat(m); err != nil {
+		t.Errorf("control: host git did not run the planted fsmonitor")
+	}
+	f.exec(call{argv: []string{"chmod", "0755", p + "/vendor/lib/.git"}})
 }

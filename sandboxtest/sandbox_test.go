@@ -78,6 +78,7 @@ var scenarios = []scenario{
 	{"H9_git_user_keys_kept", testGitUserKeysKept},
 	{"H9_git_decoys_refused", testGitDecoysRefused},
 	{"H9_git_nested_indirections_bound", testGitNestedIndirectionsBound},
+	{"H9_git_unresolved_carried", testGitUnresolvedCarried},
 	{"H9_profile_home_rc", testProfileHomeRC},
 	{"H9_git_workflow", testGitWorkflow},
 	{"H9_protect_git_read_only", testProtectGitReadOnly},
