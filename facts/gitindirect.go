@@ -39,7 +39,10 @@ type gitIndirect struct {
 	out    []Protected
 	looked []string
 	// more is true when a repository had more than maxGitWorktrees
-	// linked worktrees (the others are not bound; a host warning).
+	// linked worktrees, or a pointer was too long to follow (past
+	// maxGitPointer bytes or maxPointerComponents components): what lies
+	// past is not bound, and the policy refuses the directory (H9 fails
+	// closed) unless protect.allow accepts it.
 	more bool
 }
 
@@ -132,10 +135,15 @@ func (c *gitIndirect) gitDir(gd string, common bool) {
 }
 
 // pointer reads a small gitdir/commondir file, as git does (trailing
-// newlines trimmed).
+// newlines trimmed). One of maxGitPointer bytes or more is not followed
+// (it may be cut short) and sets more.
 func (c *gitIndirect) pointer(p string) (string, bool) {
 	b, err := c.g.fs.ReadFile(p, maxGitPointer)
 	if err != nil {
+		return "", false
+	}
+	if len(b) >= maxGitPointer {
+		c.more = true
 		return "", false
 	}
 	v := strings.TrimRight(string(b), "\r\n")
@@ -149,6 +157,7 @@ func (c *gitIndirect) pointer(p string) (string, bool) {
 func (c *gitIndirect) resolve(base, v string) (string, bool) {
 	comps := strings.Split(v, "/")
 	if len(comps) > maxPointerComponents {
+		c.more = true
 		return "", false
 	}
 	cur := base

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -78,5 +79,27 @@ func TestGitIndirections(t *testing.T) {
 	}
 	if !looked["/w/g/wt/config"] || !looked["/w/g/wt/hooks"] {
 		t.Errorf("absent entries of the gitdir target not recorded: %v", c.looked)
+	}
+}
+
+// A pointer too long to follow (cut short at maxGitPointer bytes, or
+// past maxPointerComponents components) is not followed, and sets more:
+// the policy refuses the directory rather than bind a wrong target.
+func TestGitPointerTooLongFailsClosed(t *testing.T) {
+	file := func(s string) Stat { return Stat{Kind: invocation.KindFile, Content: s} }
+	dir := Stat{Kind: invocation.KindDir}
+	long := "gitdir: /w/" + strings.Repeat("a", maxGitPointer) + "\n"
+	deep := "gitdir: /w" + strings.Repeat("/.", maxPointerComponents) + "/g\n"
+	for name, v := range map[string]string{"bytes": long, "components": deep, "short": "gitdir: /w/g\n"} {
+		tree := Tree{"/w": dir, "/w/.git": file(v), "/w/g": dir, "/w/g/config": file("")}
+		g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+		c := &gitIndirect{g: g, root: "/w", index: -1, allow: map[string]bool{}, seen: map[string]bool{}}
+		c.dotGit("/w/.git")
+		if want := name != "short"; c.more != want {
+			t.Errorf("%s: more = %v, want %v", name, c.more, want)
+		}
+		if !indirectPaths(c)["/w/.git"] {
+			t.Errorf("%s: the pointer itself is not protected", name)
+		}
 	}
 }

@@ -157,9 +157,7 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		if more {
 			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
 		}
-		if gitReadOnly {
-			out = append(out, g.wholeGitDirs(r.dir, r.index, gitDirs, seen)...)
-		}
+		nestedFrom := len(out)
 		for _, gd := range gitDirs {
 			for _, name := range []string{"config", "hooks"} {
 				p := path.Join(gd, name)
@@ -180,14 +178,29 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 			}
 		}
 		// The nested repositories' and submodules' indirections
-		// (commondir, config.worktree, worktrees), listed, not recorded.
+		// (commondir, config.worktree, worktrees; a nested .git file and
+		// its gitdir target), listed, not recorded.
 		gi := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen}
 		for _, gd := range gitDirs {
-			gi.gitDir(gd, true)
+			if g.fs.Lstat(gd).Kind == invocation.KindFile {
+				gi.dotGit(gd)
+			} else {
+				gi.gitDir(gd, true)
+			}
 		}
 		out = append(out, gi.out...)
 		if (gi.more || first.more) && !more {
 			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
+		}
+		var hps []string
+		out, hps = g.nestedIncludes(out, nestedFrom, f.Home, seen)
+		for _, hp := range hps {
+			protectHooksPath(hp)
+		}
+		if gitReadOnly {
+			// After the pointers: a nested .git file bound as one is not
+			// bound again as a whole.
+			out = append(out, g.wholeGitDirs(r.dir, r.index, gitDirs, seen)...)
 		}
 	}
 	return out, looked
@@ -247,6 +260,9 @@ func (g *gatherer) wholeGitDirs(dir string, index int, gitDirs []string, seen ma
 		if path.Base(p) != ".git" || seen["whole:"+p] {
 			continue
 		}
+		if g.fs.Lstat(p).Kind == invocation.KindFile && seen[p] {
+			continue // a .git file already bound as a git pointer
+		}
 		seen["whole:"+p] = true
 		pp := g.path(p)
 		if pp.Kind != invocation.KindFile && pp.Kind != invocation.KindDir {
@@ -256,6 +272,13 @@ func (g *gatherer) wholeGitDirs(dir string, index int, gitDirs []string, seen ma
 	}
 	return out
 }
+
+// AllowPastBound is the protect.allow name that accepts a writable
+// directory with more repositories than the compile binds read-only
+// (maxNestedRepos, maxGitWorktrees, maxNestedScan): without it, the
+// policy refuses such a directory (H9 fails closed), since a command
+// could plant decoys that push a real repository past the bound.
+const AllowPastBound = "repositories past the bound"
 
 // maxNestedRepos bounds how many repositories below a writable directory
 // H9 protects (each costs two mounts and two pins per command).
@@ -288,7 +311,10 @@ func (g *gatherer) nestedGitDirsCached(h *Host, dir string) ([]string, bool) {
 // nestedGitDirs returns the git directories (holding config and hooks)
 // of the repositories one level below dir (dir/x/.git) and of the top
 // repository's submodules (dir/.git/modules/x): their hooks and config
-// run on the host as much as the top one's. The directories are listed
+// run on the host as much as the top one's. A repository one level below
+// whose .git is a file ("gitdir: PATH": a linked worktree, a submodule,
+// git init --separate-git-dir) is listed by that file (dir/x/.git), which
+// the caller follows like the top repository's. The directories are listed
 // at compile time only and not recorded: a repository cloned later is
 // not protected (the top-level entries are recorded and make the
 // invocation stale). more reports that there were more than
@@ -323,7 +349,7 @@ func (g *gatherer) nestedGitDirs(dir string) (gitDirs []string, more bool) {
 		// below a symlink it may resolve, so symlinked entries are
 		// skipped by checking the entry only when .git is there.
 		sub := path.Join(dir, n)
-		if n == ".git" || g.fs.Lstat(path.Join(sub, ".git")).Kind != invocation.KindDir || g.fs.Lstat(sub).Kind != invocation.KindDir {
+		if k := g.fs.Lstat(path.Join(sub, ".git")).Kind; n == ".git" || k != invocation.KindDir && k != invocation.KindFile || g.fs.Lstat(sub).Kind != invocation.KindDir {
 			continue
 		}
 		if !add(path.Join(sub, ".git")) {

@@ -96,10 +96,31 @@ home_link_entry(p) if {
 	e.kind == "symlink"
 }
 
-# H9: a writable directory with more repositories below it than are
-# looked through: the ones past the bound are not bound read-only while a
-# command runs; bwrun's post-command scan still sets aside any code a
-# command gives them (it does not trust what it cannot see bound).
-warn contains object.union(v("H9", sprintf("%s holds more repositories (or entries) than are looked through: the config and hooks of the ones past the first 64 are not kept read-only while a command runs; bwrun sets aside, after each command, any configuration or hook there that would run code (the repository's own too)", [d]), []), {"host": true}) if {
+# H9: a writable directory with more repositories below it than the
+# compile binds read-only (64 one level below and submodules, 16 linked
+# worktrees each; 4,096 entries looked through; a git pointer too long
+# to follow) fails closed: a command
+# could plant decoys so that a real repository falls past the bound and
+# is left writable while later commands run. The compile is refused at
+# the setting that makes the directory writable, unless protect.allow
+# names "repositories past the bound": the first ones stay bound, and the
+# rest are covered by bwrun's post-command scan alone (a warning says so).
+truncated_allowed if "repositories past the bound" in object.get(object.get(input.settings, "protect", {}), "allow", [])
+
+truncated_path(w) := ["binds", w.index] if {
+	w.index
+} else := ["home_mode"] if {
+	w.what == "the profile home"
+} else := ["cwd"]
+
+deny contains v("H9", sprintf("%s is %s and holds more repositories (or entries, linked worktrees, or a git pointer longer) than the compile binds read-only (the first 64 repositories one level below it and submodules, 16 worktrees each, 4,096 entries looked through, pointers of 4,096 bytes or 64 components): a command could add decoys so that a real repository falls past them and its config and hooks stay writable; make a narrower directory writable, or add \"repositories past the bound\" to protect.allow to leave the rest to bwrun's post-command scan", [d, w.what]), truncated_path(w)) if {
 	some d in input.facts.protected_truncated
+	not truncated_allowed
+	some w in writable_dirs
+	w.dir == d
+}
+
+warn contains v("H9", sprintf("%s holds more repositories (or entries, or linked worktrees) than the compile binds read-only: past the first 64 (16 worktrees, 4,096 entries), their config and hooks stay writable while a command runs, and only bwrun's scan after each command sets aside code a command gave them (protect.allow: repositories past the bound)", [d]), ["protect", "allow"]) if {
+	some d in input.facts.protected_truncated
+	truncated_allowed
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -142,10 +143,16 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 	}
 	b, err := readSmall(p)
 	if err != nil {
-		if errors.Is(err, errTooLarge) && s.writable(p) {
-			return s.found(s.setAside(p, "a git configuration file too large to check"))
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || !s.writable(p) || !s.changed(p) {
+			return nil // absent (git passes it by), or not the command's
 		}
-		return nil
+		// Fail closed: what the scan cannot read (too large, a FIFO or a
+		// directory in its place, unreadable) it cannot clear.
+		why := "a git configuration file too large to check"
+		if !errors.Is(err, errTooLarge) {
+			why = "a git configuration file the scan cannot read (" + err.Error() + ")"
+		}
+		return s.found(s.setAside(p, why))
 	}
 	entries, perr := ParseGitConfig(b)
 	var keys []string
@@ -155,7 +162,7 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 		}
 	}
 	var found []string
-	if s.writable(p) && (perr != nil || len(keys) > 0) {
+	if s.writable(p) && (perr != nil || len(keys) > 0) && s.changed(p) {
 		why := "a git configuration that runs code (" + strings.Join(firstN(keys, 4), ", ") + ")"
 		if perr != nil {
 			why = "a git configuration git cannot parse (" + perr.Error() + ")"
@@ -216,7 +223,7 @@ func (s *gitScan) hooks(dir string) []string {
 		if err != nil || !s.writable(p) {
 			continue
 		}
-		if fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		if (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) && s.changed(p) {
 			found = append(found, s.found(s.setAside(p, "an executable git hook"))...)
 		}
 	}

@@ -53,6 +53,15 @@ type GitScanReport struct {
 	SetAside   []SetAside `json:"set_aside,omitempty"`
 	Warnings   []string   `json:"warnings,omitempty"`
 	StalePaths []string   `json:"stale_paths,omitempty"`
+	// Unresolved is true when the scan left something unchecked or in
+	// place (a bound reached, a directory it could not list, a file it
+	// could not set aside); Since is the compile time it judged changes
+	// by (Invocation.GitScanSince). MarkStale records both, so that the
+	// next invocation compiled for the same path keeps judging by Since
+	// (CarriedGitScanSince): a recompile must not make what the scan
+	// could not clear look like the user's.
+	Unresolved bool  `json:"unresolved,omitempty"`
+	Since      int64 `json:"since,omitempty"`
 }
 
 // Stale reports whether the scan makes the invocation stale.
@@ -86,7 +95,10 @@ const WhyProfileHome = "H9 (profile home)"
 // command could have written. Each finding is renamed next to itself
 // with a ".bwpolicy-set-aside-<time>" suffix (never deleted, never
 // through a symlink), as is the ".git" file or "commondir" that led to
-// it. A protected entry of the profile home that was absent when
+// it. A configuration file or hook whose status has not changed since
+// the invocation was compiled (Invocation.GitScanSince) is not a
+// finding: the user's own core.pager or hook in a repository the
+// invocation leaves writable stays where it is. A protected entry of the profile home that was absent when
 // compiling (WhyProfileHome) and exists now is set aside too. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
 func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
@@ -103,6 +115,7 @@ func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanRepo
 		s.walk(r)
 	}
 	sort.Strings(s.rep.StalePaths)
+	s.rep.Since = s.since
 	return s.rep
 }
 
@@ -111,6 +124,7 @@ type gitScan struct {
 	roots   []string    // host sources of the read-write binds (outermost)
 	home    string
 	stamp   string
+	since   int64 // Invocation.GitScanSince
 	entries int
 	repos   int
 	seen    map[string]bool // git directories inspected (resolved)
@@ -129,7 +143,7 @@ type scanMount struct {
 }
 
 func newGitScan(inv *invocation.Invocation, home string, now time.Time) *gitScan {
-	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"),
+	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), since: inv.GitScanSince,
 		seen: map[string]bool{}, moved: map[string]bool{}}
 	var rw []string
 	args := inv.Bwrap.Args
@@ -180,6 +194,7 @@ func isMountOption(o string) bool {
 
 // stale records a reason the invocation is stale, with its warning.
 func (s *gitScan) stale(p, msg string) {
+	s.rep.Unresolved = true
 	s.rep.StalePaths = append(s.rep.StalePaths, p)
 	s.rep.Warnings = append(s.rep.Warnings, msg)
 }

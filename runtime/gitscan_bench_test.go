@@ -35,3 +35,29 @@ func BenchmarkScanGit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScanGitUserRepos measures the scan of a project holding 100
+// repositories the invocation leaves writable, each with the user's own
+// code key (core.pager) and hook from before the compile: each is read
+// and its ctime looked at (Invocation.GitScanSince), none is set aside.
+func BenchmarkScanGitUserRepos(b *testing.B) {
+	f := newScanFixtureB(b)
+	for i := 0; i < 100; i++ {
+		d := filepath.Join(f.proj, "vendor", fmt.Sprintf("r%03d", i), ".git")
+		for _, sub := range []string{"objects", "refs", "hooks"} {
+			if err := os.MkdirAll(filepath.Join(d, sub), 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		mustWrite(b, filepath.Join(d, "HEAD"), "ref: refs/heads/main\n", 0o644)
+		mustWrite(b, filepath.Join(d, "config"), "[core]\n\tpager = less -R\n", 0o644)
+		mustWrite(b, filepath.Join(d, "hooks", "pre-commit"), "#!/bin/sh\n", 0o755)
+	}
+	f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
+	b.ResetTimer()
+	for b.Loop() {
+		if rep := ScanGit(f.inv, f.home, time.Now()); rep.Stale() {
+			b.Fatalf("stale: %+v", rep)
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 // afterwards. {m} is the marker path the planted code touches.
 type gitAttack struct {
 	name, setup, plant, hostDir string
+	// settings are added to the compile's (after "cwd: {p}").
+	settings string
 }
 
 // gitInit makes {p} a repository with one commit.
@@ -34,7 +36,7 @@ var gitAttacks = []gitAttack{
 		plant: fsm + ` > .git/config.worktree`},
 	{name: "worktrees", setup: gitInit + "git config extensions.worktreeConfig true && git worktree add -q {p}-wt",
 		plant: fsm + ` > .git/worktrees/$(basename {p})-wt/config.worktree`, hostDir: "-wt"},
-	{name: "submodule_gitfile", setup: gitInit + "git init -q {p}-lib && git -C {p}-lib commit -q --allow-empty -m l && git -c protocol.file.allow=always submodule -q add {p}-lib lib && git commit -qm sub",
+	{name: "submodule_gitfile", setup: gitInit + "git init -q {p}-lib && git -C {p}-lib commit -q --allow-empty -m l && git -c protocol.file.allow=always submodule -q add {p}-lib lib && git commit -qm sub && git submodule -q deinit -f lib",
 		plant: `git init -q --bare .cache/s && ` + fsmWorktree + ` >> .cache/s/config && echo "gitdir: {p}/.cache/s" > lib/.git`},
 	{name: "include_target", setup: gitInit + "git config include.path ../.gitlocal",
 		plant: fsm + ` > .gitlocal`},
@@ -43,7 +45,7 @@ var gitAttacks = []gitAttack{
 	{name: "nested_repo", setup: gitInit + "true",
 		plant: `git init -q vendor/a/b && ` + fsm + ` >> vendor/a/b/.git/config`, hostDir: "/vendor/a/b"},
 	{name: "decoys", setup: gitInit + "for i in $(seq 70); do git init -q d$i; done && git init -q zz",
-		plant: fsm + ` >> zz/.git/config`, hostDir: "/zz"},
+		plant: fsm + ` >> zz/.git/config`, hostDir: "/zz", settings: "protect:\n  allow: [repositories past the bound]\n"},
 }
 
 // H9: for each indirection, a command plants code for a later host git;
@@ -68,7 +70,7 @@ func testGitIndirection(t *testing.T, f *fixture) {
 				if r.code != 0 {
 					t.Fatalf("setup: %v", r)
 				}
-				inv, _ := g.compile("cwd: "+p+"\n", call{dir: p})
+				inv, _ := g.compile("cwd: "+p+"\n"+a.settings, call{dir: p})
 				if protected {
 					r = g.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", gitEnvSetup + x.Replace(a.plant)}, dir: p})
 					g.wantCode(r, 0)

@@ -82,6 +82,11 @@ func runMain(o *runOptions, argv []string, stdout, stderr io.Writer) int {
 		return exitRuntime
 	}
 	inv := res.Invocation
+	// Compiled for this one command, the invocation has no stale mark to
+	// carry what an earlier run's git scan could not clear
+	// (runtime.CarriedGitScanSince): the scan judges every file changed
+	// (H9), the user's own code keys in writable repositories included.
+	inv.GitScanSince = 0
 	if inv.Bwrap.Path == "" {
 		noteBwrap(stderr, "run", res)
 		if res.Settings.DegradedMode == "fail" {

@@ -123,6 +123,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return bwruntime.ExitSetup
 	}
 	<-notified
+	// A scan that could not finish keeps its compile time across
+	// recompiles: what it left unchecked is not the user's (H9).
+	inv.GitScanSince = bwruntime.CarriedGitScanSince(args[0], inv.GitScanSince)
 	var scan bwruntime.GitScanReport
 	st, err := bwruntime.RunWith(context.Background(), inv, args[2:], bwruntime.Stdio{
 		Stdin:   os.Stdin,

@@ -1,0 +1,246 @@
+package sandboxtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// H9 (#10 §1.4): bwrun's post-command scan sets aside only what a
+// command changed. A repository the invocation leaves writable (two
+// levels down, so not bound read-only) carries the user's own
+// core.fsmonitor and post-commit hook, set before compiling: after a
+// command that does not touch them, real host git still runs them and
+// the next command is not refused. A command that rewrites that config
+// has it set aside, and host git runs nothing it wrote. Control: the
+// same invocation without its compile time (git_scan_since, as an older
+// invocation) sets the user's own config and hook aside.
+func testGitUserKeysKept(t *testing.T, f *fixture) {
+	for _, control := range []bool{false, true} {
+		p := f.expand("{base}/userkeys")
+		if control {
+			p += "-control"
+		}
+		lib := p + "/vendor/lib"
+		m := p + ".ran"
+		x := strings.NewReplacer("{p}", p, "{m}", m)
+		setup := gitInit + `git init -q vendor/lib && git -C vendor/lib config core.fsmonitor "touch {m}.user" && printf '#!/bin/sh\ntouch {m}.hook\n' > vendor/lib/.git/hooks/post-commit && chmod +x vendor/lib/.git/hooks/post-commit && sleep 1.2`
+		r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + x.Replace(setup)}, dir: "{base}"})
+		if r.code != 0 {
+			t.Fatalf("setup: %v", r)
+		}
+		hostGit := func() (user, hook, evil bool) {
+			for _, s := range []string{".user", ".hook", ".evil"} {
+				os.Remove(m + s)
+			}
+			f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; git commit -q --allow-empty -m host >/dev/null 2>&1; true"}, dir: lib})
+			_, e1 := os.Stat(m + ".user")
+			_, e2 := os.Stat(m + ".hook")
+			_, e3 := os.Stat(m + ".evil")
+			return e1 == nil, e2 == nil, e3 == nil
+		}
+		inv, _ := f.compile("cwd: "+p+"\n", call{dir: p})
+		if control {
+			inv = withoutScanSince(t, f, inv)
+		}
+		r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "echo y > vendor/lib/f && git -C vendor/lib status >/dev/null 2>&1; true"}, dir: p})
+		f.wantCode(r, 0)
+		if control {
+			f.wantStderr(r, "set aside as", lib+"/.git/config", lib+"/.git/hooks/post-commit")
+			continue
+		}
+		if strings.Contains(r.stderr, "set aside") {
+			t.Errorf("the user's own code keys were set aside after a command that did not touch them: %v", r)
+		}
+		if user, hook, _ := hostGit(); !user || !hook {
+			t.Errorf("host git no longer runs the user's own fsmonitor (%v) or hook (%v)", user, hook)
+		}
+		r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/true"}, dir: p})
+		f.wantCode(r, 0)
+
+		// The command adds to the user's config: set aside, nothing it wrote runs.
+		r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", x.Replace(`printf '[core]\n\tfsmonitor = "touch {m}.evil"\n' >> vendor/lib/.git/config`)}, dir: p})
+		f.wantCode(r, 0)
+		f.wantStderr(r, "set aside as", lib+"/.git/config")
+		if _, _, evil := hostGit(); evil {
+			t.Errorf("host git ran what the command added to the user's config")
+		}
+	}
+}
+
+// withoutScanSince writes a copy of the invocation without its compile
+// time, as an invocation of an older compiler, and returns its path.
+func withoutScanSince(t *testing.T, f *fixture, inv string) string {
+	t.Helper()
+	b, err := os.ReadFile(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // file identities are integers past float64's precision
+	if err := dec.Decode(&doc); err != nil || doc["git_scan_since"] == nil {
+		t.Fatalf("the invocation carries no git_scan_since: %v", err)
+	}
+	delete(doc, "git_scan_since")
+	b, _ = json.Marshal(doc)
+	old := inv + ".old.json"
+	f.write(old, string(b))
+	return old
+}
+
+// H9 (#10 §1.1): the compile's bound on repositories fails closed. A
+// command plants 64 decoy repositories (a00..a63) next to the real one
+// (zz, whose config is bound read-only while it runs); the next compile
+// is refused, naming the fix, rather than leaving zz writable. Control:
+// with protect.allow: [repositories past the bound] it compiles, and
+// zz's config (now past the bound) can be written by a command, caught
+// only by bwrun's post-command scan, which sets it aside.
+func testGitDecoysRefused(t *testing.T, f *fixture) {
+	p := f.expand("{base}/decoyed")
+	m := p + ".ran"
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", p) + "git init -q zz"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	inv, _ := f.compile("cwd: "+p+"\n", call{dir: p})
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "for i in $(seq -w 0 63); do git init -q a$i || exit 1; done; echo '[core]' >> zz/.git/config && echo wrote; true"}, dir: p})
+	f.wantCode(r, 0)
+	if strings.Contains(r.stdout, "wrote") {
+		t.Fatalf("the real repository's config was writable while it was within the bound: %v", r)
+	}
+	compile := func(yaml string) result {
+		return f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", p + ".inv.json", "--config", f.settings("cwd: " + p + "\n" + yaml)}, dir: p})
+	}
+	r = compile("")
+	if r.code == 0 {
+		t.Fatalf("the compile accepted a working directory with 65 repositories: %v", r)
+	}
+	f.wantStderr(r, "H9", "repositories past the bound", "cwd")
+	if _, err := os.Stat(p + ".inv.json"); err == nil {
+		t.Errorf("a refused compile wrote an invocation")
+	}
+
+	// Control: accepted past the bound, zz's config is writable inside.
+	r = compile("protect:\n  allow: [repositories past the bound]\n")
+	f.wantCode(r, 0)
+	f.wantStderr(r, "repositories past the bound")
+	r = f.exec(call{argv: []string{tool("bwrun"), p + ".inv.json", "--", "/bin/sh", "-c", `printf '[core]\n\tfsmonitor = "touch ` + m + `"\n' >> zz/.git/config && echo wrote`}, dir: p})
+	f.wantCode(r, 0)
+	if !strings.Contains(r.stdout, "wrote") {
+		t.Errorf("control: zz's config, past the bound, was not writable: %v", r)
+	}
+	f.wantStderr(r, "set aside as", p+"/zz/.git/config")
+}
+
+// H9 (#10 §1.2, §1.3): the indirections of the repositories one level
+// below the working directory are bound read-only at compile time like
+// the top repository's. sub's .git is a file (git init
+// --separate-git-dir) whose gitdir is kept in the project, and its
+// config includes ../shared.inc (relative to the including file); b's
+// config includes local.inc through includeIf. A command can write none
+// of them (nor retarget sub's .git), while a commit in sub and a file
+// next to them still work; afterwards real host git in sub and b runs
+// nothing. Control: the same payload written on the host into the
+// include target makes that host git run it.
+func testGitNestedIndirectionsBound(t *testing.T, f *fixture) {
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", "{proj}") +
+		`mkdir .store && git init -q --separate-git-dir={proj}/.store/sub sub && git -C sub commit -q --allow-empty -m s && git -C sub config include.path ../shared.inc && echo '[user]' > .store/shared.inc && ` +
+		`git init -q b && git -C b config includeIf.gitdir:{proj}/.path local.inc && echo '[user]' > b/.git/local.inc`}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	payload := `printf "[core]\n\tfsmonitor = touch {base}/nested.ran\n"`
+	r = f.sandbox("", gitEnvSetup+`
+ok sub_gitfile 'echo "gitdir: /tmp" > sub/.git'
+ok sub_config '`+payload+` >> .store/sub/config'
+ok sub_include '`+payload+` >> .store/shared.inc'
+ok b_include '`+payload+` >> b/.git/local.inc'
+ok sub_commit 'git -C sub commit -q --allow-empty -m inside'
+ok sibling 'echo x > .store/note'
+`, call{})
+	f.expect(r, want{"sub_gitfile": "no", "sub_config": "no", "sub_include": "no", "b_include": "no", "sub_commit": "yes", "sibling": "yes"})
+	f.wantHostFile("{proj}/.store/shared.inc", "[user]\n")
+	f.wantHostFile("{proj}/b/.git/local.inc", "[user]\n")
+	marker := f.expand("{base}/nested.ran")
+	hostGit := func(dir string) bool {
+		os.Remove(marker)
+		f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; true"}, dir: dir})
+		_, err := os.Stat(marker)
+		return err == nil
+	}
+	for _, d := range []string{"{proj}/sub", "{proj}/b"} {
+		if hostGit(d) {
+			t.Errorf("host git in %s ran code after the sandbox", d)
+		}
+	}
+	// Control: the payload in the include target runs on the host.
+	r = f.exec(call{argv: []string{"/bin/sh", "-c", payload + " >> .store/shared.inc"}, dir: "{proj}"})
+	if r.code != 0 || !hostGit("{proj}/sub") {
+		t.Errorf("control: host git in sub did not run what its include target holds: %v", r)
+	}
+}
+
+// H9 (#10 §1.1, §1.4): what the scan could not clear stays "changed"
+// across recompiles. A command plants a code key in a writable nested
+// repository and makes its git directory read-only (0555), so bwrun
+// cannot set the config aside: it warns, and marks the invocation stale.
+// The invocation is recompiled at the same path (as Hermes does), and
+// the next command's scan still finds the planted file (its ctime is
+// older than the new compile, but the stale mark carries the earlier
+// compile time), warns again and marks the invocation stale again.
+// Control: with the stale mark removed before the recompile, the
+// planted file passes as the user's, silently, and host git runs it.
+// As root (whose rename ignores the mode) bwrun sets the file aside at
+// once, which the root run asserts instead.
+func testGitUnresolvedCarried(t *testing.T, f *fixture) {
+	p := f.expand("{base}/unresolved")
+	m := p + ".ran"
+	inv := p + ".inv.json"
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", p) + "git init -q vendor/lib && sleep 1.2"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	set := f.settings("cwd: " + p + "\n")
+	compile := func() {
+		r := f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", inv, "--config", set}, dir: p})
+		f.wantCode(r, 0)
+	}
+	run := func(script string) result {
+		return f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", script}, dir: p})
+	}
+	compile()
+	r = run(`printf '[core]\n\tfsmonitor = "touch ` + m + `"\n' >> vendor/lib/.git/config && chmod 0555 vendor/lib/.git`)
+	f.wantCode(r, 0)
+	if f.id.uid == 0 {
+		// Root's rename ignores the mode: the attack fails outright.
+		f.wantStderr(r, "set aside as", p+"/vendor/lib/.git/config")
+		f.exec(call{argv: []string{"chmod", "0755", p + "/vendor/lib/.git"}})
+		return
+	}
+	f.wantStderr(r, "could not set aside", p+"/vendor/lib/.git/config")
+	time.Sleep(1200 * time.Millisecond) // the recompile is well past the plant
+	compile()
+	r = run("true")
+	f.wantCode(r, 0)
+	f.wantStderr(r, "could not set aside", p+"/vendor/lib/.git/config")
+	r = run("true")
+	f.wantCode(r, 125)
+
+	// Control: without the mark, the recompile blesses the planted file.
+	os.Remove(inv + ".stale")
+	compile()
+	r = run("true")
+	f.wantCode(r, 0)
+	if strings.Contains(r.stderr, "vendor/lib/.git/config") {
+		t.Errorf("control: the scan still reported the planted config without the stale mark: %v", r)
+	}
+	f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; true"}, dir: p + "/vendor/lib"})
+	if _, err := os.Stat(m); err != nil {
+		t.Errorf("control: host git did not run the planted fsmonitor")
+	}
+	f.exec(call{argv: []string{"chmod", "0755", p + "/vendor/lib/.git"}})
+}
