@@ -299,8 +299,6 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	return f
 }
 
-// settle recomputes the masks and the exceptions from the hidden paths
-// found so far.
 // boundProfileHome returns the profile home when home_mode is profile
 // and it is a directory (S6 binds it back inside the Hermes home's
 // mask; R8 refuses one that links into a mask), else nil.
@@ -311,6 +309,8 @@ func (f *Facts) boundProfileHome() *Path {
 	return &f.ProfileHome
 }
 
+// settle recomputes the masks and the exceptions from the hidden paths
+// found so far.
 func (f *Facts) settle(cwdWritable bool) {
 	f.Masks = computeMasks(f)
 	f.Exceptions = computeExceptions(f, f.Masks, cwdWritable)
@@ -400,102 +400,6 @@ func (g *gatherer) hidden(entry string, src Source) Hidden {
 	g.lstat(entry)
 	pp := g.path(entry)
 	return Hidden{Entry: entry, Path: pp.Real, Kind: pp.Kind, Symlink: pp.HasLink, Why: ProtectionOf(src).Reason, Source: src}
-}
-
-func (g *gatherer) cwd(h *Host, s *settings.Settings, hidden []Hidden, ph *Path) Cwd {
-	c := Cwd{Requested: s.Cwd, Explicit: s.Cwd != ""}
-	if !c.Explicit {
-		c.Requested = h.ProcessCwd
-	}
-	c.Path = absFrom(h.Home, c.Requested)
-	if ph != nil { // HERMES_HOME/home is bound back: only what hides the cwd inside it counts
-		// Only a cwd whose real path lies in the bound profile home: one
-		// reached through a link there that leads elsewhere in the Hermes
-		// home is judged like any other (R6).
-		if real := g.path(c.Path).Real; Within(real, ph.Real) {
-			c.InProfileHome = true
-			var inside []Hidden
-			for _, x := range hidden {
-				if !Within(ph.Path, x.Entry) && !Within(ph.Real, x.Path) {
-					inside = append(inside, x)
-				}
-			}
-			hidden = inside
-		}
-	}
-	for _, x := range hidden {
-		if invocation.Missing(x.Kind) && x.Path == x.Entry {
-			if Within(c.Path, x.Entry) {
-				c.HiddenBy = x.Entry
-			}
-			continue
-		}
-		if Within(c.Path, x.Entry) || Within(c.Path, x.Path) {
-			c.HiddenBy = x.Entry
-		}
-	}
-	real := g.path(c.Path)
-	if c.HiddenBy == "" {
-		for _, x := range hidden {
-			if !invocation.Missing(x.Kind) && Within(real.Real, x.Path) {
-				c.HiddenBy = x.Entry
-			}
-		}
-	}
-	if c.HiddenBy != "" {
-		c.InProfileHome = false
-	}
-	if c.HiddenBy != "" && !c.Explicit {
-		c.FellBack = "home"
-		c.Path = h.Home
-		real = g.path(c.Path)
-	}
-	c.Real = real.Real
-	c.Exists = real.Kind == invocation.KindDir
-	// A directory this user cannot search cannot be entered: "DIR/."
-	// goes through it (not recorded: it is no path of the host's).
-	c.Denied = real.Kind == invocation.KindDenied || (c.Exists && g.fs.Lstat(c.Real+"/.").Kind != invocation.KindDir)
-	if c.Denied {
-		c.Exists = false
-	}
-	c.RunDir = c.Real
-	// The nearest parent that exists and can be entered: the parent of
-	// a denied path is the directory that denies search, and is skipped.
-	prevDenied := real.Kind == invocation.KindDenied
-	for !c.Exists && c.RunDir != "/" {
-		c.RunDir = path.Dir(c.RunDir)
-		k := g.lstat(c.RunDir).Kind
-		if k == invocation.KindDir && !prevDenied {
-			break
-		}
-		prevDenied = k == invocation.KindDenied
-	}
-	return c
-}
-
-func (g *gatherer) bind(i int, b settings.Bind) Bind {
-	out := Bind{Index: i, Src: b.Src, Dest: b.Target(), Readonly: b.IsReadonly(),
-		SrcAbs: path.IsAbs(b.Src), DestAbs: path.IsAbs(b.Target())}
-	// The rules compare paths as strings: absolute ones are published
-	// clean ("/." is "/", "/a//b/../c" is "/a/c"), as every other path of
-	// the facts is.
-	if out.SrcAbs {
-		out.Src = path.Clean(out.Src)
-	}
-	if out.DestAbs {
-		out.Dest = path.Clean(out.Dest)
-	}
-	if out.SrcAbs {
-		sp := g.path(path.Clean(b.Src))
-		out.SrcReal, out.SrcKind, out.SrcHasLink = sp.Real, sp.Kind, sp.HasLink
-	}
-	if out.DestAbs {
-		d := path.Clean(out.Dest)
-		out.DestKind = g.lstat(d).Kind
-		dp := g.path(d)
-		out.DestReal, out.DestHasLink = dp.Real, dp.HasLink
-	}
-	return out
 }
 
 func (g *gatherer) stateDirs(hermesHome string) []Path {
