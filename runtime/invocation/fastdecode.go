@@ -3,6 +3,7 @@ package invocation
 import (
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 )
 
 // fastDecode parses the common shape of an invocation without
@@ -10,7 +11,7 @@ import (
 // microseconds on every command. It accepts only exactly spelled keys,
 // each at most once, and values of exactly the expected JSON type (or
 // null, which like encoding/json leaves the zero value); on anything
-// else (unknown fields, case variants, non-ASCII strings, syntax errors)
+// else (unknown fields, case variants, control characters, syntax errors)
 // it reports ok=false and Decode falls back to encoding/json,
 // which stays the reference for both results and error messages.
 // TestFastDecodeMatchesJSON and FuzzDecode check the two agree. The
@@ -135,7 +136,11 @@ func (d *fastDec) array(elem func() bool) bool {
 	}
 }
 
-// str reads a string. Strings with escapes are handed to encoding/json.
+// str reads a string. Strings with escapes, and non-ASCII ones that are
+// not valid UTF-8 (encoding/json replaces the bad bytes with U+FFFD),
+// are handed to encoding/json; valid UTF-8 is taken as it is, as
+// encoding/json does (a path or an explanation with "é" or "…" must not
+// send the whole invocation to the slow decoder on every command).
 func (d *fastDec) str(out *string) bool {
 	if d.null() {
 		return true
@@ -144,13 +149,13 @@ func (d *fastDec) str(out *string) bool {
 		return false
 	}
 	start := d.i
-	escaped := false
+	escaped, ascii := false, true
 	for d.i < len(d.s) {
 		c := d.s[d.i]
 		switch {
 		case c == '"':
 			d.i++
-			if !escaped {
+			if !escaped && (ascii || utf8.Valid(d.s[start:d.i-1])) {
 				*out = d.text[start : d.i-1]
 				return true
 			}
@@ -159,10 +164,10 @@ func (d *fastDec) str(out *string) bool {
 			escaped = true
 			d.i += 2
 			continue
-		case c < 0x20 || c >= 0x80:
-			// Control characters are invalid; non-ASCII needs UTF-8
-			// validation: leave both to encoding/json.
-			return false
+		case c < 0x20:
+			return false // invalid in JSON: encoding/json says where
+		case c >= 0x80:
+			ascii = false
 		}
 		d.i++
 	}

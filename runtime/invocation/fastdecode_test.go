@@ -129,10 +129,37 @@ func TestFastDecodeFallsBack(t *testing.T) {
 		`{"unknown":1}`,                         // unknown field
 		`{"format":"bwpolicy.invocation/v1"} x`, // trailing data
 		"\ufeff{}",                              // BOM
-		`{"chdir":"caf` + "\xc3\xa9" + `"}`,     // non-ASCII
+		"{\"chd\xc3\xafr\":\"x\"}",              // a non-ASCII key: unknown
 	} {
 		if _, ok := fastDecode([]byte(in)); ok {
 			t.Errorf("fast path accepted %q", in)
+		}
+	}
+}
+
+// TestFastDecodeNonASCII: strings in valid UTF-8 (a path with "é", an
+// explanation with "…") stay on the fast path, and a string with invalid
+// UTF-8 is read as encoding/json reads it (U+FFFD for the bad bytes).
+func TestFastDecodeNonASCII(t *testing.T) {
+	for _, in := range []string{
+		"{\"chdir\":\"/home/jos\xc3\xa9\"}",
+		"{\"chdir\":\"a\xe2\x80\xa6b\"}",
+		"{\"chdir\":\"\xe2\x80\xa8\"}",
+		"{\"chdir\":\"bad\xc3(\"}",
+		"{\"chdir\":\"bad\xff\"}",
+		"{\"chdir\":\"\xc3\xa9\\n\"}",
+	} {
+		got, ok := fastDecode([]byte(in))
+		if !ok {
+			t.Errorf("fast path refused %q", in)
+			continue
+		}
+		var want Invocation
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got.Chdir != want.Chdir {
+			t.Errorf("%q: fast %q, encoding/json %q", in, got.Chdir, want.Chdir)
 		}
 	}
 }
