@@ -62,7 +62,7 @@ const (
 	SourceHermesHome       Source = "hermes-home"
 	SourceHide             Source = "hide"
 	SourceCredentialVar    Source = "credential-var"
-	SourceMovedDir     Source = "moved-dir"
+	SourceMovedDir         Source = "moved-dir"
 	SourceMountMirror      Source = "mount-mirror"
 	SourceHomeMirror       Source = "home-mirror"
 	SourceHostSocket       Source = "host-socket"
