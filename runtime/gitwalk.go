@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -88,52 +87,34 @@ func listDir(dir string, buf []byte, de *dirEntries) error {
 	}
 	defer unix.Close(fd)
 	*de = dirEntries{names: de.names[:0], isDir: de.isDir[:0]}
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err != nil {
-			return err
+	return eachDirent(fd, buf, func(nameBytes []byte, typ uint8) {
+		name := string(nameBytes)
+		if name == "." || name == ".." {
+			return
 		}
-		if n <= 0 {
-			return nil
+		if typ == unix.DT_UNKNOWN {
+			var st unix.Stat_t
+			if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+				typ = dtype(st.Mode)
+			}
 		}
-		for off := 0; off < n; {
-			d := (*unix.Dirent)(unsafe.Pointer(&buf[off]))
-			reclen := int(d.Reclen)
-			nameBytes := buf[off+int(unsafe.Offsetof(d.Name)) : off+reclen]
-			off += reclen
-			l := 0
-			for l < len(nameBytes) && nameBytes[l] != 0 {
-				l++
-			}
-			name := string(nameBytes[:l])
-			if name == "." || name == ".." {
-				continue
-			}
-			typ := d.Type
-			if typ == unix.DT_UNKNOWN {
-				var st unix.Stat_t
-				if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-					typ = dtype(st.Mode)
-				}
-			}
-			switch name {
-			case ".git":
-				de.git = true
-			case "HEAD":
-				de.head = true
-			case "config":
-				de.config = true
-			case "objects":
-				de.objects = true
-			case "refs":
-				de.refs = true
-			case "commondir":
-				de.commondir = true
-			}
-			de.names = append(de.names, name)
-			de.isDir = append(de.isDir, typ == unix.DT_DIR)
+		switch name {
+		case ".git":
+			de.git = true
+		case "HEAD":
+			de.head = true
+		case "config":
+			de.config = true
+		case "objects":
+			de.objects = true
+		case "refs":
+			de.refs = true
+		case "commondir":
+			de.commondir = true
 		}
-	}
+		de.names = append(de.names, name)
+		de.isDir = append(de.isDir, typ == unix.DT_DIR)
+	})
 }
 
 func dtype(mode uint32) uint8 {

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/binary"
 	"path"
 	"slices"
 	"strings"
@@ -78,42 +77,20 @@ func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []st
 	}
 	defer unix.Close(fd)
 	seen := make([]bool, len(idx))
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err == unix.EINTR {
-			continue
+	err = eachDirent(fd, buf, func(name []byte, typ uint8) {
+		k, found := slices.BinarySearchFunc(idx, name, func(i int, name []byte) int {
+			return strings.Compare(base(i), string(name))
+		})
+		for ; found && k < len(idx) && base(idx[k]) == string(name); k++ {
+			seen[k] = true // the same path may be recorded more than once
+			kinds[idx[k]] = direntKind(typ)
 		}
-		if err != nil {
-			for _, i := range idx {
-				kinds[i] = "" // a partial listing proves no absence
-			}
-			return
+	})
+	if err != nil {
+		for _, i := range idx {
+			kinds[i] = "" // a partial listing proves no absence
 		}
-		if n <= 0 {
-			break
-		}
-		for off := 0; off+19 < n; {
-			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
-			if reclen < 20 || off+reclen > n {
-				for _, i := range idx {
-					kinds[i] = ""
-				}
-				return
-			}
-			name := buf[off+19 : off+reclen]
-			if end := slices.Index(name, 0); end >= 0 {
-				name = name[:end]
-			}
-			typ := buf[off+18]
-			off += reclen
-			k, found := slices.BinarySearchFunc(idx, name, func(i int, name []byte) int {
-				return strings.Compare(base(i), string(name))
-			})
-			for ; found && k < len(idx) && base(idx[k]) == string(name); k++ {
-				seen[k] = true // the same path may be recorded more than once
-				kinds[idx[k]] = direntKind(typ)
-			}
-		}
+		return
 	}
 	for k, i := range idx {
 		if !seen[k] {
