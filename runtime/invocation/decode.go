@@ -26,15 +26,12 @@ const maxInvocationSize = 16 << 20
 // Load reads and decodes the invocation at path (see ReadInvocation and
 // Decode). Errors name the file.
 func Load(path string) (*Invocation, error) {
-	data, err := ReadInvocation(path)
+	f, err := OpenRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot read invocation: %w", err)
 	}
-	inv, err := decodeOwned(data)
-	if err != nil {
-		return nil, fmt.Errorf("invocation %s: %w", path, err)
-	}
-	return inv, nil
+	defer f.Close()
+	return DecodeFile(f, path)
 }
 
 // ReadInvocation reads the file at path, which must be a regular file (a
