@@ -19,7 +19,8 @@ import (
 const maxWalk = 256
 
 // LoadTrusted is Load for an invocation that is about to be run (bwrun
-// uses it). Before decoding, the open file (fstat, never the path again)
+// uses it): its Warnings and Explain are checked but not kept
+// (DecodeFileToRun). Before decoding, the open file (fstat, never the path again)
 // must be a regular file with one link, owned by the caller or root and
 // not writable by group or others, as ssh requires of its configuration.
 // Every directory above it must be owned by the caller or root and not
@@ -36,7 +37,7 @@ func LoadTrusted(path string) (*invocation.Invocation, error) {
 		return nil, err
 	}
 	defer f.Close()
-	inv, err := invocation.DecodeFile(f, path)
+	inv, err := invocation.DecodeFileToRun(f, path)
 	if err != nil {
 		return nil, err
 	}

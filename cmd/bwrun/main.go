@@ -53,10 +53,18 @@ Nothing the command started runs after bwrun returns.
 Options (before INVOCATION.json):
 ` + bwruntime.RunFlagsUsage
 
+// exitProbe, when set, is called just before bwrun exits. Only the
+// benchmark build sets it (go build -tags bwrunprobe: cpuprobe.go).
+var exitProbe func()
+
 func main() {
 	// Nothing the caller left open may reach the sandbox.
 	bwruntime.CloseInheritedFDs()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	if exitProbe != nil {
+		exitProbe()
+	}
+	os.Exit(code)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

@@ -79,6 +79,11 @@ func (g *gen) structType(t reflect.Type) error {
 			name = f.Name
 		}
 		g.printf("\t\tcase %q:\n", name)
+		if f.Tag.Get("fastdecode") == "checkonly" {
+			if err := g.checkOnly(f.Type); err != nil {
+				return fmt.Errorf("fastdecodegen: %s.%s: %w", t.Name(), f.Name, err)
+			}
+		}
 		if err := g.value(f.Type, "v."+f.Name); err != nil {
 			return fmt.Errorf("fastdecodegen: %s.%s: %w", t.Name(), f.Name, err)
 		}
@@ -124,6 +129,21 @@ func (g *gen) value(t reflect.Type, dst string) error {
 	default:
 		return fmt.Errorf("type %s has no fast reader", t)
 	}
+	return nil
+}
+
+// checkOnly writes, for a field tagged `fastdecode:"checkonly"` (a slice
+// of structs that people read and a runtime does not: the explanation),
+// the statements that read the value exactly as strictly as the field's
+// own reader but keep nothing, when the decoder is in that mode
+// (fastDec.checkOnly): every element goes into one scratch element.
+func (g *gen) checkOnly(t reflect.Type) error {
+	if t.Kind() != reflect.Slice || t.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("checkonly on %s: only a slice of structs", t)
+	}
+	et := t.Elem()
+	g.queue = append(g.queue, et)
+	g.printf("if d.checkOnly {\nvar e %s\nreturn d.array(func() bool {\nreturn d.decode%s(&e)\n})\n}\n", et.Name(), et.Name())
 	return nil
 }
 

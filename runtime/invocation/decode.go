@@ -49,11 +49,25 @@ func ReadInvocation(path string) ([]byte, error) {
 
 // DecodeFile reads and decodes the invocation open as f (named path).
 func DecodeFile(f *os.File, path string) (*Invocation, error) {
+	return decodeFile(f, path, false)
+}
+
+// DecodeFileToRun is DecodeFile for a runtime that is about to run the
+// invocation: Warnings and Explain, which are for people, are checked as
+// strictly as DecodeFile checks them (an invocation one rejects, the
+// other rejects) but not kept: they are nil. A large home layout's
+// explanation is a third of the file, and in a fresh process every
+// byte kept is paid in page faults on every command's path.
+func DecodeFileToRun(f *os.File, path string) (*Invocation, error) {
+	return decodeFile(f, path, true)
+}
+
+func decodeFile(f *os.File, path string, toRun bool) (*Invocation, error) {
 	data, err := readInvocationFile(f, path)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := decodeOwned(data)
+	inv, err := decodeText(data, unsafe.String(unsafe.SliceData(data), len(data)), decodeMode{toRun: toRun})
 	if err != nil {
 		return nil, fmt.Errorf("invocation %s: %w", path, err)
 	}
@@ -105,19 +119,15 @@ func ReadLimited(f *os.File, limit int64) ([]byte, error) {
 // Validate) are errors. A truncated or hand-edited file gets a message
 // with the line and column of the problem.
 func Decode(data []byte) (*Invocation, error) {
-	return decodeText(data, string(data))
+	return decodeText(data, string(data), decodeMode{})
 }
 
-// decodeOwned is Decode of a buffer nobody else holds and nobody writes
-// again (Load and DecodeFile read it fresh and drop it): the decoded
-// strings share its memory instead of a copy (see fastDecodeText).
-func decodeOwned(data []byte) (*Invocation, error) {
-	return decodeText(data, unsafe.String(unsafe.SliceData(data), len(data)))
-}
-
-// decodeText is Decode with text, data's bytes as a string.
-func decodeText(data []byte, text string) (*Invocation, error) {
-	if inv, ok := fastDecodeText(data, text); ok {
+// decodeText is Decode with text, data's bytes as a string (decodeFile
+// passes the buffer it read, which nobody else holds or writes again,
+// so the decoded strings share its memory instead of a copy: see
+// fastDecodeText); m.toRun drops Warnings and Explain (DecodeFileToRun).
+func decodeText(data []byte, text string, m decodeMode) (*Invocation, error) {
+	if inv, ok := fastDecodeText(data, text, m); ok {
 		if inv.Format != Format {
 			return nil, formatError(inv.Format)
 		}
@@ -126,7 +136,11 @@ func decodeText(data []byte, text string) (*Invocation, error) {
 		}
 		return inv, nil
 	}
-	return decodeJSON(data)
+	inv, err := decodeJSON(data)
+	if err == nil && m.toRun {
+		inv.Warnings, inv.Explain = nil, nil
+	}
+	return inv, err
 }
 
 // decodeJSON is Decode with encoding/json, the reference decoder.

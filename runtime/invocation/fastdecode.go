@@ -21,7 +21,14 @@ import (
 //
 //go:generate go run ../../internal/fastdecodegen/gen
 func fastDecode(data []byte) (inv *Invocation, ok bool) {
-	return fastDecodeText(data, string(data))
+	return fastDecodeText(data, string(data), decodeMode{})
+}
+
+// decodeMode says what a decode keeps.
+type decodeMode struct {
+	// toRun: the fields tagged `fastdecode:"checkonly"` (Warnings,
+	// Explain) are read as strictly but not kept (DecodeFileToRun).
+	toRun bool
 }
 
 // fastDecodeText is fastDecode with text, the same bytes as data as a
@@ -29,8 +36,8 @@ func fastDecode(data []byte) (inv *Invocation, ok bool) {
 // text instead of an allocation of its own (an invocation has hundreds
 // of strings; in a fresh process the memory they take is paid in page
 // faults on every command's path).
-func fastDecodeText(data []byte, text string) (inv *Invocation, ok bool) {
-	d := &fastDec{s: data, text: text}
+func fastDecodeText(data []byte, text string, m decodeMode) (inv *Invocation, ok bool) {
+	d := &fastDec{s: data, text: text, checkOnly: m.toRun}
 	inv = &Invocation{}
 	if !d.decodeInvocation(inv) {
 		return nil, false
@@ -47,6 +54,9 @@ type fastDec struct {
 	s    []byte
 	text string // string(s): the backing store of the strings read
 	i    int
+	// checkOnly: the checkonly fields are read into a scratch element
+	// (see internal/fastdecodegen), whose string lists strs reuses.
+	checkOnly bool
 }
 
 func (d *fastDec) ws() {
@@ -194,7 +204,13 @@ func (d *fastDec) strs(out *[]string) bool {
 		*out = nil
 		return true
 	}
-	list := make([]string, 0, d.count())
+	n := d.count()
+	list := *out
+	if d.checkOnly && list != nil && cap(list) >= n {
+		list = list[:0] // a checkonly scratch element's: nothing keeps it
+	} else {
+		list = make([]string, 0, n)
+	}
 	ok := d.array(func() bool {
 		var s string
 		ok := d.str(&s)

@@ -72,6 +72,12 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 			v.Expose = &Expose{}
 			return d.decodeExpose(v.Expose)
 		case "warnings":
+			if d.checkOnly {
+				var e Warning
+				return d.array(func() bool {
+					return d.decodeWarning(&e)
+				})
+			}
 			if d.null() {
 				return true
 			}
@@ -81,6 +87,12 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 				return d.decodeWarning(&v.Warnings[len(v.Warnings)-1])
 			})
 		case "explain":
+			if d.checkOnly {
+				var e Explain
+				return d.array(func() bool {
+					return d.decodeExplain(&e)
+				})
+			}
 			if d.null() {
 				return true
 			}

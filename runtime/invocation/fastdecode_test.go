@@ -90,6 +90,7 @@ func TestFastDecodeMatchesJSON(t *testing.T) {
 			t.Fatalf("%s: reference decoder rejected it", name)
 		}
 		got, fast := fastDecode(data)
+		checkOnlyAgrees(t, data, got, fast)
 		if name == "every field" || name == "indented" || name == "zero" || name == "valid" {
 			// The common, ASCII shape must take the fast path. ("every
 			// field" holds "é", so only its ASCII variant is required.)
@@ -175,6 +176,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"env":{"credential_paths":null,"unset_after_rc":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, fast := fastDecode(data)
+		checkOnlyAgrees(t, data, got, fast)
 		if !fast {
 			return
 		}
@@ -206,12 +208,93 @@ func TestFastDecodeGoldens(t *testing.T) {
 			continue // not an invocation
 		}
 		got, fast := fastDecode(data)
+		checkOnlyAgrees(t, data, got, fast)
 		if !fast {
 			t.Errorf("%s: fast path not taken", f)
 			continue
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: fast decode differs", f)
+		}
+	}
+}
+
+// checkOnlyAgrees: the fast path in DecodeFileToRun's mode accepts
+// exactly what it accepts in full (got, fast) and decodes the same value
+// without Warnings and Explain.
+func checkOnlyAgrees(t *testing.T, data []byte, got *Invocation, fast bool) {
+	t.Helper()
+	run, runFast := fastDecodeText(data, string(data), decodeMode{toRun: true})
+	if runFast != fast {
+		t.Fatalf("toRun fast path ok=%v, full fast path ok=%v on %q", runFast, fast, data)
+	}
+	if !fast {
+		return
+	}
+	want := *got
+	want.Warnings, want.Explain = nil, nil
+	if !reflect.DeepEqual(run, &want) {
+		t.Fatalf("toRun decode differs on %q:\n got %+v\nwant %+v", data, run, &want)
+	}
+}
+
+// TestDecodeFileToRun: what DecodeFile rejects, DecodeFileToRun rejects
+// (a malformed explanation or warning included: it is read, not
+// skipped), and what it accepts comes without Warnings and Explain.
+func TestDecodeFileToRun(t *testing.T) {
+	dir := t.TempDir()
+	decodeBoth := func(data string) (full, run *Invocation, fullErr, runErr error) {
+		p := filepath.Join(dir, "inv.json")
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, toRun := range []bool{false, true} {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if toRun {
+				run, runErr = DecodeFileToRun(f, p)
+			} else {
+				full, fullErr = DecodeFile(f, p)
+			}
+			f.Close()
+		}
+		return
+	}
+	base := strings.Replace(strings.Replace(validJSON, `"explain": [`, `"explain":[`, 1),
+		`"warnings": []`, `"warnings":[{"rule":"S5","message":"m","source":"a:1:2"}]`, 1)
+	full, run, fullErr, runErr := decodeBoth(base)
+	if fullErr != nil || runErr != nil {
+		t.Fatalf("valid invocation: %v / %v", fullErr, runErr)
+	}
+	if len(full.Explain) == 0 || len(full.Warnings) == 0 {
+		t.Fatal("the base invocation should have explanations and warnings for this test to mean something")
+	}
+	if run.Explain != nil || run.Warnings != nil {
+		t.Errorf("DecodeFileToRun kept Explain/Warnings: %d/%d", len(run.Explain), len(run.Warnings))
+	}
+	full.Explain, full.Warnings = nil, nil
+	if !reflect.DeepEqual(full, run) {
+		t.Errorf("DecodeFileToRun differs from DecodeFile beyond Explain/Warnings:\n got %+v\nwant %+v", run, full)
+	}
+	for name, edit := range map[string][2]string{
+		"explain unknown field":  {`"explain":[`, `"explain":[{"argz":["x"]},`},
+		"explain wrong type":     {`"explain":[`, `"explain":[{"args":"x"},`},
+		"explain not an array":   {`"explain":[`, `"explain":{"a":[`},
+		"warning unknown field":  {`"warnings":[`, `"warnings":[{"why":"x"},`},
+		"warning wrong type":     {`"warnings":[`, `"warnings":[{"rule":1},`},
+		"explain bad string":     {`"explain":[`, "\"explain\":[{\"rule\":\"a\x01\"},"},
+		"explain duplicate key":  {`"explain":[`, `"explain":[{"rule":"a","rule":"b"},`},
+		"explain trailing comma": {`"explain":[`, `"explain":[{"rule":"a"},,`},
+	} {
+		data := strings.Replace(base, edit[0], edit[1], 1)
+		if data == base {
+			t.Fatalf("%s: the edit did not apply", name)
+		}
+		_, _, fullErr, runErr := decodeBoth(data)
+		if (fullErr == nil) != (runErr == nil) {
+			t.Errorf("%s: DecodeFile error %v, DecodeFileToRun error %v", name, fullErr, runErr)
 		}
 	}
 }

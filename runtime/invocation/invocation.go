@@ -48,9 +48,11 @@ type Invocation struct {
 	Landlock      *Landlock      `json:"landlock,omitempty"`
 	// Expose declares what `bwrun --expose FILE` may show the command
 	// (ExposeFile); nil: nothing.
-	Expose   *Expose   `json:"expose,omitempty"`
-	Warnings []Warning `json:"warnings"`
-	Explain  []Explain `json:"explain"`
+	Expose *Expose `json:"expose,omitempty"`
+	// Warnings and Explain are for people: DecodeFileToRun checks them
+	// as strictly as Decode does but does not keep them.
+	Warnings []Warning `json:"warnings" fastdecode:"checkonly"`
+	Explain  []Explain `json:"explain" fastdecode:"checkonly"`
 	// GitScanSince is when the compile began to read the host (Unix
 	// nanoseconds; 0: unknown). bwrun's post-command git scan (ScanGit)
 	// leaves alone a configuration file or hook whose status last
