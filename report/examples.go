@@ -42,8 +42,8 @@ const FaultHostWithoutFS = "host-without-file-system"
 // show, in rule order.
 var CLIExamples = []CLIExample{
 	{ID: "H6", Edit: &Edit{File: "inv.json", From: "golden/profile_workspace_denylist.json",
-		Old: "      \"--remount-ro\",\n      \"/home/u/.ssh\",\n",
-		New: "      \"--ro-bind\",\n      \"/home/u/.ssh\",\n      \"/home/u/.ssh\",\n      \"--remount-ro\",\n      \"/home/u/.ssh\",\n",
+		Old: "      \"--remount-ro\",\"/home/u/.ssh\",\n",
+		New: "      \"--ro-bind\",\"/home/u/.ssh\",\"/home/u/.ssh\",\n      \"--remount-ro\",\"/home/u/.ssh\",\n",
 		Why: "a hand edit that binds the host's ~/.ssh back over its mask"},
 		Args: []string{"verify", "--host=false", "inv.json"},
 		Stdout: "hidden-masked: /home/u/.ssh: listed hidden, but no tmpfs or empty file is mounted there: it shows --ro-bind /home/u/.ssh /home/u/.ssh (args[93], ?)\n" +
