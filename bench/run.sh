@@ -153,6 +153,10 @@ BARE0=$("$BIN/benchtool" bare "$OUT/inv-nolimits.json" "$OUT/seccomp0.bin" 20 9 
 $BARE
 $BARE0"
 cmp -s "$OUT/seccomp.bin" "$OUT/seccomp0.bin" || die "the seccomp programs differ"
+# Hermes' own backend for the same mounts: prlimit around bwrap (no
+# seccomp, no runtime) and prlimit --nproc inside, the empty streams at
+# the same descriptors as (a).
+HERMES_CHAIN=$("$BIN/benchtool" hermes "$OUT/inv.json" 20) || die "benchtool hermes failed"
 
 
 {
@@ -198,7 +202,8 @@ if [ "$FIELD" = 1 ]; then
         "Go exec → bwrap=$BIN/gofork exec $BARE -- /bin/true" \
         "Go fork+wait → bwrap=$BIN/gofork fork $BARE -- /bin/true" \
         "(b) bwrun=$BIN/bwrun $OUT/inv.json -- /bin/true" \
-        "(b0) bwrun, no limits=$BIN/bwrun $OUT/inv-nolimits.json -- /bin/true" >"$OUT/decomposition.md"
+        "(b0) bwrun, no limits=$BIN/bwrun $OUT/inv-nolimits.json -- /bin/true" \
+        "(h) Hermes' chain: prlimit → bwrap → prlimit=$HERMES_CHAIN /bin/true" >"$OUT/decomposition.md"
     dafter=$(loadavg)
     exec 9<&-
     for fd in $EMPTY_FDS; do eval "exec $fd<&-"; done

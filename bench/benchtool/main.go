@@ -58,6 +58,11 @@ func main() {
 			usage()
 		}
 		err = bare(args[0], args[1], args[2], args[3], os.Stdout, os.Stderr)
+	case "hermes":
+		if len(args) != 2 {
+			usage()
+		}
+		err = hermes(args[0], args[1], os.Stdout)
 	case "rewind":
 		if len(args) != 1 {
 			usage()
@@ -96,7 +101,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: benchtool bare INV SECCOMP-OUT FIRST-EMPTY-FD SECCOMP-FD | rewind FD | table HYPERFINE.json | gobench FILE | interleave ROUNDS NAME=CMDLINE... | rss RUNS CMD...")
+	fmt.Fprintln(os.Stderr, "usage: benchtool bare INV SECCOMP-OUT FIRST-EMPTY-FD SECCOMP-FD | hermes INV FIRST-EMPTY-FD | rewind FD | table HYPERFINE.json | gobench FILE | interleave ROUNDS NAME=CMDLINE... | rss RUNS CMD...")
 	os.Exit(2)
 }
 
@@ -110,7 +115,7 @@ var fdFirst = map[string]bool{
 // bareArgs returns inv's bwrap arguments for running bwrap directly:
 // the runtime's pipes (--info-fd, --block-fd, --json-status-fd) left
 // out, the empty streams at firstEmpty, firstEmpty+1, ... (returned in
-// empties) and the seccomp program at seccompFD.
+// empties) and the seccomp program at seccompFD ("": left out).
 func bareArgs(inv *invocation.Invocation, firstEmpty int, seccompFD string) (out []string, empties []int, err error) {
 	kinds := map[string]string{}
 	for _, fd := range inv.FDs {
@@ -136,6 +141,9 @@ func bareArgs(inv *invocation.Invocation, firstEmpty int, seccompFD string) (out
 		case invocation.FDInfo, invocation.FDBlock, invocation.FDStatus:
 			continue // the runtime's own pipes
 		case invocation.FDSeccomp:
+			if seccompFD == "" {
+				continue
+			}
 			group[1] = seccompFD
 		case invocation.FDEmpty:
 			fd := firstEmpty + len(empties)
@@ -183,6 +191,34 @@ func bare(invPath, seccompOut, firstEmpty, seccompFD string, stdout, stderr io.W
 		fmt.Fprint(stderr, ", no Landlock scoping")
 	}
 	fmt.Fprint(stderr, ", the environment not filtered; the seccomp program and the empty files come from descriptors the shell opened\n")
+	return nil
+}
+
+// hermes prints the command line of Hermes' own bubblewrap backend for
+// inv's mounts: `prlimit --as --cpu BWRAP ARGS -- prlimit --nproc`, to
+// which the caller appends the command. ARGS are bare's (the same empty
+// streams from firstEmpty on) without the seccomp program: Hermes'
+// backend installs none, sets the limits with prlimit(1) around bwrap
+// and again inside, and has no runtime of its own.
+func hermes(invPath, firstEmpty string, stdout io.Writer) error {
+	inv, err := invocation.Load(invPath)
+	if err != nil {
+		return err
+	}
+	first, err := strconv.Atoi(firstEmpty)
+	if err != nil {
+		return fmt.Errorf("FIRST-EMPTY-FD %q: %w", firstEmpty, err)
+	}
+	args, _, err := bareArgs(inv, first, "")
+	if err != nil {
+		return err
+	}
+	words := []string{"/usr/bin/prlimit", fmt.Sprintf("--as=%d", inv.Rlimits.AsBytes), fmt.Sprintf("--cpu=%d", inv.Rlimits.CPUSeconds), shellQuote(inv.Bwrap.Path)}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	words = append(words, "--", "/usr/bin/prlimit", fmt.Sprintf("--nproc=%d", inv.Rlimits.NProc))
+	fmt.Fprintln(stdout, strings.Join(words, " "))
 	return nil
 }
 

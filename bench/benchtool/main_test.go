@@ -27,6 +27,12 @@ func TestBareArgs(t *testing.T) {
 		t.Fatalf("got %q %v\nwant %q [20 21]", got, empties, want)
 	}
 
+	// Hermes' chain: the same without the seccomp program.
+	got, _, err = bareArgs(inv, 20, "")
+	if err != nil || !reflect.DeepEqual(got, want[:len(want)-2]) {
+		t.Fatalf("without seccomp: got %q, %v\nwant %q", got, err, want[:len(want)-2])
+	}
+
 	// A path that looks like an option is a value, not an option.
 	inv.Bwrap.Args = []string{"--ro-bind", "--seccomp", "/x"}
 	inv.FDs = nil
