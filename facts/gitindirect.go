@@ -41,7 +41,7 @@ type gitIndirect struct {
 	out  []Protected
 	// repos are the git directories followed, each with the worktree it
 	// runs hooks in when known (for a relative core.hooksPath).
-	repos []repoWorktree
+	repos  []repoWorktree
 	looked []string
 	// more is true when a repository had more than maxGitWorktrees
 	// linked worktrees, or a pointer was too long to follow (past
@@ -152,11 +152,11 @@ func (c *gitIndirect) gitDir(gd string, common bool, top string) {
 // repo records git directory gd with its worktree top ("" when not
 // known) and the worktrees its core.worktree names.
 func (c *gitIndirect) repo(gd, top string) {
-	if k := "repo:" + gd + "\x00" + top; c.seen[k] {
+	k := "repo:" + gd + "\x00" + top
+	if c.seen[k] {
 		return
-	} else {
-		c.seen[k] = true
 	}
+	c.seen[k] = true
 	c.repos = append(c.repos, repoWorktree{dir: gd, top: top})
 	for _, wt := range c.g.worktreesOf(gd, c.home) {
 		c.repos = append(c.repos, repoWorktree{dir: gd, top: wt})
