@@ -42,17 +42,9 @@ func (g *gatherer) configValues(cfg, key, home string, depth int) []string {
 		if e.Key == key && !e.Bool {
 			out = append(out, e.Value)
 		}
-		t, ok := runtime.GitIncludePath(e)
-		if !ok {
-			continue
+		if t, ok := includeTarget(e, cfg, home); ok {
+			out = append(out, g.configValues(t, key, home, depth+1)...)
 		}
-		switch {
-		case strings.HasPrefix(t, "~/"):
-			t = path.Join(home, t[2:])
-		case !path.IsAbs(t):
-			t = path.Join(path.Dir(cfg), t)
-		}
-		out = append(out, g.configValues(path.Clean(t), key, home, depth+1)...)
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package facts
 
 import (
 	"path"
-	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -233,17 +232,10 @@ func (g *gatherer) includeTargets(cfg Protected, home string, seen map[string]bo
 	entries, _ := runtime.ParseGitConfig(content)
 	var out []Protected
 	for _, e := range entries {
-		t, ok := runtime.GitIncludePath(e)
+		t, ok := includeTarget(e, cfg.Path, home)
 		if !ok {
 			continue
 		}
-		switch {
-		case strings.HasPrefix(t, "~/"):
-			t = path.Join(home, t[2:])
-		case !path.IsAbs(t):
-			t = path.Join(path.Dir(cfg.Path), t)
-		}
-		t = path.Clean(t)
 		if seen[t] || !Within(t, cfg.Root) {
 			continue
 		}
