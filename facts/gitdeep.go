@@ -51,19 +51,14 @@ func (g *gatherer) nestedGitDirsCached(h *Host, dir string, skip []string) ([]re
 // directory found (dir/.git included) its submodules' git directories
 // (modules/NAME, nested; worktree not known here: see gitIndirect.repo).
 // The repositories are listed at compile time only and not recorded: a
-// repository cloned later is bwrun's scan's. more reports a bound
+// repository cloned later is bwrun's scan's. They come sorted by path, the first
+// maxNestedRepos of them kept. more reports a bound
 // reached: more than maxNestedRepos repositories, more than
 // runtime.MaxGitScanEntries entries, a directory deeper than
 // runtime.MaxGitScanDepth, submodule names nested deeper than
 // maxModuleDepth.
 func (g *gatherer) nestedGitDirs(dir string, skip []string) (repos []repoWorktree, more bool) {
-	add := func(r repoWorktree) {
-		if len(repos) == maxNestedRepos {
-			more = true
-			return
-		}
-		repos = append(repos, r)
-	}
+	add := func(r repoWorktree) { repos = append(repos, r) }
 	var modules func(d string, depth int)
 	modules = func(d string, depth int) {
 		names, err := g.fs.ReadDir(d)
@@ -72,7 +67,7 @@ func (g *gatherer) nestedGitDirs(dir string, skip []string) (repos []repoWorktre
 		}
 		for _, n := range names {
 			m := path.Join(d, n)
-			if more || g.fs.Lstat(m).Kind != invocation.KindDir {
+			if g.fs.Lstat(m).Kind != invocation.KindDir {
 				continue
 			}
 			if g.fs.Lstat(path.Join(m, "HEAD")).Kind != invocation.KindAbsent || g.fs.Lstat(path.Join(m, "config")).Kind == invocation.KindFile {
@@ -105,7 +100,7 @@ func (g *gatherer) nestedGitDirs(dir string, skip []string) (repos []repoWorktre
 	w := runtime.RepoWalk{
 		List: g.fs.ListDir,
 		Enter: func(p string) bool {
-			return !more && !slices.ContainsFunc(skip, func(s string) bool { return Within(p, s) })
+			return !slices.ContainsFunc(skip, func(s string) bool { return Within(p, s) })
 		},
 		Visit: func(d string, de *runtime.DirEntries) {
 			switch {
@@ -123,8 +118,11 @@ func (g *gatherer) nestedGitDirs(dir string, skip []string) (repos []repoWorktre
 	if !w.Walk(dir) {
 		more = true
 	}
-	// The listing's order is the file system's: sorted, the binds come
-	// out the same on every compile.
+	// The listing's order is the file system's: sorted, the same
+	// repositories are bound, in the same order, on every compile.
 	slices.SortStableFunc(repos, func(a, b repoWorktree) int { return strings.Compare(a.dir, b.dir) })
+	if len(repos) > maxNestedRepos {
+		repos, more = repos[:maxNestedRepos], true
+	}
 	return repos, more
 }
