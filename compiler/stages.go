@@ -216,6 +216,7 @@ func evaluatePolicy(st *state) {
 		st.res.Diags.Add(st.violationDiag(v))
 	}
 	st.secretWarnings()
+	st.gitWarnings()
 }
 
 func (st *state) violationDiag(v policy.Violation) diag.Diagnostic {

@@ -100,6 +100,11 @@ type Facts struct {
 	// ProtectedTruncated are the writable directories with more nested
 	// repositories (or entries) than H9 looks through.
 	ProtectedTruncated []string `json:"protected_truncated"`
+	// GitNotes are the git configuration files in the writable set that
+	// set a relative core.hooksPath for a git directory whose worktree
+	// the compile cannot tell (H9): the directory it names is not bound
+	// read-only; a warning each.
+	GitNotes []string `json:"-"`
 	// CredentialPaths are the paths each credential variable named when
 	// compiling (runtime.CredentialPaths), by name: the invocation
 	// records them for runtime.CheckCredentialEnv.

@@ -47,6 +47,10 @@ type FS interface {
 	ReadDir(p string) ([]string, error)
 	// ReadFile returns the first max bytes of the regular file p.
 	ReadFile(p string, max int) ([]byte, error)
+	// ListDir lists directory p into de with each entry's type (a
+	// symlink is not a directory), without following a symlink at p's
+	// last component (ELOOP, ENOTDIR); see runtime.RepoWalk.
+	ListDir(p string, de *runtime.DirEntries) error
 }
 
 // OS is the real file system.

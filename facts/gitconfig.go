@@ -70,3 +70,20 @@ func (g *gatherer) hooksPathIn(cfg, root, home string) (string, bool) {
 		return path.Join(root, v), true
 	}
 }
+
+// includeTarget returns the file an include.path or includeIf.*.path
+// entry of the configuration file cfg names, as git resolves it:
+// relative to cfg's directory, "~/" the home; ok is false for any other
+// entry.
+func includeTarget(e runtime.GitConfigEntry, cfg, home string) (string, bool) {
+	t, ok := runtime.GitIncludePath(e)
+	switch {
+	case !ok:
+		return "", false
+	case strings.HasPrefix(t, "~/"):
+		t = path.Join(home, t[2:])
+	case !path.IsAbs(t):
+		t = path.Join(path.Dir(cfg), t)
+	}
+	return path.Clean(t), true
+}

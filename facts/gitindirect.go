@@ -36,7 +36,12 @@ type gitIndirect struct {
 	// absent candidates become preconditions like the other top-level
 	// entries (nested repositories are listed, not recorded).
 	record bool
-	out    []Protected
+	// home is the user's home ("~/" in a git configuration).
+	home string
+	out  []Protected
+	// repos are the git directories followed, each with the worktree it
+	// runs hooks in when known (for a relative core.hooksPath).
+	repos  []repoWorktree
 	looked []string
 	// more is true when a repository had more than maxGitWorktrees
 	// linked worktrees, or a pointer was too long to follow (past
@@ -77,7 +82,7 @@ func (c *gitIndirect) dotGit(dotgit string) {
 	case pp.HasLink:
 		return
 	case pp.Kind == invocation.KindDir:
-		c.gitDir(dotgit, true)
+		c.gitDir(dotgit, true, path.Dir(dotgit))
 	case pp.Kind == invocation.KindFile:
 		if !c.entry(GitPointerName, dotgit) {
 			return
@@ -87,19 +92,24 @@ func (c *gitIndirect) dotGit(dotgit string) {
 			return
 		}
 		if t, ok := c.resolve(path.Dir(dotgit), v[len("gitdir: "):]); ok {
-			c.gitDir(t, true)
+			c.gitDir(t, true, path.Dir(dotgit))
 		}
 	}
 }
 
-// gitDir handles a git directory gd: its commondir and config.worktree
-// files, the common directory's config and hooks (commondir relative to
-// gd), and the linked worktrees' gitdir, commondir and config.worktree
-// files (at most maxGitWorktrees of them). The config and hooks of gd
-// itself are listed too (for a gitdir target; a no-op when already seen).
-// Like git, a commondir is followed once (common is false for the
-// common directory itself).
-func (c *gitIndirect) gitDir(gd string, common bool) {
+// gitDir handles a git directory gd whose worktree is top ("" when not
+// known): its commondir and config.worktree files, the common
+// directory's config and hooks (commondir relative to gd), and the
+// linked worktrees' gitdir, commondir and config.worktree files (at most
+// maxGitWorktrees of them). The config and hooks of gd itself are listed
+// too (for a gitdir target; a no-op when already seen). Like git, a
+// commondir is followed once (common is false for the common directory
+// itself). Each git directory is recorded in repos with its worktrees:
+// top, what core.worktree names, and each linked worktree's (its gitdir
+// file names the worktree's .git file), for the common directory too,
+// whose configuration every worktree reads.
+func (c *gitIndirect) gitDir(gd string, common bool, top string) {
+	c.repo(gd, top)
 	c.entry(".git/config", path.Join(gd, "config"))
 	c.entry(".git/hooks", path.Join(gd, "hooks"))
 	c.entry(".git/config", path.Join(gd, "config.worktree"))
@@ -107,7 +117,7 @@ func (c *gitIndirect) gitDir(gd string, common bool) {
 	if c.entry(GitPointerName, cd) && common {
 		if v, ok := c.pointer(cd); ok {
 			if cd, ok := c.resolve(gd, v); ok {
-				c.gitDir(cd, false)
+				c.gitDir(cd, false, top)
 			}
 		}
 	}
@@ -128,9 +138,28 @@ func (c *gitIndirect) gitDir(gd string, common bool) {
 		if pp := c.g.path(w); pp.Kind != invocation.KindDir || pp.HasLink {
 			continue
 		}
-		c.entry(GitPointerName, path.Join(w, "gitdir"))
+		if c.entry(GitPointerName, path.Join(w, "gitdir")) {
+			if v, ok := c.pointer(path.Join(w, "gitdir")); ok && path.IsAbs(v) {
+				c.repo(w, path.Dir(path.Clean(v)))
+				c.repo(gd, path.Dir(path.Clean(v)))
+			}
+		}
 		c.entry(GitPointerName, path.Join(w, "commondir"))
 		c.entry(".git/config", path.Join(w, "config.worktree"))
+	}
+}
+
+// repo records git directory gd with its worktree top ("" when not
+// known) and the worktrees its core.worktree names.
+func (c *gitIndirect) repo(gd, top string) {
+	k := "repo:" + gd + "\x00" + top
+	if c.seen[k] {
+		return
+	}
+	c.seen[k] = true
+	c.repos = append(c.repos, repoWorktree{dir: gd, top: top})
+	for _, wt := range c.g.worktreesOf(gd, c.home) {
+		c.repos = append(c.repos, repoWorktree{dir: gd, top: wt})
 	}
 }
 

@@ -49,8 +49,8 @@ func TestGitIndirections(t *testing.T) {
 	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 	c := &gitIndirect{g: g, root: "/w", index: -1, allow: map[string]bool{}, seen: map[string]bool{}, record: true}
 	c.dotGit("/w/.git")
-	c.gitDir("/w/n/.git", true)
-	c.gitDir("/w/o/.git", true)
+	c.gitDir("/w/n/.git", true, "/w/n")
+	c.gitDir("/w/o/.git", true, "/w/o")
 	got := indirectPaths(c)
 	for _, p := range []string{"/w/.git", "/w/g/wt/commondir", "/w/g/wt/config.worktree", "/w/g/c/config", "/w/g/c/hooks",
 		"/w/g/c/commondir", "/w/g/c/worktrees/x00/gitdir", "/w/n/.git/commondir", "/w/o/.git/commondir"} {

@@ -1,7 +1,7 @@
 package facts
 
 import (
-	"path"
+	"sort"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
@@ -11,33 +11,35 @@ import (
 // out[from:]: config, config.worktree, a gitdir target's config) read in
 // turn, as for the top repository: the files they include (include.path,
 // includeIf.*.path whatever the condition, relative to the including
-// file; includeTargets), and returns the directories their
-// core.hooksPath names (absolute), for the caller to protect. A relative core.hooksPath is relative to the
-// repository's worktree: it is resolved for X/.git/config (worktree X);
-// for a submodule's or a gitdir target's configuration the worktree is
-// not known here, and such a value is left to bwrun's post-command scan.
-func (g *gatherer) nestedIncludes(out []Protected, from int, home string, seen map[string]bool) (_ []Protected, hooksPaths []string) {
+// file; includeTargets). The directories their core.hooksPath names are
+// repoHooksPaths'.
+func (g *gatherer) nestedIncludes(out []Protected, from int, home string, seen map[string]bool) []Protected {
 	end := len(out)
 	for i := from; i < end; i++ {
-		o := out[i]
-		if o.Name != ".git/config" || o.Kind != invocation.KindFile || o.Symlink {
-			continue
-		}
-		top := ""
-		if gd := path.Dir(o.Path); path.Base(gd) == ".git" {
-			top = path.Dir(gd)
-		}
-		inc := g.includeTargets(o, home, seen, 0)
-		out = append(out, inc...)
-		for _, c := range append([]Protected{o}, inc...) {
-			if c.Symlink {
-				continue
-			}
-			hp, ok := g.hooksPathIn(c.Path, top, home)
-			if ok && path.IsAbs(hp) {
-				hooksPaths = append(hooksPaths, hp)
-			}
+		if o := out[i]; o.Name == ".git/config" && o.Kind == invocation.KindFile && !o.Symlink {
+			out = append(out, g.includeTargets(o, home, seen, 0)...)
 		}
 	}
-	return out, hooksPaths
+	return out
+}
+
+// unwalked are the directories inside the writable directory root that
+// the search for repositories does not enter, as bwrun's scan does not:
+// what a command cannot write there — the hidden directories (masked)
+// and the protected directories bound read-only (found is what
+// protectedEntries listed so far).
+func unwalked(root string, hidden []Hidden, found []Protected) []string {
+	var out []string
+	for _, h := range hidden {
+		if h.Kind == invocation.KindDir && Within(h.Path, root) && h.Path != root {
+			out = append(out, h.Path)
+		}
+	}
+	for _, p := range found {
+		if p.Root == root && p.Kind == invocation.KindDir && !p.Symlink && !p.Allowed && p.Name != ".git/hooks" {
+			out = append(out, p.Path)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -2,7 +2,6 @@ package facts
 
 import (
 	"path"
-	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -133,7 +132,7 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 			}
 		}
 		protectHooksPath(g.hooksPathFor(r.dir, f.Home))
-		first := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, record: true}
+		first := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, record: true, home: f.Home}
 		first.dotGit(path.Join(r.dir, ".git"))
 		out, looked = append(out, first.out...), append(looked, first.looked...)
 		for i := range out {
@@ -153,12 +152,15 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 				}
 			}
 		}
-		gitDirs, more := g.nestedGitDirsCached(h, r.dir)
+		repos, more := g.nestedGitDirsCached(h, r.dir, unwalked(r.dir, f.Hidden, out))
 		if more {
 			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
 		}
 		nestedFrom := len(out)
-		for _, gd := range gitDirs {
+		gitDirs := make([]string, len(repos))
+		for i, rp := range repos {
+			gd := rp.dir
+			gitDirs[i] = gd
 			for _, name := range []string{"config", "hooks"} {
 				p := path.Join(gd, name)
 				if seen[p] {
@@ -180,22 +182,30 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		// The nested repositories' and submodules' indirections
 		// (commondir, config.worktree, worktrees; a nested .git file and
 		// its gitdir target), listed, not recorded.
-		gi := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen}
-		for _, gd := range gitDirs {
-			if g.fs.Lstat(gd).Kind == invocation.KindFile {
-				gi.dotGit(gd)
+		gi := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, home: f.Home}
+		for _, rp := range repos {
+			if g.fs.Lstat(rp.dir).Kind == invocation.KindFile {
+				gi.dotGit(rp.dir)
 			} else {
-				gi.gitDir(gd, true)
+				gi.gitDir(rp.dir, true, rp.top)
 			}
 		}
 		out = append(out, gi.out...)
 		if (gi.more || first.more) && !more {
 			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
 		}
-		var hps []string
-		out, hps = g.nestedIncludes(out, nestedFrom, f.Home, seen)
+		out = g.nestedIncludes(out, nestedFrom, f.Home, seen)
+		// Every directory a core.hooksPath of these repositories may
+		// name, a relative one joined to each worktree git runs the
+		// repository's hooks in.
+		hps, unresolved := g.repoHooksPaths(append(first.repos, gi.repos...), f.Home)
 		for _, hp := range hps {
 			protectHooksPath(hp)
+		}
+		for _, c := range unresolved {
+			if Within(c, r.dir) {
+				f.GitNotes = append(f.GitNotes, c)
+			}
 		}
 		if gitReadOnly {
 			// After the pointers: a nested .git file bound as one is not
@@ -222,17 +232,10 @@ func (g *gatherer) includeTargets(cfg Protected, home string, seen map[string]bo
 	entries, _ := runtime.ParseGitConfig(content)
 	var out []Protected
 	for _, e := range entries {
-		t, ok := runtime.GitIncludePath(e)
+		t, ok := includeTarget(e, cfg.Path, home)
 		if !ok {
 			continue
 		}
-		switch {
-		case strings.HasPrefix(t, "~/"):
-			t = path.Join(home, t[2:])
-		case !path.IsAbs(t):
-			t = path.Join(path.Dir(cfg.Path), t)
-		}
-		t = path.Clean(t)
 		if seen[t] || !Within(t, cfg.Root) {
 			continue
 		}
@@ -251,9 +254,9 @@ func (g *gatherer) includeTargets(cfg Protected, home string, seen map[string]bo
 }
 
 // wholeGitDirs lists, for protect.git: read-only, the .git of dir
-// (directory or file) and of the repositories one level below it (the
-// gitDirs that end in /.git) as Protected entries named ".git": each is
-// bound read-only as a whole.
+// (directory or file) and of the repositories below it (the gitDirs
+// that end in /.git) as Protected entries named ".git": each is bound
+// read-only as a whole.
 func (g *gatherer) wholeGitDirs(dir string, index int, gitDirs []string, seen map[string]bool) []Protected {
 	var out []Protected
 	for _, p := range append([]string{path.Join(dir, ".git")}, gitDirs...) {
@@ -275,89 +278,11 @@ func (g *gatherer) wholeGitDirs(dir string, index int, gitDirs []string, seen ma
 
 // AllowPastBound is the protect.allow name that accepts a writable
 // directory with more repositories than the compile binds read-only
-// (maxNestedRepos, maxGitWorktrees, maxNestedScan): without it, the
+// (maxNestedRepos, maxGitWorktrees, maxModuleDepth, and the walk's
+// runtime.MaxGitScanEntries and runtime.MaxGitScanDepth): without it, the
 // policy refuses such a directory (H9 fails closed), since a command
 // could plant decoys that push a real repository past the bound.
 const AllowPastBound = "repositories past the bound"
-
-// maxNestedRepos bounds how many repositories below a writable directory
-// H9 protects (each costs two mounts and two pins per command).
-const maxNestedRepos = 64
-
-// maxNestedScan bounds how many entries of a writable directory are
-// looked at for repositories.
-const maxNestedScan = 4096
-
-type nestedScan struct {
-	gitDirs []string
-	more    bool
-}
-
-// nestedGitDirsCached is nestedGitDirs once per Host and directory.
-func (g *gatherer) nestedGitDirsCached(h *Host, dir string) ([]string, bool) {
-	if h != nil {
-		if v, ok := h.scans.Load(dir); ok {
-			sc := v.(nestedScan)
-			return sc.gitDirs, sc.more
-		}
-	}
-	gitDirs, more := g.nestedGitDirs(dir)
-	if h != nil {
-		h.scans.Store(dir, nestedScan{gitDirs, more})
-	}
-	return gitDirs, more
-}
-
-// nestedGitDirs returns the git directories (holding config and hooks)
-// of the repositories one level below dir (dir/x/.git) and of the top
-// repository's submodules (dir/.git/modules/x): their hooks and config
-// run on the host as much as the top one's. A repository one level below
-// whose .git is a file ("gitdir: PATH": a linked worktree, a submodule,
-// git init --separate-git-dir) is listed by that file (dir/x/.git), which
-// the caller follows like the top repository's. The directories are listed
-// at compile time only and not recorded: a repository cloned later is
-// not protected (the top-level entries are recorded and make the
-// invocation stale). more reports that there were more than
-// maxNestedRepos, or too many entries to look through.
-func (g *gatherer) nestedGitDirs(dir string) (gitDirs []string, more bool) {
-	add := func(p string) bool {
-		if len(gitDirs) == maxNestedRepos {
-			more = true
-			return false
-		}
-		gitDirs = append(gitDirs, p)
-		return true
-	}
-	if names, err := g.fs.ReadDir(path.Join(dir, ".git", "modules")); err == nil {
-		for _, n := range names {
-			m := path.Join(dir, ".git", "modules", n)
-			if g.fs.Lstat(path.Join(m, "config")).Kind == invocation.KindFile && !add(m) {
-				return gitDirs, more
-			}
-		}
-	}
-	names, err := g.fs.ReadDir(dir)
-	if err != nil {
-		return gitDirs, more
-	}
-	for i, n := range names {
-		if i == maxNestedScan {
-			more = true
-			break
-		}
-		// One lstat an entry: below a file, .git is absent (ENOTDIR);
-		// below a symlink it may resolve, so symlinked entries are
-		// skipped by checking the entry only when .git is there.
-		sub := path.Join(dir, n)
-		if k := g.fs.Lstat(path.Join(sub, ".git")).Kind; n == ".git" || k != invocation.KindDir && k != invocation.KindFile || g.fs.Lstat(sub).Kind != invocation.KindDir {
-			continue
-		}
-		if !add(path.Join(sub, ".git")) {
-			break
-		}
-	}
-	return gitDirs, more
-}
 
 // protectAllow is the set of names protect.allow names.
 func protectAllow(s *settings.Settings) map[string]bool {

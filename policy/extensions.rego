@@ -97,9 +97,9 @@ home_link_entry(p) if {
 }
 
 # H9: a writable directory with more repositories below it than the
-# compile binds read-only (64 one level below and submodules, 16 linked
-# worktrees each; 4,096 entries looked through; a git pointer too long
-# to follow) fails closed: a command
+# compile binds read-only (64 at any depth, submodules included, found
+# by bwrun's own walk; 16 linked worktrees each; 200,000 entries and 64
+# levels looked through; a git pointer too long to follow) fails closed: a command
 # could plant decoys so that a real repository falls past the bound and
 # is left writable while later commands run. The compile is refused at
 # the setting that makes the directory writable, unless protect.allow
@@ -113,14 +113,14 @@ truncated_path(w) := ["binds", w.index] if {
 	w.what == "the profile home"
 } else := ["cwd"]
 
-deny contains v("H9", sprintf("%s is %s and holds more repositories (or entries, linked worktrees, or a git pointer longer) than the compile binds read-only (the first 64 repositories one level below it and submodules, 16 worktrees each, 4,096 entries looked through, pointers of 4,096 bytes or 64 components): a command could add decoys so that a real repository falls past them and its config and hooks stay writable; make a narrower directory writable, or add \"repositories past the bound\" to protect.allow to leave the rest to bwrun's post-command scan", [d, w.what]), truncated_path(w)) if {
+deny contains v("H9", sprintf("%s is %s and holds more repositories (or entries, linked worktrees, or a git pointer longer) than the compile binds read-only (the first 64 repositories below it at any depth, submodules included, 16 worktrees each, 200,000 entries and 64 levels looked through, pointers of 4,096 bytes or 64 components): a command could add decoys so that a real repository falls past them and its config and hooks stay writable; make a narrower directory writable, or add \"repositories past the bound\" to protect.allow to leave the rest to bwrun's post-command scan", [d, w.what]), truncated_path(w)) if {
 	some d in input.facts.protected_truncated
 	not truncated_allowed
 	some w in writable_dirs
 	w.dir == d
 }
 
-warn contains v("H9", sprintf("%s holds more repositories (or entries, or linked worktrees) than the compile binds read-only: past the first 64 (16 worktrees, 4,096 entries), their config and hooks stay writable while a command runs, and only bwrun's scan after each command sets aside code a command gave them (protect.allow: repositories past the bound)", [d]), ["protect", "allow"]) if {
+warn contains v("H9", sprintf("%s holds more repositories (or entries, or linked worktrees) than the compile binds read-only: past the first 64 (16 worktrees, 200,000 entries, 64 levels), their config and hooks stay writable while a command runs, and only bwrun's scan after each command sets aside code a command gave them (protect.allow: repositories past the bound)", [d]), ["protect", "allow"]) if {
 	some d in input.facts.protected_truncated
 	truncated_allowed
 }

@@ -80,6 +80,9 @@ func (s *gitScan) inspect(g, top, via string) {
 	if !gitDirValid(real, common) {
 		return // not a repository: git passes it by
 	}
+	if wt := coreWorktree(common, real); wt != "" {
+		top = wt // where git runs hooks, whatever led here
+	}
 	hp := ""
 	var found []string
 	for _, c := range []string{path.Join(common, "config"), path.Join(real, "config.worktree")} {
@@ -107,6 +110,33 @@ func (s *gitScan) inspect(g, top, via string) {
 	if via != "" && (anyWithin(found, real) || anyWithin(found, common)) && s.writable(via) {
 		s.setAside(via, "a .git pointer that leads to "+real+", where code was set aside")
 	}
+}
+
+// coreWorktree returns the worktree core.worktree names in the
+// configuration of git directory g (common/config, then
+// g/config.worktree; the last one set wins), relative to g as git's
+// setup.c reads it; "" when neither sets it. A submodule's git
+// directory (.git/modules/NAME) names its checkout so: a relative
+// core.hooksPath there is relative to the checkout, not to the git
+// directory.
+func coreWorktree(common, g string) string {
+	wt := ""
+	for _, c := range []string{path.Join(common, "config"), path.Join(g, "config.worktree")} {
+		b, err := readSmall(c)
+		if err != nil {
+			continue
+		}
+		entries, _ := ParseGitConfig(b)
+		for _, e := range entries {
+			if e.Key == "core.worktree" && !e.Bool && e.Value != "" {
+				wt = e.Value
+			}
+		}
+	}
+	if wt != "" && !path.IsAbs(wt) {
+		wt = path.Join(g, wt)
+	}
+	return wt
 }
 
 // gitDirValid is git's is_git_directory: HEAD in g, objects and refs in

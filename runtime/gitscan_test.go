@@ -201,6 +201,23 @@ func TestScanGitHooksPath(t *testing.T) {
 	}, hook)
 }
 
+// A submodule's git directory (.git/modules/lib, its config bound
+// read-only as the compile binds it) sets a relative core.hooksPath:
+// git runs the hooks from the submodule's worktree (core.worktree), so
+// the scan looks there, not in the git directory.
+func TestScanGitSubmoduleHooksPath(t *testing.T) {
+	f := newScanFixture(t)
+	mod := filepath.Join(f.proj, ".git", "modules", "lib")
+	runGit(t, f.home, f.proj, "init", "-q", "--bare", mod)
+	mustWrite(t, filepath.Join(mod, "config"), "[core]\n\tbare = false\n\tworktree = ../../../lib\n\thooksPath = .githooks\n", 0o644)
+	mustWrite(t, filepath.Join(f.proj, "lib", ".git"), "gitdir: ../.git/modules/lib\n", 0o644)
+	f.inv.Bwrap.Args = append(f.inv.Bwrap.Args, "--ro-bind", filepath.Join(mod, "config"), filepath.Join(mod, "config"))
+	hook := filepath.Join(f.proj, "lib", ".githooks", "post-commit")
+	f.attack(t, filepath.Join(f.proj, "lib"), func() {
+		mustWrite(t, hook, "#!/bin/sh\n"+f.evil()+"\n", 0o755)
+	}, hook)
+}
+
 func TestScanGitNestedAndBare(t *testing.T) {
 	f := newScanFixture(t)
 	deep := filepath.Join(f.proj, "vendor", "a", "b", "c")

@@ -10,8 +10,8 @@ import (
 )
 
 // H9 (#10 §1.4): bwrun's post-command scan sets aside only what a
-// command changed. A repository the invocation leaves writable (two
-// levels down, so not bound read-only) carries the user's own
+// command changed. A repository the invocation leaves writable
+// (protect.allow names .git/config and .git/hooks) carries the user's own
 // core.fsmonitor and post-commit hook, set before compiling: after a
 // command that does not touch them, real host git still runs them and
 // the next command is not refused. A command that rewrites that config
@@ -42,7 +42,7 @@ func testGitUserKeysKept(t *testing.T, f *fixture) {
 			_, e3 := os.Stat(m + ".evil")
 			return e1 == nil, e2 == nil, e3 == nil
 		}
-		inv, _ := f.compile("cwd: "+p+"\n", call{dir: p})
+		inv, _ := f.compile("cwd: "+p+"\nprotect:\n  allow: [.git/config, .git/hooks]\n", call{dir: p})
 		if control {
 			inv = withoutScanSince(t, f, inv)
 		}
@@ -204,7 +204,9 @@ func testGitUnresolvedCarried(t *testing.T, f *fixture) {
 	if r.code != 0 {
 		t.Fatalf("setup: %v", r)
 	}
-	set := f.settings("cwd: " + p + "\n")
+	// protect.allow leaves vendor/lib's config writable (the compile
+	// binds it otherwise): what is left to the scan alone.
+	set := f.settings("cwd: " + p + "\nprotect:\n  allow: [.git/config, .git/hooks]\n")
 	compile := func() {
 		r := f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", inv, "--config", set}, dir: p})
 		f.wantCode(r, 0)

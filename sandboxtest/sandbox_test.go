@@ -85,6 +85,7 @@ var scenarios = []scenario{
 	{"H9_profile_home_rc", testProfileHomeRC},
 	{"H9_cwd_in_profile_home", testCwdInProfileHome},
 	{"H9_git_workflow", testGitWorkflow},
+	{"H9_git_compile_time_binds", testGitCompileTimeBinds},
 	{"H9_protect_git_read_only", testProtectGitReadOnly},
 	{"H10_denied_paths_absent", testDeniedPathsAbsent},
 	{"H10_unknown_entries_absent", testUnknownEntriesAbsent},

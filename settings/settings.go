@@ -129,7 +129,7 @@ type SeccompPolicy struct {
 type ProtectPolicy struct {
 	Allow []string `json:"allow,omitempty"`
 	// Git is "read-only" to keep every existing .git of the writable
-	// directories (the top one and those one level below) read-only as a
+	// directories (the top one and the repositories below) read-only as a
 	// whole: no commit, branch or fetch inside, and no window for a
 	// concurrent host git to run what a command plants there.
 	Git string `json:"git,omitempty"`

@@ -1,0 +1,63 @@
+package facts
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+)
+
+// TestNestedGitDirsBounds holds the compile's search for repositories
+// to bwrun's walk and its bounds: found at any depth up to
+// runtime.MaxGitScanDepth, with the worktree of each; a directory past
+// it, more than maxNestedRepos repositories or submodule names nested
+// past maxModuleDepth set more (the policy refuses the directory); the
+// skipped directories are not entered.
+func TestNestedGitDirsBounds(t *testing.T) {
+	file := Stat{Kind: invocation.KindFile}
+	dir := Stat{Kind: invocation.KindDir}
+	gather := func(tree Tree, skip ...string) ([]repoWorktree, bool) {
+		g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+		return g.nestedGitDirs("/w", skip)
+	}
+	deep := "/w" + strings.Repeat("/d", runtime.MaxGitScanDepth-1)
+	repos, more := gather(Tree{
+		deep + "/r/.git/config":      file, // MaxGitScanDepth levels down: found
+		"/w/x/y.git/HEAD":            file, // a bare repository
+		"/w/x/y.git/objects":         dir,
+		"/w/s/r/.git/config":         file, // skipped
+		"/w/.git/modules/a/b/c/HEAD": file,
+	}, "/w/s")
+	got := fmt.Sprint(repos)
+	for _, want := range []string{"{" + deep + "/r/.git " + deep + "/r}", "{/w/x/y.git /w/x/y.git}", "{/w/.git/modules/a/b/c }"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s not found: %s", want, got)
+		}
+	}
+	if more || strings.Contains(got, "/w/s/") {
+		t.Errorf("more %v, or a skipped directory entered: %s", more, got)
+	}
+	for name, tree := range map[string]Tree{
+		"too deep":          {deep + "/d/r/.git/config": file},
+		"module names deep": {"/w/.git/modules" + strings.Repeat("/m", maxModuleDepth+1) + "/HEAD": file},
+		"too many":          manyRepos(maxNestedRepos + 1),
+	} {
+		if _, more := gather(tree); !more {
+			t.Errorf("%s: past the bound not reported", name)
+		}
+	}
+	if repos, more := gather(manyRepos(maxNestedRepos)); more || len(repos) != maxNestedRepos {
+		t.Errorf("%d repositories at the bound: more %v, found %d", maxNestedRepos, more, len(repos))
+	}
+}
+
+// manyRepos is a tree of n repositories at depths 1 to 3 below /w.
+func manyRepos(n int) Tree {
+	t := Tree{}
+	for i := range n {
+		t[fmt.Sprintf("/w%s/r%02d/.git/config", strings.Repeat("/d", i%3), i)] = Stat{Kind: invocation.KindFile}
+	}
+	return t
+}

@@ -1,0 +1,120 @@
+package runtime
+
+import (
+	"errors"
+	"path"
+
+	"golang.org/x/sys/unix"
+)
+
+// RepoWalk is the walk of a writable directory for git repositories by
+// H9's rules: breadth-first, symlinks never followed, ".git" directories
+// not descended into, at most MaxGitScanDepth levels and
+// MaxGitScanEntries entries. bwrun's post-command scan (ScanGit) walks
+// with it, and the compile walks with it too, so that what the compile
+// binds read-only and what the scan checks afterwards are the same
+// repositories.
+type RepoWalk struct {
+	// List lists dir (without following a symlink at its last
+	// component) into de, as ListDir does.
+	List func(dir string, de *DirEntries) error
+	// Enter reports whether the walk goes into the directory p: one a
+	// command cannot write (read-only, masked) is skipped.
+	Enter func(p string) bool
+	// Visit is called with each directory listed and its listing.
+	Visit func(dir string, de *DirEntries)
+	// Unlisted is called for a directory that exists but could not be
+	// listed (not one that vanished or was replaced by a file or link).
+	Unlisted func(dir string, err error)
+	// TooDeep is called for a directory more than MaxGitScanDepth levels
+	// below the root; it is not entered.
+	TooDeep func(p string)
+	// Entries counts the entries listed (the caller may count more of
+	// its own against the same bound).
+	Entries *int
+}
+
+// Walk walks root. It returns false when it stopped at
+// MaxGitScanEntries entries: what lies past them was not looked at.
+func (w *RepoWalk) Walk(root string) bool {
+	type item struct {
+		dir   string
+		depth int
+	}
+	queue := []item{{root, 0}}
+	var de DirEntries
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		if err := w.List(it.dir, &de); err != nil {
+			if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
+				w.Unlisted(it.dir, err)
+			}
+			continue
+		}
+		*w.Entries += len(de.Names)
+		if *w.Entries > MaxGitScanEntries {
+			return false
+		}
+		w.Visit(it.dir, &de)
+		for i, n := range de.Names {
+			if !de.IsDir[i] || n == ".git" {
+				continue
+			}
+			p := path.Join(it.dir, n)
+			if !w.Enter(p) {
+				continue
+			}
+			if it.depth+1 > MaxGitScanDepth {
+				w.TooDeep(p)
+				continue
+			}
+			queue = append(queue, item{p, it.depth + 1})
+		}
+	}
+	return true
+}
+
+// DirEntries is one directory's listing: the names, whether each is a
+// directory (a symlink is not), and the names git looks for.
+type DirEntries struct {
+	Names []string
+	IsDir []bool
+	// Git is true when the directory holds ".git" (of any type): it is
+	// a repository's worktree.
+	Git                                    bool
+	head, config, objects, refs, commondir bool
+}
+
+// Reset empties de, keeping its storage.
+func (de *DirEntries) Reset() {
+	*de = DirEntries{Names: de.Names[:0], IsDir: de.IsDir[:0]}
+}
+
+// Add appends one entry.
+func (de *DirEntries) Add(name string, isDir bool) {
+	switch name {
+	case ".git":
+		de.Git = true
+	case "HEAD":
+		de.head = true
+	case "config":
+		de.config = true
+	case "objects":
+		de.objects = true
+	case "refs":
+		de.refs = true
+	case "commondir":
+		de.commondir = true
+	}
+	de.Names = append(de.Names, name)
+	de.IsDir = append(de.IsDir, isDir)
+}
+
+// Bare reports whether the directory looks like a bare repository (HEAD
+// next to config, objects, refs or commondir) and holds no ".git": git
+// may use it as a git directory. A command may make any directory look
+// like one, so the walk still goes on below it.
+func (de *DirEntries) Bare() bool {
+	return !de.Git && de.head && (de.config || de.objects || de.refs || de.commondir)
+}
