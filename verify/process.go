@@ -58,6 +58,13 @@ func (c *checker) namespaces() {
 			c.fail(InvNamespaces, opt, "missing (S2)")
 		}
 	}
+	info := false
+	for _, u := range c.t.FDs {
+		info = info || u.Option == "--info-fd"
+	}
+	if !info {
+		c.fail(InvNamespaces, "--info-fd", "missing: the runtime learns the sandbox's first process from it and kills the sandbox's pid namespace through it when the command ends (S11); bwrun refuses such an invocation")
+	}
 	if _, user := c.t.has("--unshare-user"); !user {
 		c.fail(InvNamespaces, "--unshare-user", "missing: --unshare-all only tries the user namespace (H1), and --disable-userns needs it")
 	}

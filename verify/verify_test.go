@@ -165,6 +165,9 @@ func TestBrokenInvocations(t *testing.T) {
 		{"no unshare-all", "profile_workspace_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--unshare-all"}, "--unshare-net", "--unshare-pid")
 		}, InvNamespaces, "--unshare-all"},
+		{"no info-fd (S11)", "profile_network_denylist", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--info-fd", "7", "--block-fd", "8")
+		}, InvNamespaces, "--info-fd"},
 		{"no seccomp", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--seccomp", "10")
 		}, InvSeccomp, "--seccomp"},
