@@ -89,6 +89,7 @@ var scenarios = []scenario{
 	{"H9_protect_git_read_only", testProtectGitReadOnly},
 	{"H10_denied_paths_absent", testDeniedPathsAbsent},
 	{"H10_unknown_entries_absent", testUnknownEntriesAbsent},
+	{"H10_new_entries_after_compile", testNewEntriesAfterCompile},
 	{"H10_path_tool_under_home", testPathToolUnderHome},
 	{"H10_git_reads_gitconfig", testGitReadsGitconfig},
 	{"H10_no_host_creation", testNoHostCreation},
