@@ -66,16 +66,23 @@ func bareArgs(inv *invocation.Invocation, firstEmpty int, seccompFD string) (out
 	return out, empties, nil
 }
 
-func bare(invPath, seccompOut, firstEmpty, seccompFD string, stdout, stderr io.Writer) error {
+// loadBare loads the invocation at invPath and returns its bareArgs,
+// the empty streams from firstEmpty (a number) on.
+func loadBare(invPath, firstEmpty, seccompFD string) (*invocation.Invocation, []string, []int, error) {
 	inv, err := invocation.Load(invPath)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	first, err := strconv.Atoi(firstEmpty)
 	if err != nil {
-		return fmt.Errorf("FIRST-EMPTY-FD %q: %w", firstEmpty, err)
+		return nil, nil, nil, fmt.Errorf("FIRST-EMPTY-FD %q: %w", firstEmpty, err)
 	}
 	args, empties, err := bareArgs(inv, first, seccompFD)
+	return inv, args, empties, err
+}
+
+func bare(invPath, seccompOut, firstEmpty, seccompFD string, stdout, stderr io.Writer) error {
+	inv, args, empties, err := loadBare(invPath, firstEmpty, seccompFD)
 	if err != nil {
 		return err
 	}
@@ -110,15 +117,7 @@ func bare(invPath, seccompOut, firstEmpty, seccompFD string, stdout, stderr io.W
 // backend installs none, sets the limits with prlimit(1) around bwrap
 // and again inside, and has no runtime of its own.
 func hermes(invPath, firstEmpty string, stdout io.Writer) error {
-	inv, err := invocation.Load(invPath)
-	if err != nil {
-		return err
-	}
-	first, err := strconv.Atoi(firstEmpty)
-	if err != nil {
-		return fmt.Errorf("FIRST-EMPTY-FD %q: %w", firstEmpty, err)
-	}
-	args, _, err := bareArgs(inv, first, "")
+	inv, args, _, err := loadBare(invPath, firstEmpty, "")
 	if err != nil {
 		return err
 	}
