@@ -62,8 +62,11 @@ func (g *gatherer) userSockets(h *Host, f *Facts) (out []Hidden, notes []string)
 	}
 	seen := map[string]bool{}
 	for _, p := range ParseUnixSockets(data) {
+		if alreadyUnreachable(p, f) || !g.examinable(p) {
+			continue
+		}
 		st := g.fs.Lstat(p)
-		if st.Kind != invocation.KindSocket || st.UID != h.UID || alreadyUnreachable(p, f) {
+		if st.Kind != invocation.KindSocket || st.UID != h.UID {
 			continue
 		}
 		x := g.hidden(p, SourceUserSocket)
@@ -78,4 +81,19 @@ func (g *gatherer) userSockets(h *Host, f *Facts) (out []Hidden, notes []string)
 		out = append(out, x)
 	}
 	return out, notes
+}
+
+// examinable: p has no control character and every directory on its way
+// can be examined (a socket of another program's odd tree is skipped,
+// not turned into a path the compile depends on and cannot check).
+func (g *gatherer) examinable(p string) bool {
+	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return false
+	}
+	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
+		if st := g.fs.Lstat(d); st.Err != nil || st.Kind == invocation.KindDenied {
+			return false
+		}
+	}
+	return true
 }
