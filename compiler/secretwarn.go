@@ -20,7 +20,7 @@ func (st *state) secretWarnings() {
 		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: rule, Summary: msg,
 			Pos: diag.Pos{File: st.res.Document.File}, Host: true})
 	}
-	for _, n := range f.MountNotes {
+	for _, n := range append(f.MountNotes, f.SecretNotes...) {
 		host("H7", n)
 	}
 	for _, t := range f.Tracked {

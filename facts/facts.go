@@ -85,6 +85,9 @@ type Facts struct {
 	// MountNotes say what the search for second mounts of hidden paths
 	// could not do (H7): a warning each.
 	MountNotes []string `json:"-"`
+	// SecretNotes name the shell start-up files hidden for the secret
+	// they hold (file and line, never the value).
+	SecretNotes []string `json:"-"`
 	// Tracked are the hidden paths a git repository tracks (their
 	// content stays readable from its objects): a warning each.
 	Tracked []Tracked `json:"-"`
@@ -294,9 +297,17 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
 	f.settle(cwdWritable)
+	rcHidden, rcNotes := g.rcSecrets(h, f)
+	f.Hidden = append(f.Hidden, rcHidden...)
+	f.SecretNotes = rcNotes
+	f.settle(cwdWritable)
+	userSockets, socketNotes := g.userSockets(h, f)
+	f.Hidden = append(f.Hidden, userSockets...)
+	f.MountNotes = append(f.MountNotes, socketNotes...)
+	f.settle(cwdWritable)
 	mirrors, notes := g.mirrors(f)
 	f.Hidden = append(f.Hidden, mirrors...)
-	f.MountNotes = notes
+	f.MountNotes = append(f.MountNotes, notes...)
 	f.settle(cwdWritable)
 	f.CreatableDenied = creatableDenied(f, p.CwdWritable)
 	f.Tracked = g.trackedHidden(s, f, h.Home)

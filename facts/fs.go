@@ -29,6 +29,8 @@ type Stat struct {
 	MTime int64
 	// Content is a file's content in a synthetic Tree (tests only).
 	Content string
+	// UID is the owner's user id (OS only; 0 in a synthetic Tree).
+	UID int
 	// Err is why p could not be examined (Kind is then KindOther): an
 	// lstat error other than a missing path and other than a path out of
 	// this user's reach for good (invocation.KindDenied). The compile
@@ -69,6 +71,9 @@ func (OS) Lstat(p string) Stat {
 		return Stat{Kind: invocation.KindOther, Err: err}
 	}
 	st := Stat{Kind: kindOf(fi.Mode()), Target: linkTarget(p, fi.Mode())}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.UID = int(sys.Uid)
+	}
 	if fi.IsDir() {
 		st.MTime = fi.ModTime().UnixNano()
 	}

@@ -66,6 +66,8 @@ const (
 	SourceMountMirror      Source = "mount-mirror"
 	SourceHomeMirror       Source = "home-mirror"
 	SourceHostSocket       Source = "host-socket"
+	SourceUserSocket       Source = "user-socket"
+	SourceStartupSecret    Source = "startup-secret"
 	SourceRunUser          Source = "run-user"
 	SourceDockerSocket     Source = "docker-socket"
 	SourceProtectedEntry   Source = "protected-entry"
@@ -131,6 +133,8 @@ var Protections = []Protection{
 	{SourceMountMirror, ReasonInherited, "H7", RoleMask, "mirrors", "second locations of a hidden path that another mount of its filesystem shows", "host: a second mount shows {mirror} here (" + MountinfoPath + ")", StaleMountTable},
 	{SourceHomeMirror, ReasonHomeMirror, "H10", RoleMask, "mirrors", "second locations of the home directory, or of a part of it the home layout leaves out, that another mount of its filesystem shows (hidden whole)", "host: a second mount shows {mirror} here (" + MountinfoPath + ")", StaleMountTable},
 	{SourceHostSocket, ReasonHostSocket, "H8", RoleMask, "privilegedSockets", "privileged host sockets (container runtimes, systemd, polkit)", "host: a privileged host socket (facts.PrivilegedSockets)", StalePrecondition},
+	{SourceStartupSecret, ReasonCredential, "H7", RoleMask, "rcSecrets", "the shell start-up files of the home directory that hold a secret (an exported token, a password)", "host: {entry} holds a secret", StalePrecondition},
+	{SourceUserSocket, ReasonHostSocket, "H8", RoleMask, "userSockets", "the Unix sockets the user owns that the sandbox would show (ssh ControlMaster, an agent or multiplexer outside /tmp and /run/user)", "host: a socket of the user's own, bound when compiling (" + UnixSocketsPath + ")", StalePrecondition},
 	{SourceRunUser, ReasonAgentSockets, "S4", RoleMask, "Gather (RunUser)", "agent and bus sockets under /run/user/<uid>", "profile:run_user", StalePrecondition},
 	{SourceDockerSocket, ReasonAgentSockets, "S4", RoleMask, "Gather (DockerSockets)", "the docker socket", "profile:docker_socket", StalePrecondition},
 	{SourceProtectedEntry, ReasonProtected, "H9", RoleProtect, "protectedEntries", "entries of writable directories that run outside the sandbox later (git config and hooks, rc files)", "host: {entry} exists", StalePostCommand},
