@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -29,6 +30,10 @@ func TestSecretNameStrips(t *testing.T) {
 		"SQLALCHEMY_DATABASE_URI", "MONGO_URL", "REDIS_TLS_URL", "OP_SESSION_my", "BW_SESSION", "TF_VAR_token",
 		"TF_VAR_database_url", "tf_var_api_key", "PULUMI_CONFIG_PASSPHRASE", "VAULT_TOKEN", "CI_JOB_TOKEN",
 		"AWS_CREDENTIALS", "HF_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "PROXY_AUTHORIZATION", "LDAP_BIND_PW",
+		// Found by re-attacking (sixth session): digits after the word, a
+		// word after KEY, KEY fused to its qualifier, missing words.
+		"GITHUB_TOKEN2", "OPENAI_API_KEY2", "OPENAI_KEY_2", "DB_PASSWORD1", "API_KEY_PROD", "ACCESS_KEY_STAGING",
+		"MINIO_SECRETKEY", "ETH_PRIVATEKEY", "S3_ACCESSKEY", "AWS_CRED", "API_BEARER", "SESSION_JWT", "GH_PAT2",
 	} {
 		if !SecretName(n) {
 			t.Errorf("SecretName(%q) = false, want stripped", n)
@@ -86,6 +91,14 @@ func TestSecretValue(t *testing.T) {
 		"https://hooks.slack.com/x?token=abc12345", "token ghp_" + strings.Repeat("q", 36),
 		"app:hunter2@tcp(db:3306)/app", "Authorization=Bearer abcdefghijklmnop0123456789", "Authorization: Basic dXNlcjpwYXNzd29yZA==",
 		"x-api-key=abcdef0123",
+		// Found by re-attacking (sixth session): a header or JSON pair, a
+		// token as a URL's user name, netrc, a base64-encoded PEM key, a
+		// webhook URL, a key whose last word names the secret.
+		"Authorization: token " + strings.Repeat("0123456789abcdef", 2) + "01234567", `{"client_secret": "abcdEFGH1234"}`,
+		`{"type": "authorized_user", "refresh_token": "1//0abcdefghij"}`, "https://" + strings.Repeat("a1b2c3d4", 5) + "@github.com/org/repo.git",
+		"machine api.example.com login u password hunter2", base64.StdEncoding.EncodeToString([]byte("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n")),
+		"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "https://discord.com/api/webhooks/123/abcDEF",
+		"https://gitlab.example.com/api/v4/projects?private_token=abcdef123456", "x-auth-token=abcdef123",
 	} {
 		if what, ok := SecretValue(v); !ok {
 			t.Errorf("SecretValue(%q) = false, want a credential", v)
@@ -105,6 +118,9 @@ var harmlessValues = []string{
 	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "desk-top-task-runner-with-many-words",
 	"--max-old-space-size=4096", "-R -F -X", "/run/user/1000", "unix:path=/run/user/1000/bus", "AKIAshort",
 	"skills-and-such-long-value", "mask-" + strings.Repeat("x", 40), "password_store=basic", "--password-file=/x",
+	`{"token": null, "name": "value"}`, "Content-Type: application/json", "login shell: /bin/bash", "https://user@host/path",
+	`{"token_type": "bearer", "expires_in": 3600}`, "password_file=/run/secrets/db", "x-request-id: abcdef012345",
+	base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\nMIIB\n")),
 	"eyJust kidding.not a jwt", "app@tcp(db:3306)/app", "Basic auth is off", "bearer of news", "Basic authentication", "bearer responsibilities apply", "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b", "/home/u/.config/gh/hosts.yml",
 }
 

@@ -12,15 +12,16 @@ package runtime
 // and digits).
 var SecretNameRules = []string{
 	"a name in SecretNames (PGPASSWORD, MYSQL_PWD, SSHPASS, API_KEY, SECRET_KEY, TOKEN, DATABASE_URL, REDIS_URL, MONGODB_URI, BW_SESSION, the H7 credential variables, …)",
-	"a word TOKEN(S), SECRET(S), CREDENTIAL(S), CREDS, COOKIE(S), PASSWORD(S), PASSWD or PASSPHRASE, alone or ending a longer word (AUTHTOKEN, CLIENTSECRET, PGPASSWORD)",
+	"a word TOKEN(S), SECRET(S), CREDENTIAL(S), CRED(S), COOKIE(S), PASSWORD(S), PASSWD, PASSPHRASE, BEARER or JWT, alone or ending a longer word (AUTHTOKEN, CLIENTSECRET, PGPASSWORD), and a longer word ending in SECRETKEY, PRIVATEKEY, ACCESSKEY, AUTHKEY, SIGNINGKEY or ENCRYPTIONKEY (MINIO_SECRETKEY)",
 	"a word after the first that starts with PASS (*_PASS*: DB_PASS, SMTP_PASSWORD_FILE), except PASSENV, PASSTHROUGH, PASSTHRU, PASSIVE, PASSENGER, PASSED, PASSES, PASSING",
-	"a last word KEY (*_KEY: OPENAI_KEY, STRIPE_KEY, APP_KEY) or APIKEY",
+	"a last word KEY (*_KEY: OPENAI_KEY, STRIPE_KEY, APP_KEY) or APIKEY, and a word KEY anywhere when the name also has API, SECRET, PRIVATE, ACCESS, AUTH, SIGNING or ENCRYPTION (API_KEY_PROD)",
 	"a word KEY followed by DATA, PEM, JSON, BASE64, B64 or CONTENT(S) (GCP_SA_KEY_JSON), or by ID when the name also has API, SECRET, PRIVATE, ACCESS, AUTH, SIGNING or ENCRYPTION (AWS_ACCESS_KEY_ID)",
 	"a last word PAT, PWD, PW, PASS, DSN, AUTH or AUTHORIZATION after another word (GITHUB_PAT, MYSQL_PWD, LDAP_BIND_PW, SENTRY_DSN, NPM_CONFIG__AUTH)",
 	"*_WEBHOOK and *_WEBHOOK_URL (SLACK_WEBHOOK_URL)",
 	"*_URL, *_URI, *_DSN and *_CONNECTION_STRING of a database or broker (a word DATABASE, DB, REDIS, MONGO, MONGODB, POSTGRES, POSTGRESQL, PG, MYSQL, MARIADB, SQL, AMQP, RABBITMQ, BROKER, CELERY, SQLALCHEMY)",
 	"OP_SESSION_* (1Password CLI sessions)",
 	"TF_VAR_*, NPM_CONFIG_* and PULUMI_CONFIG_* whose rest matches one of the above",
+	"each rule also with digits after the word (GITHUB_TOKEN2, OPENAI_API_KEY_2, DB_PASSWORD1)",
 }
 
 // SecretNames are the names stripped as a whole (compared without regard
@@ -134,14 +135,28 @@ func joinWords(w []string) string {
 
 func secretWord(x string) bool {
 	switch x {
-	case "TOKEN", "TOKENS", "SECRET", "SECRETS", "CREDENTIAL", "CREDENTIALS", "CREDS", "COOKIE", "COOKIES",
-		"PASSWORD", "PASSWORDS", "PASSWD", "PASSPHRASE", "APIKEY":
+	case "TOKEN", "TOKENS", "SECRET", "SECRETS", "CREDENTIAL", "CREDENTIALS", "CRED", "CREDS", "COOKIE", "COOKIES",
+		"PASSWORD", "PASSWORDS", "PASSWD", "PASSPHRASE", "APIKEY", "BEARER", "JWT":
 		return true
 	}
 	return false
 }
 
-var secretWordSuffixes = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY"}
+var secretWordSuffixes = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY",
+	"SECRETKEY", "PRIVATEKEY", "ACCESSKEY", "AUTHKEY", "SIGNINGKEY", "ENCRYPTIONKEY"}
+
+// trimDigits drops the digits that end a word of letters (TOKEN2 → TOKEN,
+// KEY01 → KEY); a word of digits alone, or with none, is returned as it is.
+func trimDigits(x string) string {
+	i := len(x)
+	for i > 0 && x[i-1] >= '0' && x[i-1] <= '9' {
+		i--
+	}
+	if i == 0 {
+		return x
+	}
+	return x[:i]
+}
 
 func secretLastWord(x string) bool {
 	switch x {
@@ -186,6 +201,16 @@ func databaseWord(x string) bool {
 	return false
 }
 
+// isDigits reports whether x is all ASCII digits.
+func isDigits(x string) bool {
+	for i := 0; i < len(x); i++ {
+		if x[i] < '0' || x[i] > '9' {
+			return false
+		}
+	}
+	return x != ""
+}
+
 // secretWords applies the word rules of SecretNameRules to a name's
 // upper-cased words.
 func secretWords(w []string) bool {
@@ -193,13 +218,14 @@ func secretWords(w []string) bool {
 	if n == 0 {
 		return false
 	}
-	qualified, database := false, false
-	for i, x := range w {
+	qualified, database, key := false, false, false
+	for i, raw := range w {
+		x := trimDigits(raw)
 		if secretWord(x) {
 			return true
 		}
 		for _, s := range secretWordSuffixes {
-			if len(x) > len(s) && x[len(x)-len(s):] == s {
+			if len(x) >= len(s) && x[len(x)-len(s):] == s {
 				return true
 			}
 		}
@@ -208,11 +234,18 @@ func secretWords(w []string) bool {
 		}
 		qualified = qualified || keyQualifier(x)
 		database = database || databaseWord(x)
+		key = key || x == "KEY"
 	}
 	if n == 1 {
 		return false
 	}
-	last := w[n-1]
+	if key && qualified {
+		return true // API_KEY_PROD, ACCESS_KEY_ID, PRIVATE_KEY_PATH
+	}
+	last := trimDigits(w[n-1])
+	if last == w[n-1] && n > 2 && isDigits(last) {
+		last = trimDigits(w[n-2]) // OPENAI_KEY_2: the word before a number
+	}
 	switch {
 	case secretLastWord(last):
 		return true

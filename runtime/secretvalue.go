@@ -1,6 +1,9 @@
 package runtime
 
-import "strings"
+import (
+	"encoding/base64"
+	"strings"
+)
 
 // This file recognises secrets by their value, whatever the variable is
 // called (H5): one pass over the value's bytes, plus strings.Index for
@@ -99,12 +102,21 @@ var secretKeys = map[string]bool{
 	"authorization": true, "x-api-key": true, "private_key": true, "privatekey": true,
 }
 
+// webhookURLs mark URLs whose path is the credential (anyone who has
+// one can post as its owner).
+var webhookURLs = []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/",
+	"discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "webhook.office.com/webhookb2/",
+	"outlook.office.com/webhook/"}
+
 // SecretValue tells whether an environment variable's value looks like a
 // credential whatever the variable is called, and which kind (never the
-// value): a URL with a password in its user information (any scheme, also
-// inside a list), a key=value pair of secretKeys with a value (connection
-// strings, signed URLs), a private key in PEM form, a JSON Web Token, or
-// one of TokenFormats at the start of a word.
+// value): a URL with a password in its user information, or with a
+// token as its user name (any scheme, also inside a list), a webhook URL
+// (webhookURLs), a key=value or key: value pair (a header, JSON) whose
+// key names a secret (secretKeys, or a last word TOKEN, SECRET,
+// PASSWORD, …) with a value, netrc's "login … password …", a private
+// key in PEM form (also base64-encoded once), a JSON Web Token, or one
+// of TokenFormats at the start of a word.
 func SecretValue(v string) (what string, ok bool) {
 	if len(v) < 8 {
 		return "", false
@@ -112,16 +124,32 @@ func SecretValue(v string) (what string, ok bool) {
 	if urlWithPassword(v) || goDSNWithPassword(v) {
 		return "a URL with a password", true
 	}
+	if strings.Contains(v, "hook") { // every webhookURLs entry has it
+		for _, w := range webhookURLs {
+			if strings.Contains(v, w) {
+				return "a webhook URL", true
+			}
+		}
+	}
 	if i := strings.Index(v, "-----BEGIN "); i >= 0 {
 		head := v[i:min(len(v), i+64)]
 		if strings.Contains(head, "PRIVATE KEY") {
 			return "a private key (PEM)", true
 		}
 	}
+	if base64PEM(v) {
+		return "a private key (PEM, base64)", true
+	}
+	if netrcPassword(v) {
+		return "a netrc password", true
+	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if c == '=' && i > 0 && secretKeyBefore(v, i) {
 			return "a password or key in a key=value pair", true
+		}
+		if c == ':' && i > 0 && secretKeyBeforeColon(v, i) {
+			return "a password or key in a key: value pair", true
 		}
 		if i > 0 && isAlnum(v[i-1]) {
 			continue // not the start of a word
@@ -155,6 +183,9 @@ func urlWithPassword(v string) bool {
 			case '@':
 				if colon >= 0 && colon+1 < j {
 					return true
+				}
+				if user := v[start:j]; colon < 0 && len(user) >= 32 && runOf(user, "b64u") == len(user) {
+					return true // a token as the user name: https://<token>@github.com
 				}
 				j = len(v)
 			case ':':
@@ -265,6 +296,9 @@ func secretKeyBefore(v string, eq int) bool {
 	if eq+1 >= len(v) || strings.IndexByte(" \t;&,", v[eq+1]) >= 0 {
 		return false
 	}
+	if !secretKeyEnd(v[eq-1]) {
+		return false
+	}
 	k := eq
 	for k > 0 && eq-k < 24 && (isAlnum(v[k-1]) || v[k-1] == '_' || v[k-1] == '-') {
 		k--
@@ -275,14 +309,122 @@ func secretKeyBefore(v string, eq int) bool {
 	if k > 0 && strings.IndexByte(" \t;&?,", v[k-1]) < 0 {
 		return false
 	}
+	return secretKey(v[k:eq])
+}
+
+// secretKeyEnd: c can end a key secretKey accepts (the last letters of
+// secretKeys and of its secret words), so that the separators of
+// LS_COLORS, PATH and the like are passed over without looking back.
+func secretKeyEnd(c byte) bool {
+	switch c | 0x20 { // lower case
+	case 'd', 's', 't', 'n', 'y', 'g', 'e':
+		return true
+	}
+	return false
+}
+
+// secretKey reports whether key (at most 24 bytes) names a secret: one of
+// secretKeys, or a key whose last word (after '_' or '-') is a secret
+// word of SecretNameRules (private_token, x-auth-token, db_password),
+// compared in lower case.
+func secretKey(key string) bool {
 	var buf [24]byte
-	key := buf[:eq-k]
-	for i := range key {
-		c := v[k+i]
+	lower := buf[:len(key)]
+	last := 0
+	for i := range lower {
+		c := key[i]
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		key[i] = c
+		lower[i] = c
+		if c == '_' || c == '-' {
+			last = i + 1
+		}
 	}
-	return secretKeys[string(key)]
+	if secretKeys[string(lower)] {
+		return true
+	}
+	switch string(lower[last:]) {
+	case "token", "secret", "password", "passwd", "passphrase", "apikey", "pwd":
+		return true
+	}
+	return false
+}
+
+// secretKeyBeforeColon: v[colon] is ':' after a key that names a secret
+// (secretKey), bare after the start of v or a separator (a header:
+// "Authorization: token …") or quoted (JSON: "client_secret": "…"), and
+// followed (after spaces and an opening quote) by a value of at least
+// four characters.
+func secretKeyBeforeColon(v string, colon int) bool {
+	end := colon
+	quoted := v[end-1] == '"'
+	if quoted {
+		end--
+	}
+	if end == 0 || !secretKeyEnd(v[end-1]) {
+		return false
+	}
+	k := end
+	for k > 0 && end-k < 24 && (isAlnum(v[k-1]) || v[k-1] == '_' || v[k-1] == '-') {
+		k--
+	}
+	if k == end || end-k >= 24 {
+		return false
+	}
+	switch {
+	case quoted:
+		if k == 0 || v[k-1] != '"' {
+			return false
+		}
+	case k > 0 && strings.IndexByte(" \t\n;&?,{", v[k-1]) < 0:
+		return false
+	}
+	j := colon + 1
+	for j < len(v) && (v[j] == ' ' || v[j] == '\t') {
+		j++
+	}
+	if j < len(v) && v[j] == '"' {
+		j++
+	}
+	n := 0
+	for j+n < len(v) && strings.IndexByte(" \t\n\",}", v[j+n]) < 0 {
+		n++
+	}
+	switch val := v[j : j+n]; {
+	case n < 4, val == "null", val == "true", val == "false":
+		return false
+	}
+	return secretKey(v[k:end])
+}
+
+// netrcPassword finds netrc's form ("machine h login u password p") in a
+// value: a word "password" (or "passwd") followed by one, in a value
+// that also has a word "login".
+func netrcPassword(v string) bool {
+	if !strings.Contains(v, "login ") {
+		return false
+	}
+	for _, w := range []string{"password ", "passwd "} {
+		if i := strings.Index(v, w); i >= 0 && (i == 0 || v[i-1] == ' ' || v[i-1] == '\t' || v[i-1] == '\n') {
+			rest := v[i+len(w):]
+			return rest != "" && rest[0] != ' ' && rest[0] != '\n'
+		}
+	}
+	return false
+}
+
+// base64PEM finds a PEM private key encoded in base64 once
+// ("LS0tLS1CRUdJTi" is "-----BEGIN " encoded from its first byte): the
+// first 64 encoded characters from there are decoded and looked at.
+func base64PEM(v string) bool {
+	i := strings.Index(v, "LS0tLS1CRUdJTi")
+	if i < 0 {
+		return false
+	}
+	chunk := v[i:min(len(v), i+64)]
+	chunk = chunk[:len(chunk)/4*4]
+	var buf [48]byte
+	n, _ := base64.StdEncoding.Decode(buf[:], []byte(chunk))
+	return strings.Contains(string(buf[:n]), "PRIVATE KEY")
 }
