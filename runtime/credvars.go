@@ -56,6 +56,13 @@ var CredentialVars = []CredentialVar{
 	{"BOTO_CONFIG", onePath},            // boto/gsutil keys
 	{"HF_TOKEN_PATH", onePath},          // the Hugging Face token
 	{"DATABRICKS_CONFIG_FILE", onePath}, // Databricks tokens
+	{"RCLONE_CONFIG", onePath},          // rclone remotes' tokens
+	{"HELM_REGISTRY_CONFIG", onePath},   // Helm's registry logins
+	{"DOCKER_CERT_PATH", onePath},       // Docker's TLS client key
+	{"MYSQL_TEST_LOGIN_FILE", onePath},  // MySQL's .mylogin.cnf
+	{"PGSERVICEFILE", onePath},          // PostgreSQL services, passwords included
+	{"OCI_CLI_CONFIG_FILE", onePath},    // Oracle Cloud keys
+	{"S3CMD_CONFIG", onePath},           // s3cmd keys
 }
 
 // MovedDir is a variable that moves a directory of HOME elsewhere (an

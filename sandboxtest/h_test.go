@@ -133,7 +133,8 @@ func testCredentialLocations(t *testing.T, f *fixture) {
 		t.Fatal(err)
 	}
 	f.write(f.expand("{base}/keys/gnupg/private-keys-v1.d/k.key"), f.marker+"\n")
-	env := []string{"SSH_AUTH_SOCK=" + sock, "GNUPGHOME={base}/keys/gnupg"}
+	f.write(f.expand("{base}/keys/rclone.conf"), "[drive]\ntoken = "+f.marker+"\n")
+	env := []string{"SSH_AUTH_SOCK=" + sock, "GNUPGHOME={base}/keys/gnupg", "RCLONE_CONFIG={base}/keys/rclone.conf"}
 	script := `
 val agent 'python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(100).decode())" {home}/.agents/ssh.sock'
 val sock_type 'stat -c %F {home}/.agents/ssh.sock'
@@ -141,18 +142,19 @@ ok gnupg_key 'cat {base}/keys/gnupg/private-keys-v1.d/k.key'
 val gnupg_ls 'ls -A {base}/keys/gnupg'
 ok git_credentials 'grep -q github.com {home}/.git-credentials'
 ok gh_hosts 'grep -q oauth_token {home}/.config/gh/hosts.yml'
+ok rclone 'grep -q token {base}/keys/rclone.conf'
 val vars 'echo ${SSH_AUTH_SOCK-unset} ${GNUPGHOME-unset}'
 `
 	// Control: outside the sandbox the agent answers and the files read.
 	r := f.exec(call{env: env, argv: []string{"/bin/sh", "-c", prelude + f.expand(script)}})
 	f.expect(r, want{"agent": "agent-{tag}", "sock_type": "socket", "gnupg_key": "yes",
-		"gnupg_ls": "private-keys-v1.d", "git_credentials": "yes", "gh_hosts": "yes",
+		"gnupg_ls": "private-keys-v1.d", "git_credentials": "yes", "gh_hosts": "yes", "rclone": "yes",
 		"vars": sock + " {base}/keys/gnupg"})
 
 	inv, _ := f.compile("", call{env: env})
 	r = f.bwrun(inv, script, call{env: env})
 	f.expect(r, want{"sock_type": absent, "gnupg_key": "no", "gnupg_ls": "",
-		"git_credentials": "no", "gh_hosts": "no", "vars": "unset unset"})
+		"git_credentials": "no", "gh_hosts": "no", "rclone": "no", "vars": "unset unset"})
 	if strings.Contains(r.stdout, f.expand("agent-{tag}")) || !strings.Contains(probes(r.stdout)["agent"], "Error") {
 		t.Errorf("the agent socket was reachable (or the probe did not run): %v", r)
 	}
