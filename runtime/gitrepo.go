@@ -29,15 +29,14 @@ func (s *gitScan) repo(top, entry string) {
 		if err != nil {
 			return // git refuses it too ("too large", unreadable)
 		}
-		v := trimPointer(b)
+		// read_gitfile_gently: CR/LF trimmed, the length checked, then
+		// the value read as a C string ("gitdir: \x00" is the directory
+		// holding the file).
+		v := strings.TrimRight(string(b), "\r\n")
 		if !strings.HasPrefix(v, "gitdir: ") || len(v) < 9 {
 			return // git dies: "invalid gitfile format"
 		}
-		g := v[len("gitdir: "):]
-		if !path.IsAbs(g) {
-			g = path.Join(top, g)
-		}
-		s.inspect(g, top, entry)
+		s.inspect(joinPhysical(top, cString(v[len("gitdir: "):])), top, entry)
 	}
 }
 
@@ -64,11 +63,7 @@ func (s *gitScan) inspect(g, top, via string) {
 	b, err := readSmall(cd)
 	switch {
 	case err == nil:
-		v := trimPointer(b)
-		if !path.IsAbs(v) {
-			v = path.Join(real, v)
-		}
-		if common, err = filepath.EvalSymlinks(v); err != nil {
+		if common, err = filepath.EvalSymlinks(joinPhysical(real, trimPointer(b))); err != nil {
 			return // git dies
 		}
 	case errors.Is(err, errTooLarge) && s.writable(cd):
@@ -95,11 +90,9 @@ func (s *gitScan) inspect(g, top, via string) {
 	switch {
 	case hp == "":
 	case strings.HasPrefix(hp, "~/"):
-		hooks = path.Join(s.home, hp[2:])
-	case path.IsAbs(hp):
-		hooks = hp
+		hooks = joinPhysical(s.home, hp[2:])
 	default:
-		hooks = path.Join(top, hp)
+		hooks = joinPhysical(top, hp)
 	}
 	found = append(found, s.hooks(hooks)...)
 	s.modules(path.Join(common, "modules"), 0)
@@ -139,18 +132,18 @@ func coreWorktree(common, g string) string {
 	return wt
 }
 
-// gitDirValid is git's is_git_directory: HEAD in g, objects and refs in
-// its common directory.
+// gitDirValid is a superset of git's is_git_directory: HEAD in g, refs
+// in its common directory. git asks only access(X_OK) of refs and
+// objects (an executable file passes), and GIT_OBJECT_DIRECTORY may
+// name the objects elsewhere: any refs will do, and objects is not
+// asked for. Taking a directory for a repository that git would not is
+// only a closer look.
 func gitDirValid(g, common string) bool {
 	if _, err := os.Lstat(path.Join(g, "HEAD")); err != nil {
 		return false
 	}
-	for _, d := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(path.Join(common, d)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
+	_, err := os.Stat(path.Join(common, "refs"))
+	return err == nil
 }
 
 func anyWithin(ps []string, dir string) bool {
@@ -208,11 +201,10 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 		if !ok {
 			continue
 		}
-		switch {
-		case strings.HasPrefix(inc, "~/"):
-			inc = path.Join(s.home, inc[2:])
-		case !path.IsAbs(inc):
-			inc = path.Join(path.Dir(p), inc)
+		if strings.HasPrefix(inc, "~/") {
+			inc = joinPhysical(s.home, inc[2:])
+		} else {
+			inc = joinPhysical(path.Dir(p), inc)
 		}
 		found = append(found, s.config(inc, depth+1, hp)...)
 	}

@@ -277,5 +277,36 @@ func readSmall(p string) ([]byte, error) {
 var errTooLarge = fmt.Errorf("larger than %d bytes", maxGitFile)
 
 // trimPointer is how git reads a gitdir or commondir value: trailing CR
-// and LF removed.
-func trimPointer(b []byte) string { return strings.TrimRight(string(b), "\r\n") }
+// and LF removed, then read as a C string (a NUL ends it: "gitdir:
+// X\x00junk" leads git to X).
+func trimPointer(b []byte) string { return cString(strings.TrimRight(string(b), "\r\n")) }
+
+// cString is v as C reads it: up to its first NUL.
+func cString(v string) string {
+	if i := strings.IndexByte(v, 0); i >= 0 {
+		return v[:i]
+	}
+	return v
+}
+
+// joinPhysical is the path the kernel (and git, which passes it on as
+// written or through real_path) reaches for rel below dir (rel as is when
+// absolute): ".." after a symlink goes to the parent of the link's
+// target, not back where the link is, as path.Join would have it. All
+// but the last component are resolved; when they cannot be, the lexical
+// path is returned (nothing is there for git either).
+func joinPhysical(dir, rel string) string {
+	p := rel
+	if !path.IsAbs(rel) {
+		p = dir + "/" + rel
+	}
+	i := strings.LastIndexByte(p, '/')
+	parent, last := p[:i], p[i+1:]
+	if parent == "" {
+		parent = "/"
+	}
+	if r, err := filepath.EvalSymlinks(parent); err == nil {
+		return path.Join(r, last)
+	}
+	return path.Clean(p)
+}

@@ -21,7 +21,8 @@ func (s *gitScan) walk(root string) {
 		Visit: func(dir string, de *DirEntries) {
 			if de.Git {
 				s.repo(dir, path.Join(dir, ".git"))
-			} else if de.Bare() {
+			}
+			if de.Bare() {
 				// inspect reads what git reads there.
 				s.inspect(dir, dir, "")
 			}
@@ -33,6 +34,7 @@ func (s *gitScan) walk(root string) {
 			if _, err := os.Lstat(path.Join(dir, ".git")); err == nil {
 				s.repo(dir, path.Join(dir, ".git"))
 			}
+			s.inspect(dir, dir, "") // the directory itself, as a bare repository
 		},
 		TooDeep: func(p string) {
 			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels below %s (H9): deeper repositories were not checked; review before running git there", p, MaxGitScanDepth, root))

@@ -112,9 +112,12 @@ func (de *DirEntries) Add(name string, isDir bool) {
 }
 
 // Bare reports whether the directory looks like a bare repository (HEAD
-// next to config, objects, refs or commondir) and holds no ".git": git
-// may use it as a git directory. A command may make any directory look
-// like one, so the walk still goes on below it.
+// next to config, objects, refs or commondir): git may use it as a git
+// directory. A ".git" next to them does not rule it out: one git passes
+// by (a FIFO, a dangling symlink, a directory that is no repository)
+// sends its discovery on to the directory itself (setup.c). A command
+// may make any directory look like one, so the walk still goes on below
+// it.
 func (de *DirEntries) Bare() bool {
-	return !de.Git && de.head && (de.config || de.objects || de.refs || de.commondir)
+	return de.head && (de.config || de.objects || de.refs || de.commondir)
 }

@@ -72,7 +72,7 @@ var gitAttacks = []gitAttack{
 	// Configuration keys that run a program, under names outside the
 	// first list (git archive's tar.<format>.command).
 	{name: "tar_command", setup: gitInit + "true",
-		plant: `git init -q v && git -C v commit -q --allow-empty -m v && git -C v config tar.tar.gz.command "touch {m}; cat"`,
+		plant:   `git init -q v && git -C v commit -q --allow-empty -m v && git -C v config tar.tar.gz.command "touch {m}; cat"`,
 		hostDir: "/v", host: "git archive -o ../v.tar.gz HEAD"},
 	{name: "decoys", setup: gitInit + "for i in $(seq 70); do git init -q d$i; done && git init -q zz",
 		plant: fsm + ` >> zz/.git/config`, hostDir: "/zz", settings: "protect:\n  allow: [repositories past the bound]\n"},
