@@ -99,14 +99,26 @@ const WhyProfileHome = "H9 (profile home)"
 // the invocation was compiled (Invocation.GitScanSince) is not a
 // finding: the user's own core.pager or hook in a repository the
 // invocation leaves writable stays where it is. A protected entry of the profile home that was absent when
-// compiling (WhyProfileHome) and exists now is set aside too. Files the invocation binds read-only, and files outside the
+// compiling (WhyProfileHome) and exists now is set aside too, and so is
+// such an entry of another writable directory when it is a start-up file
+// (WhyProtected, StartupNames: .envrc, .devcontainer.json, a user unit
+// directory): git's own entries (.git/config, .git/hooks, .gitmodules)
+// that git init and git submodule create are warned about and stay. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
 func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
 	s := newGitScan(inv, home, now)
 	for _, p := range inv.Preconditions {
-		if p.Why == WhyProfileHome && p.Kind == invocation.KindAbsent {
+		if p.Kind != invocation.KindAbsent {
+			continue
+		}
+		switch {
+		case p.Why == WhyProfileHome:
 			if _, err := os.Lstat(p.Path); err == nil {
 				s.setAside(p.Path, "a start-up file of the profile home (it would run in every later command of the profile)")
+			}
+		case p.Why == WhyProtected && startupPath(p.Path):
+			if _, err := os.Lstat(p.Path); err == nil {
+				s.setAside(p.Path, "a start-up file the host would run later (H9), absent when compiling")
 			}
 		}
 	}
