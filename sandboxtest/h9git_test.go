@@ -69,6 +69,14 @@ var gitAttacks = []gitAttack{
 		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && printf 'gitdir: {p}/.git/evil\000x\n' > w/.git`, hostDir: "/w"},
 	{name: "gitfile_dotdot", setup: gitInit + "true",
 		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir -p w .git/lnk && ln -s ../.git/lnk w/l && echo 'gitdir: l/../evil' > w/.git`, hostDir: "/w"},
+	// A .git symlink to a file holding "gitdir:" (git stat()s through
+	// the link and reads the file), and a symlink into a .git directory
+	// (the walk does not go there) that makes a bare repository there
+	// the one a host git in that directory uses.
+	{name: "gitfile_symlink", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && echo 'gitdir: {p}/.git/evil' > w/gf && ln -s gf w/.git`, hostDir: "/w"},
+	{name: "symlink_into_dotgit", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && printf '[core]\n\tbare = false\n\tworktree = {p}\n\tfsmonitor = "touch {m}"\n' >> .git/evil/config && ln -s .git/evil tools`, hostDir: "/tools"},
 	// Configuration keys that run a program, under names outside the
 	// first list (git archive's tar.<format>.command).
 	{name: "tar_command", setup: gitInit + "true",
