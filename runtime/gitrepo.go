@@ -19,11 +19,19 @@ func (s *gitScan) repo(top, entry string) {
 	if err != nil {
 		return
 	}
+	via := ""
+	if fi.Mode()&os.ModeSymlink != 0 {
+		// git stat()s through the link: to a directory it is the git
+		// directory, to a file it is read as a .git file (its gitdir
+		// relative to top, where the link is).
+		via = entry
+		if fi, err = os.Stat(entry); err != nil {
+			return
+		}
+	}
 	switch {
 	case fi.IsDir():
-		s.inspect(entry, top, "")
-	case fi.Mode()&os.ModeSymlink != 0:
-		s.inspect(entry, top, entry)
+		s.inspect(entry, top, via)
 	case fi.Mode().IsRegular():
 		b, err := readSmall(entry)
 		if err != nil {
@@ -36,7 +44,7 @@ func (s *gitScan) repo(top, entry string) {
 		if !strings.HasPrefix(v, "gitdir: ") || len(v) < 9 {
 			return // git dies: "invalid gitfile format"
 		}
-		s.inspect(joinPhysical(top, cString(v[len("gitdir: "):])), top, entry)
+		s.inspect(joinPhysical(top, cString(v[len("gitdir: "):])), top, entry) // the link itself is set aside
 	}
 }
 

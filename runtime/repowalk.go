@@ -80,6 +80,9 @@ func (w *RepoWalk) Walk(root string) bool {
 type DirEntries struct {
 	Names []string
 	IsDir []bool
+	// Links are the indexes in Names of the symlinks (when List knows
+	// them: ListDir does).
+	Links []int
 	// Git is true when the directory holds ".git" (of any type): it is
 	// a repository's worktree.
 	Git                                    bool
@@ -88,7 +91,7 @@ type DirEntries struct {
 
 // Reset empties de, keeping its storage.
 func (de *DirEntries) Reset() {
-	*de = DirEntries{Names: de.Names[:0], IsDir: de.IsDir[:0]}
+	*de = DirEntries{Names: de.Names[:0], IsDir: de.IsDir[:0], Links: de.Links[:0]}
 }
 
 // Add appends one entry.
