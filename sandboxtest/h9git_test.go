@@ -77,7 +77,7 @@ var gitAttacks = []gitAttack{
 		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && echo 'gitdir: {p}/.git/evil' > w/gf && ln -s gf w/.git`, hostDir: "/w"},
 	{name: "symlink_into_dotgit", setup: gitInit + "true",
 		plant: `git init -q --bare .git/evil && printf '[core]\n\tbare = false\n\tworktree = {p}\n\tfsmonitor = "touch {m}"\n' >> .git/evil/config && ln -s .git/evil tools`,
-		host: "(cd tools && git status; git diff; git commit -q --allow-empty -m host)"},
+		host:  "(cd tools && git status; git diff; git commit -q --allow-empty -m host)"},
 	// Configuration keys that run a program, under names outside the
 	// first list (git archive's tar.<format>.command).
 	{name: "tar_command", setup: gitInit + "true",
