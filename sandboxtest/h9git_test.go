@@ -78,6 +78,12 @@ var gitAttacks = []gitAttack{
 	{name: "symlink_into_dotgit", setup: gitInit + "true",
 		plant: `git init -q --bare .git/evil && printf '[core]\n\tbare = false\n\tworktree = {p}\n\tfsmonitor = "touch {m}"\n' >> .git/evil/config && ln -s .git/evil tools`,
 		host:  "(cd tools && git status; git diff; git commit -q --allow-empty -m host)"},
+	// A pointer through /proc/self/cwd: git resolves it against its own
+	// working directory, bwrun against its.
+	{name: "gitfile_proc_cwd", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && echo 'gitdir: /proc/self/cwd/../.git/evil' > w/.git`, hostDir: "/w"},
+	{name: "gitfile_link_proc_cwd", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && ln -s /proc/self/cwd w/l && echo 'gitdir: l/../.git/evil' > w/.git`, hostDir: "/w"},
 	// Configuration keys that run a program, under names outside the
 	// first list (git archive's tar.<format>.command).
 	{name: "tar_command", setup: gitInit + "true",
