@@ -21,6 +21,9 @@ func (s *gitScan) repo(top, entry string) {
 	}
 	via := ""
 	if fi.Mode()&os.ModeSymlink != 0 {
+		if s.pointerThroughProc(entry, entry) {
+			return
+		}
 		// git stat()s through the link: to a directory it is the git
 		// directory, to a file it is read as a .git file (its gitdir
 		// relative to top, where the link is).
@@ -44,7 +47,14 @@ func (s *gitScan) repo(top, entry string) {
 		if !strings.HasPrefix(v, "gitdir: ") || len(v) < 9 {
 			return // git dies: "invalid gitfile format"
 		}
-		s.inspect(joinPhysical(top, cString(v[len("gitdir: "):])), top, entry) // the link itself is set aside
+		g := cString(v[len("gitdir: "):])
+		if !path.IsAbs(g) {
+			g = top + "/" + g
+		}
+		if s.pointerThroughProc(entry, g) {
+			return
+		}
+		s.inspect(joinPhysical(top, g), top, entry) // a link to the file is set aside itself
 	}
 }
 
@@ -71,7 +81,14 @@ func (s *gitScan) inspect(g, top, via string) {
 	b, err := readSmall(cd)
 	switch {
 	case err == nil:
-		if common, err = filepath.EvalSymlinks(joinPhysical(real, trimPointer(b))); err != nil {
+		v := trimPointer(b)
+		if !path.IsAbs(v) {
+			v = real + "/" + v
+		}
+		if s.pointerThroughProc(cd, v) {
+			return
+		}
+		if common, err = filepath.EvalSymlinks(joinPhysical(real, v)); err != nil {
 			return // git dies
 		}
 	case errors.Is(err, errTooLarge) && s.writable(cd):
