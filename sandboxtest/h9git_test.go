@@ -84,6 +84,9 @@ var gitAttacks = []gitAttack{
 		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && echo 'gitdir: /proc/self/cwd/../.git/evil' > w/.git`, hostDir: "/w"},
 	{name: "gitfile_link_proc_cwd", setup: gitInit + "true",
 		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && ln -s /proc/self/cwd w/l && echo 'gitdir: l/../.git/evil' > w/.git`, hostDir: "/w"},
+	// A hooks directory past the scan's bound of entries.
+	{name: "hooks_many", setup: gitInit + "true",
+		plant: `git init -q v && for i in $(seq 1100); do : > v/.git/hooks/x$i; done && printf '#!/bin/sh\ntouch {m}\n' > v/.git/hooks/post-commit && chmod +x v/.git/hooks/post-commit`, hostDir: "/v"},
 	// Configuration keys that run a program, under names outside the
 	// first list (git archive's tar.<format>.command).
 	{name: "tar_command", setup: gitInit + "true",
