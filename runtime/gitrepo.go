@@ -258,6 +258,11 @@ func (s *gitScan) hooks(dir string) []string {
 	}
 	names, ok := s.list(dir)
 	if !ok {
+		if len(names) > maxGitHooks && s.changed(dir) {
+			// Too many to check one by one, and changed since the
+			// compile: the whole directory goes, git then runs none.
+			return s.found(s.setAside(dir, "a git hooks directory with more entries than the scan checks"))
+		}
 		return nil
 	}
 	var found []string
@@ -278,7 +283,8 @@ func (s *gitScan) hooks(dir string) []string {
 }
 
 // list returns a directory's names (at most maxGitHooks; past that the
-// invocation is stale).
+// invocation is stale, and the names read so far are returned with
+// false).
 func (s *gitScan) list(dir string) ([]string, bool) {
 	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_DIRECTORY, 0)
 	if err != nil {
@@ -289,7 +295,7 @@ func (s *gitScan) list(dir string) ([]string, bool) {
 	s.entries += len(names)
 	if len(names) > maxGitHooks {
 		s.stale(dir, fmt.Sprintf("the git scan did not check %s: more than %d entries (H9); review before running git there", dir, maxGitHooks))
-		return nil, false
+		return names, false
 	}
 	return names, true
 }
