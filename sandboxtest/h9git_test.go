@@ -87,6 +87,10 @@ var gitAttacks = []gitAttack{
 	// A hooks directory past the scan's bound of entries.
 	{name: "hooks_many", setup: gitInit + "true",
 		plant: `git init -q v && for i in $(seq 1100); do : > v/.git/hooks/x$i; done && printf '#!/bin/sh\ntouch {m}\n' > v/.git/hooks/post-commit && chmod +x v/.git/hooks/post-commit`, hostDir: "/v"},
+	// A directory the scan cannot list (mode 0111: git still walks
+	// through it by name) with a repository below it.
+	{name: "unlistable_dir", setup: gitInit + "true",
+		plant: `git init -q d/sub && ` + fsm + ` >> d/sub/.git/config && chmod 111 d`, hostDir: "/d/sub"},
 	// Configuration keys that run a program, under names outside the
 	// first list (git archive's tar.<format>.command).
 	{name: "tar_command", setup: gitInit + "true",
