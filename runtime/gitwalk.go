@@ -33,8 +33,13 @@ func (s *gitScan) walk(root string) {
 			}
 		},
 		Unlisted: func(dir string, err error) {
-			// Unlistable (mode 0111: git can still look a name up):
-			// check .git by name, and report the rest unchecked.
+			// Unlistable (mode 0111: git can still look a name up).
+			// Changed since the compile (a chmod sets ctime), it is the
+			// command's: set aside whole, git reaches nothing below it.
+			if s.changed(dir) && s.setAside(dir, "a directory the git scan cannot list ("+err.Error()+")") != "" {
+				return
+			}
+			// Else check .git by name, and report the rest unchecked.
 			s.stale(dir, fmt.Sprintf("the git scan could not list %s (%v) (H9): what lies below it was not checked; review before running git there", dir, err))
 			if _, err := os.Lstat(path.Join(dir, ".git")); err == nil {
 				s.repo(dir, path.Join(dir, ".git"))
