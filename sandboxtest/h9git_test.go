@@ -91,7 +91,7 @@ var gitAttacks = []gitAttack{
 	// through it by name) with a repository below it.
 	{name: "unlistable_dir", setup: gitInit + "true",
 		plant: `git init -q d/sub && ` + fsm + ` >> d/sub/.git/config && chmod 111 d`,
-		host: "(cd d/sub && git status; git diff; git commit -q --allow-empty -m host)"},
+		host:  "(cd d/sub && git status; git diff; git commit -q --allow-empty -m host)"},
 	// Configuration keys that run a program, under names outside the
 	// first list (git archive's tar.<format>.command).
 	{name: "tar_command", setup: gitInit + "true",
