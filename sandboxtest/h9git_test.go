@@ -92,6 +92,10 @@ var gitAttacks = []gitAttack{
 	{name: "unlistable_dir", setup: gitInit + "true",
 		plant: `git init -q d/sub && ` + fsm + ` >> d/sub/.git/config && chmod 111 d`,
 		host:  "(cd d/sub && git status; git diff; git commit -q --allow-empty -m host)"},
+	// A repository below the scan's 64 levels.
+	{name: "too_deep", setup: gitInit + "true",
+		plant: `d=$(printf 'a/%.0s' $(seq 66))r && git init -q $d && ` + fsm + ` >> $d/.git/config`,
+		host:  `(cd $(printf 'a/%.0s' $(seq 66))r && git status; git diff; git commit -q --allow-empty -m host)`},
 	// Configuration keys that run a program, under names outside the
 	// first list (git archive's tar.<format>.command).
 	{name: "tar_command", setup: gitInit + "true",
