@@ -47,6 +47,11 @@ func (s *gitScan) walk(root string) {
 			s.inspect(dir, dir, "") // the directory itself, as a bare repository
 		},
 		TooDeep: func(p string) {
+			// Made since the compile, it is the command's: set aside
+			// whole, git reaches nothing below it.
+			if s.changed(p) && s.setAside(p, fmt.Sprintf("a directory more than %d levels below %s, past the git scan's bound", MaxGitScanDepth, root)) != "" {
+				return
+			}
 			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels below %s (H9): deeper repositories were not checked; review before running git there", p, MaxGitScanDepth, root))
 		},
 		Entries: &s.entries,
