@@ -164,7 +164,7 @@ func (c *gitIndirect) repo(gd, top string) {
 }
 
 // pointer reads a small gitdir/commondir file, as git does (trailing
-// newlines trimmed). One of maxGitPointer bytes or more is not followed
+// newlines trimmed, then up to a NUL). One of maxGitPointer bytes or more is not followed
 // (it may be cut short) and sets more.
 func (c *gitIndirect) pointer(p string) (string, bool) {
 	b, err := c.g.fs.ReadFile(p, maxGitPointer)
@@ -176,6 +176,9 @@ func (c *gitIndirect) pointer(p string) (string, bool) {
 		return "", false
 	}
 	v := strings.TrimRight(string(b), "\r\n")
+	if i := strings.IndexByte(v, 0); i >= 0 {
+		v = v[:i] // git reads it as a C string
+	}
 	return v, v != ""
 }
 

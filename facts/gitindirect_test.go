@@ -103,3 +103,18 @@ func TestGitPointerTooLongFailsClosed(t *testing.T) {
 		}
 	}
 }
+
+// A pointer holding a NUL is read as git reads it, up to the NUL: its
+// target is protected, and the compile does not stop on a path the
+// kernel refuses (a command could plant one to refuse every compile).
+func TestGitPointerNUL(t *testing.T) {
+	file := func(s string) Stat { return Stat{Kind: invocation.KindFile, Content: s} }
+	dir := Stat{Kind: invocation.KindDir}
+	tree := Tree{"/w": dir, "/w/.git": file("gitdir: /w/g\x00junk\n"), "/w/g": dir, "/w/g/config": file("")}
+	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+	c := &gitIndirect{g: g, root: "/w", index: -1, allow: map[string]bool{}, seen: map[string]bool{}}
+	c.dotGit("/w/.git")
+	if got := indirectPaths(c); !got["/w/g/config"] {
+		t.Errorf("the target before the NUL is not protected: %v", got)
+	}
+}

@@ -15,21 +15,35 @@ import (
 // files, direnv's .envrc, editor and agent task definitions, autostart
 // entries and user services, ~/.local/bin on PATH. A command may edit
 // the project; it may not plant something the host executes.
-var ProtectedNames = []string{
-	".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".profile",
-	".zlogin", ".zprofile", ".zshenv", ".zshrc",
-	".config/fish/config.fish",
-	".envrc",
-	".git/config", ".git/hooks",
-	".husky", ".githooks", // hook directories git runs through core.hooksPath
-	".gitconfig", ".config/git/config", ".gitmodules",
-	".ripgreprc", ".mcp.json",
-	".vscode", ".idea",
-	".claude/commands", ".claude/agents", ".claude/settings.json",
-	".cursor/mcp.json", ".gemini/settings.json", // MCP servers the host starts
-	".devcontainer", // initializeCommand runs on the host
-	".config/autostart", ".config/systemd/user",
-	".local/bin",
+var ProtectedNames = append(append([]string(nil), gitProtectedNames...), runtime.StartupNames...)
+
+// gitProtectedNames are the entries of ProtectedNames that are git's:
+// git init, git submodule and hook managers create them, so one created
+// by a command is warned about (and the invocation goes stale) but
+// stays; the scan checks what git would run from them. Every other
+// entry is a runtime.StartupNames entry, set aside when a command
+// creates it.
+var gitProtectedNames = []string{".git/config", ".git/hooks", ".husky", ".githooks", ".gitconfig", ".config/git/config", ".gitmodules"}
+
+// protectedPaths returns the (name, path) pairs of ProtectedNames to
+// protect in the writable directory root: each name below root and,
+// when root lies inside the home directory, each name below the home
+// that lies inside root (a read-write bind of ~/.config/systemd holds
+// ~/.config/systemd/user, which a login runs whatever the bind's root).
+func protectedPaths(root, home string) [][2]string {
+	var out [][2]string
+	for _, name := range ProtectedNames {
+		out = append(out, [2]string{name, path.Join(root, name)})
+	}
+	if home == "" || home == root || !Within(root, home) {
+		return out
+	}
+	for _, name := range ProtectedNames {
+		if p := path.Join(home, name); p != root && Within(p, root) {
+			out = append(out, [2]string{name, p})
+		}
+	}
+	return out
 }
 
 // Protected is one entry of ProtectedNames found in a writable
@@ -95,8 +109,8 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		isRoot[r.dir] = true
 	}
 	for _, r := range roots {
-		for _, name := range ProtectedNames {
-			p := path.Join(r.dir, name)
+		for _, np := range protectedPaths(r.dir, f.Home) {
+			name, p := np[0], np[1]
 			if seen[p] {
 				continue
 			}

@@ -141,9 +141,12 @@ func TestCarriedGitScanSince(t *testing.T) {
 			t.Errorf("%+v, since %d: %d, want %d", c.rep, c.since, got, c.want)
 		}
 	}
-	// The scan reports it: a bound reached is unresolved, with its time.
+	// The scan reports it: a bound reached is unresolved, with its time
+	// (a deep tree older than the compile: one the command made is set
+	// aside instead).
 	f := newScanFixture(t)
-	f.inv.GitScanSince = 42
+	future := time.Now().Add(time.Hour).UnixNano()
+	f.inv.GitScanSince = future
 	p := filepath.Join(f.proj, "deep")
 	for i := 0; i <= MaxGitScanDepth; i++ {
 		p = filepath.Join(p, "d")
@@ -151,7 +154,7 @@ func TestCarriedGitScanSince(t *testing.T) {
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if rep := f.scan(t); !rep.Unresolved || rep.Since != 42 {
+	if rep := f.scan(t); !rep.Unresolved || rep.Since != future {
 		t.Errorf("a scan past its depth bound: unresolved %v since %d", rep.Unresolved, rep.Since)
 	}
 	os.RemoveAll(filepath.Join(f.proj, "deep"))

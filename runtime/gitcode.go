@@ -23,7 +23,22 @@ var GitCodeKeys = []string{
 	"trailer.*", "protocol.*",
 	"remote.*.uploadpack", "remote.*.receivepack", "remote.*.vcs",
 	"submodule.*.update", "uploadpack.packobjectshook", "init.templatedir",
+	// Outside git-config(1): git archive's tar.<format>.command, git
+	// imap-send's tunnel, git gui's tools, git svn's authorsProg, git
+	// lfs's transfer agents and extensions.
+	"tar.*.command", "imap.tunnel", "guitool.*", "help.browser",
+	"svn.*", "svn-remote.*", "lfs.*",
 }
+
+// gitCodeSuffixes catch, whatever the section, the keys named as git
+// and its tools name a program to run (tar.<format>.command,
+// guitool.<name>.cmd, gpg.<format>.program, svn.authorsProg,
+// core.sshCommand, credential.helper, merge.<driver>.driver): a key git
+// or a tool adds later under such a name is a finding before it is
+// listed. git's own defaults (init, clone, submodule, worktree) write
+// no key so named.
+var gitCodeSuffixes = []string{"command", "cmd", "program", "prog", "tunnel", "helper",
+	"driver", "textconv", "editor", "pager", "askpass", "hook", "hookspath"}
 
 // gitCodeKey reports whether a configuration entry can make git run
 // something the file's writer chose (see GitCodeKeys).
@@ -50,6 +65,11 @@ func gitCodeKey(e GitConfigEntry) bool {
 				return true
 			}
 		case !hasSub && kr == name:
+			return true
+		}
+	}
+	for _, suf := range gitCodeSuffixes {
+		if strings.HasSuffix(name, suf) {
 			return true
 		}
 	}

@@ -19,25 +19,42 @@ func (s *gitScan) repo(top, entry string) {
 	if err != nil {
 		return
 	}
+	via := ""
+	if fi.Mode()&os.ModeSymlink != 0 {
+		if s.pointerThroughProc(entry, entry) {
+			return
+		}
+		// git stat()s through the link: to a directory it is the git
+		// directory, to a file it is read as a .git file (its gitdir
+		// relative to top, where the link is).
+		via = entry
+		if fi, err = os.Stat(entry); err != nil {
+			return
+		}
+	}
 	switch {
 	case fi.IsDir():
-		s.inspect(entry, top, "")
-	case fi.Mode()&os.ModeSymlink != 0:
-		s.inspect(entry, top, entry)
+		s.inspect(entry, top, via)
 	case fi.Mode().IsRegular():
 		b, err := readSmall(entry)
 		if err != nil {
 			return // git refuses it too ("too large", unreadable)
 		}
-		v := trimPointer(b)
+		// read_gitfile_gently: CR/LF trimmed, the length checked, then
+		// the value read as a C string ("gitdir: \x00" is the directory
+		// holding the file).
+		v := strings.TrimRight(string(b), "\r\n")
 		if !strings.HasPrefix(v, "gitdir: ") || len(v) < 9 {
 			return // git dies: "invalid gitfile format"
 		}
-		g := v[len("gitdir: "):]
+		g := cString(v[len("gitdir: "):])
 		if !path.IsAbs(g) {
-			g = path.Join(top, g)
+			g = top + "/" + g
 		}
-		s.inspect(g, top, entry)
+		if s.pointerThroughProc(entry, g) {
+			return
+		}
+		s.inspect(joinPhysical(top, g), top, entry) // a link to the file is set aside itself
 	}
 }
 
@@ -66,9 +83,12 @@ func (s *gitScan) inspect(g, top, via string) {
 	case err == nil:
 		v := trimPointer(b)
 		if !path.IsAbs(v) {
-			v = path.Join(real, v)
+			v = real + "/" + v
 		}
-		if common, err = filepath.EvalSymlinks(v); err != nil {
+		if s.pointerThroughProc(cd, v) {
+			return
+		}
+		if common, err = filepath.EvalSymlinks(joinPhysical(real, v)); err != nil {
 			return // git dies
 		}
 	case errors.Is(err, errTooLarge) && s.writable(cd):
@@ -95,11 +115,9 @@ func (s *gitScan) inspect(g, top, via string) {
 	switch {
 	case hp == "":
 	case strings.HasPrefix(hp, "~/"):
-		hooks = path.Join(s.home, hp[2:])
-	case path.IsAbs(hp):
-		hooks = hp
+		hooks = joinPhysical(s.home, hp[2:])
 	default:
-		hooks = path.Join(top, hp)
+		hooks = joinPhysical(top, hp)
 	}
 	found = append(found, s.hooks(hooks)...)
 	s.modules(path.Join(common, "modules"), 0)
@@ -139,18 +157,18 @@ func coreWorktree(common, g string) string {
 	return wt
 }
 
-// gitDirValid is git's is_git_directory: HEAD in g, objects and refs in
-// its common directory.
+// gitDirValid is a superset of git's is_git_directory: HEAD in g, refs
+// in its common directory. git asks only access(X_OK) of refs and
+// objects (an executable file passes), and GIT_OBJECT_DIRECTORY may
+// name the objects elsewhere: any refs will do, and objects is not
+// asked for. Taking a directory for a repository that git would not is
+// only a closer look.
 func gitDirValid(g, common string) bool {
 	if _, err := os.Lstat(path.Join(g, "HEAD")); err != nil {
 		return false
 	}
-	for _, d := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(path.Join(common, d)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
+	_, err := os.Stat(path.Join(common, "refs"))
+	return err == nil
 }
 
 func anyWithin(ps []string, dir string) bool {
@@ -208,11 +226,10 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 		if !ok {
 			continue
 		}
-		switch {
-		case strings.HasPrefix(inc, "~/"):
-			inc = path.Join(s.home, inc[2:])
-		case !path.IsAbs(inc):
-			inc = path.Join(path.Dir(p), inc)
+		if strings.HasPrefix(inc, "~/") {
+			inc = joinPhysical(s.home, inc[2:])
+		} else {
+			inc = joinPhysical(path.Dir(p), inc)
 		}
 		found = append(found, s.config(inc, depth+1, hp)...)
 	}
@@ -241,6 +258,11 @@ func (s *gitScan) hooks(dir string) []string {
 	}
 	names, ok := s.list(dir)
 	if !ok {
+		if len(names) > maxGitHooks && s.changed(dir) {
+			// Too many to check one by one, and changed since the
+			// compile: the whole directory goes, git then runs none.
+			return s.found(s.setAside(dir, "a git hooks directory with more entries than the scan checks"))
+		}
 		return nil
 	}
 	var found []string
@@ -261,7 +283,8 @@ func (s *gitScan) hooks(dir string) []string {
 }
 
 // list returns a directory's names (at most maxGitHooks; past that the
-// invocation is stale).
+// invocation is stale, and the names read so far are returned with
+// false).
 func (s *gitScan) list(dir string) ([]string, bool) {
 	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_DIRECTORY, 0)
 	if err != nil {
@@ -272,7 +295,7 @@ func (s *gitScan) list(dir string) ([]string, bool) {
 	s.entries += len(names)
 	if len(names) > maxGitHooks {
 		s.stale(dir, fmt.Sprintf("the git scan did not check %s: more than %d entries (H9); review before running git there", dir, maxGitHooks))
-		return nil, false
+		return names, false
 	}
 	return names, true
 }

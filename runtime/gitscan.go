@@ -99,14 +99,26 @@ const WhyProfileHome = "H9 (profile home)"
 // the invocation was compiled (Invocation.GitScanSince) is not a
 // finding: the user's own core.pager or hook in a repository the
 // invocation leaves writable stays where it is. A protected entry of the profile home that was absent when
-// compiling (WhyProfileHome) and exists now is set aside too. Files the invocation binds read-only, and files outside the
+// compiling (WhyProfileHome) and exists now is set aside too, and so is
+// such an entry of another writable directory when it is a start-up file
+// (WhyProtected, StartupNames: .envrc, .devcontainer.json, a user unit
+// directory): git's own entries (.git/config, .git/hooks, .gitmodules)
+// that git init and git submodule create are warned about and stay. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
 func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
 	s := newGitScan(inv, home, now)
 	for _, p := range inv.Preconditions {
-		if p.Why == WhyProfileHome && p.Kind == invocation.KindAbsent {
+		if p.Kind != invocation.KindAbsent {
+			continue
+		}
+		switch {
+		case p.Why == WhyProfileHome:
 			if _, err := os.Lstat(p.Path); err == nil {
 				s.setAside(p.Path, "a start-up file of the profile home (it would run in every later command of the profile)")
+			}
+		case p.Why == WhyProtected && startupPath(p.Path):
+			if _, err := os.Lstat(p.Path); err == nil {
+				s.setAside(p.Path, "a start-up file the host would run later (H9), absent when compiling")
 			}
 		}
 	}
@@ -277,5 +289,36 @@ func readSmall(p string) ([]byte, error) {
 var errTooLarge = fmt.Errorf("larger than %d bytes", maxGitFile)
 
 // trimPointer is how git reads a gitdir or commondir value: trailing CR
-// and LF removed.
-func trimPointer(b []byte) string { return strings.TrimRight(string(b), "\r\n") }
+// and LF removed, then read as a C string (a NUL ends it: "gitdir:
+// X\x00junk" leads git to X).
+func trimPointer(b []byte) string { return cString(strings.TrimRight(string(b), "\r\n")) }
+
+// cString is v as C reads it: up to its first NUL.
+func cString(v string) string {
+	if i := strings.IndexByte(v, 0); i >= 0 {
+		return v[:i]
+	}
+	return v
+}
+
+// joinPhysical is the path the kernel (and git, which passes it on as
+// written or through real_path) reaches for rel below dir (rel as is when
+// absolute): ".." after a symlink goes to the parent of the link's
+// target, not back where the link is, as path.Join would have it. All
+// but the last component are resolved; when they cannot be, the lexical
+// path is returned (nothing is there for git either).
+func joinPhysical(dir, rel string) string {
+	p := rel
+	if !path.IsAbs(rel) {
+		p = dir + "/" + rel
+	}
+	i := strings.LastIndexByte(p, '/')
+	parent, last := p[:i], p[i+1:]
+	if parent == "" {
+		parent = "/"
+	}
+	if r, err := filepath.EvalSymlinks(parent); err == nil {
+		return path.Join(r, last)
+	}
+	return path.Clean(p)
+}

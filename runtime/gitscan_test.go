@@ -313,12 +313,14 @@ func TestParseGitConfig(t *testing.T) {
 			t.Errorf("%q parsed", bad)
 		}
 	}
-	for _, k := range []string{"core.fsmonitor", "alias.x", "filter.lfs.smudge", "diff.x.textconv", "credential.https://h.helper", "includeif.gitdir:x.path", "remote.o.uploadpack"} {
+	for _, k := range []string{"core.fsmonitor", "alias.x", "filter.lfs.smudge", "diff.x.textconv", "credential.https://h.helper", "includeif.gitdir:x.path", "remote.o.uploadpack",
+		"tar.tar.gz.command", "imap.tunnel", "guitool.x.cmd", "svn.authorsprog", "lfs.customtransfer.x.path", "x.y.somecommand", "x.sequenceeditor"} {
 		if !gitCodeKey(GitConfigEntry{Key: k}) {
 			t.Errorf("%s is not a code key", k)
 		}
 	}
-	for _, k := range []string{"core.bare", "remote.o.url", "branch.main.merge", "core.worktree", "diff.x.binary", "user.name"} {
+	for _, k := range []string{"core.bare", "remote.o.url", "branch.main.merge", "core.worktree", "diff.x.binary", "user.name",
+		"core.repositoryformatversion", "core.filemode", "core.logallrefupdates", "remote.o.fetch", "submodule.x.url", "submodule.x.active", "extensions.worktreeconfig"} {
 		if gitCodeKey(GitConfigEntry{Key: k, Value: "v"}) {
 			t.Errorf("%s is a code key", k)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,26 +23,64 @@ func (s *gitScan) walk(root string) {
 		Visit: func(dir string, de *DirEntries) {
 			if de.Git {
 				s.repo(dir, path.Join(dir, ".git"))
-			} else if de.Bare() {
+			}
+			if de.Bare() {
 				// inspect reads what git reads there.
 				s.inspect(dir, dir, "")
 			}
+			for _, i := range de.Links {
+				s.linkIntoGitDir(path.Join(dir, de.Names[i]))
+			}
 		},
 		Unlisted: func(dir string, err error) {
-			// Unlistable (mode 0111: git can still look a name up):
-			// check .git by name, and report the rest unchecked.
+			// Unlistable (mode 0111: git can still look a name up).
+			// Changed since the compile (a chmod sets ctime), it is the
+			// command's: set aside whole, git reaches nothing below it.
+			if s.changed(dir) && s.setAside(dir, "a directory the git scan cannot list ("+err.Error()+")") != "" {
+				return
+			}
+			// Else check .git by name, and report the rest unchecked.
 			s.stale(dir, fmt.Sprintf("the git scan could not list %s (%v) (H9): what lies below it was not checked; review before running git there", dir, err))
 			if _, err := os.Lstat(path.Join(dir, ".git")); err == nil {
 				s.repo(dir, path.Join(dir, ".git"))
 			}
+			s.inspect(dir, dir, "") // the directory itself, as a bare repository
 		},
 		TooDeep: func(p string) {
+			// Made since the compile, it is the command's: set aside
+			// whole, git reaches nothing below it.
+			if s.changed(p) && s.setAside(p, fmt.Sprintf("a directory more than %d levels below %s, past the git scan's bound", MaxGitScanDepth, root)) != "" {
+				return
+			}
 			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels below %s (H9): deeper repositories were not checked; review before running git there", p, MaxGitScanDepth, root))
 		},
 		Entries: &s.entries,
 	}
 	if !w.Walk(root) {
 		s.stale(root, fmt.Sprintf("the git scan of %s stopped after %d entries (H9): repositories past them were not checked for code a later host git would run; review before running git there", root, MaxGitScanEntries))
+	}
+}
+
+// linkIntoGitDir checks what a host git run in the directory symlink
+// link would discover, when the link leads inside a ".git" directory
+// (which the walk does not enter; elsewhere the walk reaches the target
+// itself): git works from the physical directory, so the target and
+// each of its parents below that ".git" are taken as bare repositories,
+// with the link set aside when code was found there.
+func (s *gitScan) linkIntoGitDir(link string) {
+	t, err := filepath.EvalSymlinks(link)
+	if err != nil || !strings.Contains(t+"/", "/.git/") {
+		return
+	}
+	if fi, err := os.Stat(t); err != nil || !fi.IsDir() {
+		return
+	}
+	for d := t; path.Base(d) != ".git" && d != "/"; d = path.Dir(d) {
+		before := len(s.rep.SetAside)
+		s.inspect(d, d, "")
+		if len(s.rep.SetAside) > before && s.writable(link) {
+			s.setAside(link, "a symlink into "+d+", where code was set aside")
+		}
 	}
 }
 
@@ -66,6 +106,9 @@ func ListDir(dir string, buf []byte, de *DirEntries) error {
 			}
 		}
 		de.Add(name, typ == unix.DT_DIR)
+		if typ == unix.DT_LNK {
+			de.Links = append(de.Links, len(de.Names)-1)
+		}
 	})
 }
 

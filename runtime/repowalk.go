@@ -80,6 +80,9 @@ func (w *RepoWalk) Walk(root string) bool {
 type DirEntries struct {
 	Names []string
 	IsDir []bool
+	// Links are the indexes in Names of the symlinks (when List knows
+	// them: ListDir does).
+	Links []int
 	// Git is true when the directory holds ".git" (of any type): it is
 	// a repository's worktree.
 	Git                                    bool
@@ -88,7 +91,7 @@ type DirEntries struct {
 
 // Reset empties de, keeping its storage.
 func (de *DirEntries) Reset() {
-	*de = DirEntries{Names: de.Names[:0], IsDir: de.IsDir[:0]}
+	*de = DirEntries{Names: de.Names[:0], IsDir: de.IsDir[:0], Links: de.Links[:0]}
 }
 
 // Add appends one entry.
@@ -112,9 +115,12 @@ func (de *DirEntries) Add(name string, isDir bool) {
 }
 
 // Bare reports whether the directory looks like a bare repository (HEAD
-// next to config, objects, refs or commondir) and holds no ".git": git
-// may use it as a git directory. A command may make any directory look
-// like one, so the walk still goes on below it.
+// next to config, objects, refs or commondir): git may use it as a git
+// directory. A ".git" next to them does not rule it out: one git passes
+// by (a FIFO, a dangling symlink, a directory that is no repository)
+// sends its discovery on to the directory itself (setup.c). A command
+// may make any directory look like one, so the walk still goes on below
+// it.
 func (de *DirEntries) Bare() bool {
-	return !de.Git && de.head && (de.config || de.objects || de.refs || de.commondir)
+	return de.head && (de.config || de.objects || de.refs || de.commondir)
 }

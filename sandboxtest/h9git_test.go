@@ -16,6 +16,9 @@ type gitAttack struct {
 	name, setup, plant, hostDir string
 	// settings are added to the compile's (after "cwd: {p}").
 	settings string
+	// host, when set, is the host git command line run afterwards
+	// (default: status, diff and an empty commit).
+	host string
 }
 
 // gitInit makes {p} a repository with one commit.
@@ -26,6 +29,11 @@ const fsm = `printf '[core]\n\tfsmonitor = "touch {m}"\n'`
 
 // fsmWorktree is fsm for a bare repository a .git file makes a worktree's.
 const fsmWorktree = `printf '[core]\n\tbare = false\n\tfsmonitor = "touch {m}"\n'`
+
+// bareSub makes {p}/sub a bare repository by its files (HEAD, objects,
+// refs, config) whose core.worktree is itself and whose fsmonitor runs
+// the marker.
+const bareSub = `mkdir -p sub/objects sub/refs/heads && echo 'ref: refs/heads/main' > sub/HEAD && printf '[core]\n\trepositoryformatversion = 0\n\tworktree = .\n\tfsmonitor = "touch {m}"\n' > sub/config`
 
 var gitAttacks = []gitAttack{
 	{name: "commondir", setup: gitInit + "true",
@@ -44,6 +52,55 @@ var gitAttacks = []gitAttack{
 		plant: `mkdir -p tools/hooks && printf '#!/bin/sh\ntouch {m}\n' > tools/hooks/post-commit && chmod +x tools/hooks/post-commit`},
 	{name: "nested_repo", setup: gitInit + "true",
 		plant: `git init -q vendor/a/b && ` + fsm + ` >> vendor/a/b/.git/config`, hostDir: "/vendor/a/b"},
+	// A directory git takes as a bare repository although it holds a
+	// .git entry: one git passes by (a FIFO, a dangling symlink, a
+	// directory that is no repository) sends its discovery on to the
+	// directory itself (setup.c); core.worktree makes it a worktree.
+	{name: "dotgit_fifo_bare", setup: gitInit + "true", plant: bareSub + ` && mkfifo sub/.git`, hostDir: "/sub"},
+	{name: "dotgit_dangling_bare", setup: gitInit + "true", plant: bareSub + ` && ln -s /nonexistent sub/.git`, hostDir: "/sub"},
+	{name: "dotgit_emptydir_bare", setup: gitInit + "true", plant: bareSub + ` && mkdir sub/.git`, hostDir: "/sub"},
+	// git's is_git_directory asks access(X_OK) of refs and objects: an
+	// executable file passes.
+	{name: "refs_file", setup: gitInit + "true", plant: bareSub + ` && rm -r sub/refs && touch sub/refs && chmod +x sub/refs`, hostDir: "/sub"},
+	// A .git file read as a C string (a NUL ends it) and its relative
+	// gitdir joined as the kernel resolves it (.. after a symlink), to a
+	// git directory kept where the walk does not go (inside .git).
+	{name: "gitfile_nul", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && printf 'gitdir: {p}/.git/evil\000x\n' > w/.git`, hostDir: "/w"},
+	{name: "gitfile_dotdot", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir -p w .git/lnk && ln -s ../.git/lnk w/l && echo 'gitdir: l/../evil' > w/.git`, hostDir: "/w"},
+	// A .git symlink to a file holding "gitdir:" (git stat()s through
+	// the link and reads the file), and a symlink into a .git directory
+	// (the walk does not go there) that makes a bare repository there
+	// the one a host git in that directory uses.
+	{name: "gitfile_symlink", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && echo 'gitdir: {p}/.git/evil' > w/gf && ln -s gf w/.git`, hostDir: "/w"},
+	{name: "symlink_into_dotgit", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && printf '[core]\n\tbare = false\n\tworktree = {p}\n\tfsmonitor = "touch {m}"\n' >> .git/evil/config && ln -s .git/evil tools`,
+		host:  "(cd tools && git status; git diff; git commit -q --allow-empty -m host)"},
+	// A pointer through /proc/self/cwd: git resolves it against its own
+	// working directory, bwrun against its.
+	{name: "gitfile_proc_cwd", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && echo 'gitdir: /proc/self/cwd/../.git/evil' > w/.git`, hostDir: "/w"},
+	{name: "gitfile_link_proc_cwd", setup: gitInit + "true",
+		plant: `git init -q --bare .git/evil && ` + fsmWorktree + ` >> .git/evil/config && mkdir w && ln -s /proc/self/cwd w/l && echo 'gitdir: l/../.git/evil' > w/.git`, hostDir: "/w"},
+	// A hooks directory past the scan's bound of entries.
+	{name: "hooks_many", setup: gitInit + "true",
+		plant: `git init -q v && for i in $(seq 1100); do : > v/.git/hooks/x$i; done && printf '#!/bin/sh\ntouch {m}\n' > v/.git/hooks/post-commit && chmod +x v/.git/hooks/post-commit`, hostDir: "/v"},
+	// A directory the scan cannot list (mode 0111: git still walks
+	// through it by name) with a repository below it.
+	{name: "unlistable_dir", setup: gitInit + "true",
+		plant: `git init -q d/sub && ` + fsm + ` >> d/sub/.git/config && chmod 111 d`,
+		host:  "(cd d/sub && git status; git diff; git commit -q --allow-empty -m host)"},
+	// A repository below the scan's 64 levels.
+	{name: "too_deep", setup: gitInit + "true",
+		plant: `d=$(printf 'a/%.0s' $(seq 66))r && git init -q $d && ` + fsm + ` >> $d/.git/config`,
+		host:  `(cd $(printf 'a/%.0s' $(seq 66))r && git status; git diff; git commit -q --allow-empty -m host)`},
+	// Configuration keys that run a program, under names outside the
+	// first list (git archive's tar.<format>.command).
+	{name: "tar_command", setup: gitInit + "true",
+		plant:   `git init -q v && git -C v commit -q --allow-empty -m v && git -C v config tar.tar.gz.command "touch {m}; cat"`,
+		hostDir: "/v", host: "git archive -o ../v.tar.gz HEAD"},
 	{name: "decoys", setup: gitInit + "for i in $(seq 70); do git init -q d$i; done && git init -q zz",
 		plant: fsm + ` >> zz/.git/config`, hostDir: "/zz", settings: "protect:\n  allow: [repositories past the bound]\n"},
 }
@@ -80,7 +137,11 @@ func testGitIndirection(t *testing.T, f *fixture) {
 					g.wantCode(r, 0)
 				}
 				hostDir := p + a.hostDir
-				r = g.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; git diff >/dev/null 2>&1; git commit -q --allow-empty -m host >/dev/null 2>&1; true"}, dir: hostDir})
+				host := "git status >/dev/null 2>&1; git diff >/dev/null 2>&1; git commit -q --allow-empty -m host >/dev/null 2>&1"
+				if a.host != "" {
+					host = a.host + " >/dev/null 2>&1"
+				}
+				r = g.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + host + "; true"}, dir: hostDir})
 				_, err := os.Stat(m)
 				ran := err == nil
 				switch {

@@ -79,6 +79,7 @@ var scenarios = []scenario{
 	{"H7_second_mount", testSecondMount},
 	{"H4_hide_tracked_by_git", testHideTracked},
 	{"H9_git_indirection", testGitIndirection},
+	{"H9_startup_planted", testStartupPlanted},
 	{"H9_git_indirection_bound", testGitIndirectionBound},
 	{"H9_git_user_keys_kept", testGitUserKeysKept},
 	{"H9_git_decoys_refused", testGitDecoysRefused},

@@ -1,0 +1,54 @@
+package runtime
+
+import "strings"
+
+// StartupNames are the entries of a writable directory, other than
+// git's own, that something on the host runs later without being asked
+// (H9): shell start-up files of every shell (and the files the usual
+// ones source), direnv's .envrc, login-session environments, autostart
+// entries, user services and D-Bus activations, ~/.local/bin on PATH,
+// and the editor, IDE and agent files whose tasks, hooks or MCP servers
+// the host starts. facts.ProtectedNames binds the existing ones
+// read-only; one a command creates where none was is set aside after
+// the command (ScanGit), not only warned about: it would run before
+// anyone read the warning.
+var StartupNames = []string{
+	".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".profile",
+	".zlogin", ".zprofile", ".zshenv", ".zshrc",
+	".config/fish/config.fish",
+	".envrc",
+	".ripgreprc", ".mcp.json",
+	".vscode", ".idea",
+	".claude/commands", ".claude/agents", ".claude/settings.json",
+	".cursor/mcp.json", ".gemini/settings.json",
+	".devcontainer",
+	".config/autostart", ".config/systemd/user",
+	".local/bin",
+	// Sourced by Debian's and Ubuntu's ~/.bashrc; read by other shells
+	// (mksh, ksh93, csh/tcsh, zsh on logout, fish's conf.d and
+	// autoloaded functions).
+	".bash_aliases", ".mkshrc", ".kshrc", ".zlogout", ".cshrc", ".tcshrc", ".login",
+	".config/fish/conf.d", ".config/fish/functions",
+	// The login session: environment.d and pam_env (LD_PRELOAD, PATH,
+	// GIT_* for every later process), X session scripts, user units
+	// under XDG_DATA_HOME, D-Bus services started on first use.
+	".config/environment.d", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc",
+	".local/share/systemd/user", ".local/share/dbus-1/services",
+	// More files whose hooks, tasks or MCP servers the host starts:
+	// VS Code's root-level dev container file, Claude Code's local
+	// settings (hooks), Cursor's hooks, Gemini's custom commands, Zed's
+	// tasks and context servers, Continue, Roo, Amazon Q and opencode.
+	".devcontainer.json", ".claude/settings.local.json", ".cursor/hooks.json", ".gemini/commands",
+	".zed", ".continue", ".roo/mcp.json", ".amazonq", "opencode.json",
+}
+
+// startupPath reports whether host path p is a StartupNames entry of
+// some directory (p ends in "/" + a name).
+func startupPath(p string) bool {
+	for _, n := range StartupNames {
+		if strings.HasSuffix(p, "/"+n) {
+			return true
+		}
+	}
+	return false
+}
