@@ -1,6 +1,7 @@
 package sandboxtest
 
 import (
+	"sync"
 	"testing"
 	"time"
 )
@@ -103,6 +104,14 @@ var scenarios = []scenario{
 	{"H10_allow_inside_denied", testAllowInsideDenied},
 }
 
+// bindsSockets names the scenarios that bind Unix sockets in the file
+// system (greetingListener on a path); hostSockets keeps every other
+// scenario out while one runs.
+var (
+	bindsSockets = map[string]bool{"H8_user_sockets": true, "H7_credential_locations": true}
+	hostSockets  sync.RWMutex
+)
+
 func TestSandbox(t *testing.T) {
 	if skipAll != "" {
 		t.Skip(skipAll)
@@ -122,6 +131,17 @@ func TestSandbox(t *testing.T) {
 			for _, sc := range scenarios {
 				t.Run(sc.name, func(t *testing.T) {
 					t.Parallel()
+					// A socket one scenario binds in the file system is a
+					// user socket every compile meanwhile records (H8), and
+					// its removal makes those invocations stale: the
+					// scenarios that bind one run alone.
+					if bindsSockets[sc.name] {
+						hostSockets.Lock()
+						defer hostSockets.Unlock()
+					} else {
+						hostSockets.RLock()
+						defer hostSockets.RUnlock()
+					}
 					sc.run(t, newFixture(t, id))
 				})
 			}
