@@ -22,6 +22,12 @@ var leakedEnv = []string{
 	// By value only: innocent names.
 	"SBX_NOTES=ghp_0123456789abcdefghijklmnopqrstuvwxyz {marker}", "SBX_CONN=host=db password={marker}",
 	"SBX_PEM=-----BEGIN OPENSSH PRIVATE KEY----- {marker}",
+	// Found by re-attacking the filter (sixth session): names with digits
+	// or a word after KEY, KEY fused to its qualifier; values as a header,
+	// JSON, netrc and a webhook URL.
+	"GITHUB_TOKEN2={marker}", "API_KEY_PROD={marker}", "MINIO_SECRETKEY={marker}",
+	"SBX_HDR=Authorization: token {marker}", `SBX_JSON={"client_secret": "{marker}"}`,
+	"SBX_NETRC=machine h login u password {marker}", "SBX_HOOK=https://discord.com/api/webhooks/1/{marker}",
 }
 
 // H5: the leaked variables are absent inside; the harmless ones (PATH,
