@@ -296,20 +296,27 @@ func secretKeyBefore(v string, eq int) bool {
 	if eq+1 >= len(v) || strings.IndexByte(" \t;&,", v[eq+1]) >= 0 {
 		return false
 	}
-	if !secretKeyEnd(v[eq-1]) {
-		return false
-	}
-	k := eq
-	for k > 0 && eq-k < 24 && (isAlnum(v[k-1]) || v[k-1] == '_' || v[k-1] == '-') {
-		k--
-	}
-	if k == eq || eq-k >= 24 {
-		return false
-	}
-	if k > 0 && strings.IndexByte(" \t;&?,", v[k-1]) < 0 {
+	k, ok := keyStart(v, eq)
+	if !ok || k > 0 && strings.IndexByte(" \t;&?,", v[k-1]) < 0 {
 		return false
 	}
 	return secretKey(v[k:eq])
+}
+
+// keyStart finds the key that ends at v[end] (excluded): a run of 1 to
+// 23 letters, digits, '_' and '-' whose last byte can end a secret key
+// (secretKeyEnd, checked first: the separators of LS_COLORS, PATH and
+// the like are passed over without looking back). It returns where the
+// key starts.
+func keyStart(v string, end int) (int, bool) {
+	if end == 0 || !secretKeyEnd(v[end-1]) {
+		return 0, false
+	}
+	k := end
+	for k > 0 && end-k < 24 && (isAlnum(v[k-1]) || v[k-1] == '_' || v[k-1] == '-') {
+		k--
+	}
+	return k, k < end && end-k < 24
 }
 
 // secretKeyEnd: c can end a key secretKey accepts (the last letters of
@@ -362,14 +369,8 @@ func secretKeyBeforeColon(v string, colon int) bool {
 	if quoted {
 		end--
 	}
-	if end == 0 || !secretKeyEnd(v[end-1]) {
-		return false
-	}
-	k := end
-	for k > 0 && end-k < 24 && (isAlnum(v[k-1]) || v[k-1] == '_' || v[k-1] == '-') {
-		k--
-	}
-	if k == end || end-k >= 24 {
+	k, ok := keyStart(v, end)
+	if !ok {
 		return false
 	}
 	switch {
