@@ -129,13 +129,11 @@ func (e *emitter) process() {
 	e.p.add("S9", "commands start in the working directory", e.cwdSource(), "--chdir", f.Cwd.RunDir)
 	// The runtime needs the first process with or without limits: S11
 	// kills the sandbox's pid namespace through it when the command ends.
-	if e.limited() {
-		e.p.add("S1", "bwrap reports the sandbox's first process and waits until the runtime has set the limits on it (RLIMIT_NPROC inside its user namespace), before anything runs", e.profilePos("defaults.max_procs"),
-			"--info-fd", e.p.fd(invocation.FDInfo), "--block-fd", e.p.fd(invocation.FDBlock))
-	} else {
-		e.p.add("S11", "bwrap reports the sandbox's first process and waits until the runtime has checked that it has a pid namespace of its own (no limits are set: memory_mb, cpu_seconds and max_procs are 0), so that nothing of the sandbox outlives the command", e.profilePos("defaults.max_procs"),
-			"--info-fd", e.p.fd(invocation.FDInfo), "--block-fd", e.p.fd(invocation.FDBlock))
+	rule, reason := "S1", "bwrap reports the sandbox's first process and waits until the runtime has set the limits on it (RLIMIT_NPROC inside its user namespace), before anything runs"
+	if !e.limited() {
+		rule, reason = "S11", "bwrap reports the sandbox's first process and waits until the runtime has checked that it has a pid namespace of its own (no limits are set: memory_mb, cpu_seconds and max_procs are 0), so that nothing of the sandbox outlives the command"
 	}
+	e.p.add(rule, reason, e.profilePos("defaults.max_procs"), "--info-fd", e.p.fd(invocation.FDInfo), "--block-fd", e.p.fd(invocation.FDBlock))
 	e.p.add("runtime", "bwrap reports the command's exit status, telling a set-up failure (125) from the command's own status", "runtime", "--json-status-fd", e.p.fd(invocation.FDStatus))
 }
 
