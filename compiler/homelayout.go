@@ -50,8 +50,17 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 			hb.reason = fmt.Sprintf("home entry %s (%s) is a symlink to %s, recreated as the same symlink (not followed)", name, en.Why, en.Target)
 		case en.Writable:
 			hb.reason = fmt.Sprintf("home entry %s (%s), read-write: the writable set covers it", name, en.Why)
+			hb.groupReason = fmt.Sprintf("home entries (%s), read-write: the writable set covers them", en.Why)
 		default:
 			hb.reason = fmt.Sprintf("home entry %s (%s), read-only", name, en.Why)
+			hb.groupReason = fmt.Sprintf("home entries (%s), read-only", en.Why)
+		}
+		if hb.groupReason != "" && en.Why != facts.HomeWhyPath {
+			hb.group = en.Why + "|" + hb.groupReason
+			hb.groupPos = entryPos(e, en)
+			if en.Why == facts.HomeWhyNonDot {
+				hb.groupPos = "host: each exists"
+			}
 		}
 		out = append(out, hb)
 	}
@@ -99,4 +108,35 @@ func entryPos(e *emitter, en facts.HomeEntry) string {
 		return "built in: facts.HomeAllowed"
 	}
 	return "host: " + en.Path + " exists"
+}
+
+// homeEntryRun writes the run of home entries at the start of bs that
+// share a group as one explain row (one bwrap option each, as before),
+// and returns how many it wrote; 0 when bs does not start with a run of
+// two or more. A home of 200 entries is then one row, not 200: the
+// invocation bwrun reads on every command stays small.
+func (e *emitter) homeEntryRun(bs []hostBind, opt string) int {
+	g := bs[0]
+	n := 0
+	for n < len(bs) && bs[n].kind == "home-entry" && g.group != "" && bs[n].group == g.group {
+		n++
+	}
+	if n < 2 {
+		return 0
+	}
+	var args, names []string
+	for _, b := range bs[:n] {
+		args = append(args, opt, b.src, b.dest)
+		names = append(names, "~/"+strings.TrimPrefix(b.dest, e.f.HomeLayout.Home+"/"))
+		if b.rw {
+			e.writable = append(e.writable, b.dest)
+		}
+	}
+	const show = 12
+	list := strings.Join(names[:min(show, n)], ", ")
+	if n > show {
+		list += fmt.Sprintf(" and %d more", n-show)
+	}
+	e.p.add("H10", fmt.Sprintf("%d %s: %s", n, g.groupReason, list), g.groupPos, args...)
+	return n
 }

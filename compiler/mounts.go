@@ -46,6 +46,10 @@ type hostBind struct {
 	reason    string
 	pos       string
 	bind      facts.Bind
+	// group, when set, is shared by home entries that one explain row
+	// can describe together (same reason and source but for the name):
+	// a run of them in mount order is written as one row (homeEntryRun).
+	group, groupReason, groupPos string
 }
 
 // hostBinds mounts the working directory, the user's binds and the pins,
@@ -97,10 +101,15 @@ func (e *emitter) hostBinds() {
 	order(bs)
 	bs = append(bs, e.pinsFor(bs)...)
 	order(bs)
-	for _, b := range bs {
+	for i := 0; i < len(bs); i++ {
+		b := bs[i]
 		opt := "--ro-bind"
 		if b.rw {
 			opt = "--bind"
+		}
+		if n := e.homeEntryRun(bs[i:], opt); n > 0 {
+			i += n - 1
+			continue
 		}
 		switch b.kind {
 		case "home-tmpfs":

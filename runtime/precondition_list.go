@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
@@ -35,27 +36,44 @@ const direntBufSize = 8 << 10
 // path exactly as lstat of the full path does. Nil when no directory
 // qualifies.
 func listedKinds(pre []invocation.Precondition) []string {
-	groups := map[string][]int{}
+	// The preconditions are grouped by parent directory by sorting their
+	// indices (a map of slices would allocate a slice per directory:
+	// memory a fresh process pays for in page faults).
+	idx := make([]int, 0, len(pre))
 	for i, p := range pre {
 		if p.MTime != 0 || p.Kind == invocation.KindDenied || p.Path == "/" || !strings.HasPrefix(p.Path, "/") || path.Clean(p.Path) != p.Path {
 			continue
 		}
-		dir := path.Dir(p.Path)
-		groups[dir] = append(groups[dir], i)
+		idx = append(idx, i)
 	}
+	dirOf := func(i int) string { return parentOf(pre[i].Path) }
+	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(dirOf(a), dirOf(b)) })
 	var kinds []string
 	var buf []byte
-	for dir, idx := range groups {
-		if len(idx) < minListed {
-			continue
+	for start := 0; start < len(idx); {
+		dir, end := dirOf(idx[start]), start+1
+		for end < len(idx) && dirOf(idx[end]) == dir {
+			end++
 		}
-		if kinds == nil {
-			kinds = make([]string, len(pre))
-			buf = make([]byte, direntBufSize)
+		if end-start >= minListed {
+			if kinds == nil {
+				kinds = make([]string, len(pre))
+				buf = make([]byte, direntBufSize)
+			}
+			listParent(dir, idx[start:end], pre, kinds, buf)
 		}
-		listParent(dir, idx, pre, kinds, buf)
+		start = end
 	}
 	return kinds
+}
+
+// parentOf is path.Dir of a clean absolute path other than "/", without
+// path.Dir's cleaning.
+func parentOf(p string) string {
+	if j := strings.LastIndexByte(p, '/'); j > 0 {
+		return p[:j]
+	}
+	return "/"
 }
 
 // listParent fills kinds[i] for the preconditions idx, all entries of dir,
@@ -77,11 +95,15 @@ func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []st
 	}
 	defer unix.Close(fd)
 	seen := make([]bool, len(idx))
-	err = eachDirent(fd, buf, func(name []byte, typ uint8) {
-		k, found := slices.BinarySearchFunc(idx, name, func(i int, name []byte) int {
-			return strings.Compare(base(i), string(name))
+	err = eachDirent(fd, buf, func(nameBytes []byte, typ uint8) {
+		// name is only compared, never kept: buf is read again by the
+		// next getdents, so it may share buf's memory (a copy per entry
+		// would allocate for every name longer than 32 bytes).
+		name := unsafe.String(unsafe.SliceData(nameBytes), len(nameBytes))
+		k, found := slices.BinarySearchFunc(idx, name, func(i int, name string) int {
+			return strings.Compare(base(i), name)
 		})
-		for ; found && k < len(idx) && base(idx[k]) == string(name); k++ {
+		for ; found && k < len(idx) && base(idx[k]) == name; k++ {
 			seen[k] = true // the same path may be recorded more than once
 			kinds[idx[k]] = direntKind(typ)
 		}

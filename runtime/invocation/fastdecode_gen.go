@@ -74,9 +74,12 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 		case "warnings":
 			if d.checkOnly {
 				var e Warning
-				return d.array(func() bool {
+				d.discard = true
+				ok := d.array(func() bool {
 					return d.decodeWarning(&e)
 				})
+				d.discard = false
+				return ok
 			}
 			if d.null() {
 				return true
@@ -89,9 +92,12 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 		case "explain":
 			if d.checkOnly {
 				var e Explain
-				return d.array(func() bool {
+				d.discard = true
+				ok := d.array(func() bool {
 					return d.decodeExplain(&e)
 				})
+				d.discard = false
+				return ok
 			}
 			if d.null() {
 				return true
