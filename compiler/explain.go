@@ -82,7 +82,7 @@ func WriteExplain(w io.Writer, res *Result) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "depends on %d host paths staying as they were (checked before every command; recompile when they change).\n", len(inv.Preconditions))
+	fmt.Fprintf(w, "depends on %d host paths staying as they were (checked before every command; recompile when they change).\n", len(invocation.Expanded(inv.Preconditions)))
 	fmt.Fprintln(w, "not isolated: file tools outside the sandbox, the rest of the readable host, Unix sockets outside /run/user and /tmp that no credential variable names, background processes (they die with the command).")
 }
 

@@ -20,6 +20,7 @@ func preconditions(f *facts.Facts) []invocation.Precondition {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	entries := homeEntryRows(f, why)
 	out := make([]invocation.Precondition, 0, len(paths))
 	for _, p := range paths {
 		st := f.Observed[p]
@@ -28,6 +29,9 @@ func preconditions(f *facts.Facts) []invocation.Precondition {
 		}
 		w := why[p]
 		if w == "" {
+			if _, grouped := entries.of[p]; grouped {
+				continue // in its directory's names row
+			}
 			w = "path component"
 		}
 		pc := invocation.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
@@ -39,8 +43,55 @@ func preconditions(f *facts.Facts) []invocation.Precondition {
 			pc.Why = "H4 (listed by a hide glob)"
 		}
 		out = append(out, pc)
+		out = append(out, entries.rows[p]...) // after the directory's own row
 	}
 	return out
+}
+
+// homeRows are the home layout's entries as names rows
+// (invocation.Precondition.Names): of maps each entry's path to its
+// directory, rows holds each directory's rows (a file row, then a
+// directory row).
+type homeRows struct {
+	of   map[string]string
+	rows map[string][]invocation.Precondition
+}
+
+// homeEntryRows groups the files and directories the home layout binds
+// back (H10) whose precondition has no reason of its own (a working
+// directory or a bind keeps its row and its reason) by directory and
+// kind: a home of 200 entries is then a few rows, not 200, in the
+// invocation bwrun reads on every command. A directory that is not
+// itself a precondition keeps its entries one row each.
+func homeEntryRows(f *facts.Facts, why map[string]string) homeRows {
+	hr := homeRows{of: map[string]string{}, rows: map[string][]invocation.Precondition{}}
+	l := f.HomeLayout
+	if !l.Active() {
+		return hr
+	}
+	names := map[[2]string][]string{}
+	for _, en := range l.Entries {
+		st, ok := f.Observed[en.Path]
+		dir := path.Dir(en.Path)
+		_, dirRow := f.Observed[dir]
+		if !ok || why[en.Path] != "" || st.Kind != en.Kind || !dirRow ||
+			(en.Kind != invocation.KindFile && en.Kind != invocation.KindDir) || redundant(f, why, en.Path) {
+			continue
+		}
+		hr.of[en.Path] = dir
+		k := [2]string{dir, en.Kind}
+		names[k] = append(names[k], path.Base(en.Path))
+	}
+	for _, kind := range []string{invocation.KindFile, invocation.KindDir} {
+		for k, ns := range names {
+			if k[1] != kind {
+				continue
+			}
+			sort.Strings(ns)
+			hr.rows[k[0]] = append(hr.rows[k[0]], invocation.Precondition{Path: k[0], Names: ns, Kind: kind, Why: "path component"})
+		}
+	}
+	return hr
 }
 
 // redundant tells whether the observed path p needs no precondition of

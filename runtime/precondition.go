@@ -170,8 +170,16 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 func CheckPreconditions(inv *invocation.Invocation) error {
 	var bad []Mismatch
 	var recorded map[string]bool
-	listed := listedKinds(inv.Preconditions)
+	var buf []byte // one getdents buffer for every listing
+	listed := listedKinds(inv.Preconditions, &buf)
 	for i, p := range inv.Preconditions {
+		if namesRow(p) {
+			if buf == nil {
+				buf = make([]byte, direntBufSize)
+			}
+			bad = append(bad, checkNames(p, buf)...)
+			continue
+		}
 		var kind, target string
 		var mtime int64
 		var err error

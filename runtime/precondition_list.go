@@ -34,14 +34,14 @@ const direntBufSize = 8 << 10
 // parent that is absent or not a directory (lstat says ENOENT or
 // ENOTDIR for them). The listing follows symbolic links in the parent's
 // path exactly as lstat of the full path does. Nil when no directory
-// qualifies.
-func listedKinds(pre []invocation.Precondition) []string {
+// qualifies. *buf is the getdents buffer, allocated here when nil.
+func listedKinds(pre []invocation.Precondition, buf *[]byte) []string {
 	// The preconditions are grouped by parent directory by sorting their
 	// indices (a map of slices would allocate a slice per directory:
 	// memory a fresh process pays for in page faults).
 	idx := make([]int, 0, len(pre))
 	for i, p := range pre {
-		if p.MTime != 0 || p.Kind == invocation.KindDenied || p.Path == "/" || !strings.HasPrefix(p.Path, "/") || path.Clean(p.Path) != p.Path {
+		if namesRow(p) || p.MTime != 0 || p.Kind == invocation.KindDenied || p.Path == "/" || !strings.HasPrefix(p.Path, "/") || path.Clean(p.Path) != p.Path {
 			continue
 		}
 		idx = append(idx, i)
@@ -49,7 +49,6 @@ func listedKinds(pre []invocation.Precondition) []string {
 	dirOf := func(i int) string { return parentOf(pre[i].Path) }
 	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(dirOf(a), dirOf(b)) })
 	var kinds []string
-	var buf []byte
 	for start := 0; start < len(idx); {
 		dir, end := dirOf(idx[start]), start+1
 		for end < len(idx) && dirOf(idx[end]) == dir {
@@ -58,9 +57,11 @@ func listedKinds(pre []invocation.Precondition) []string {
 		if end-start >= minListed {
 			if kinds == nil {
 				kinds = make([]string, len(pre))
-				buf = make([]byte, direntBufSize)
 			}
-			listParent(dir, idx[start:end], pre, kinds, buf)
+			if *buf == nil {
+				*buf = make([]byte, direntBufSize)
+			}
+			listParent(dir, idx[start:end], pre, kinds, *buf)
 		}
 		start = end
 	}

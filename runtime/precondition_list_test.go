@@ -56,7 +56,8 @@ func TestListedKindsMatchLstat(t *testing.T) {
 	os.Chmod(filepath.Join(root, "locked"), 0o311)
 	defer os.Chmod(filepath.Join(root, "locked"), 0o755)
 
-	listed := listedKinds(pre)
+	var buf []byte
+	listed := listedKinds(pre, &buf)
 	if listed == nil {
 		t.Fatal("no directory was listed")
 	}

@@ -391,7 +391,7 @@ func testPipNpmCache(t *testing.T, f *fixture) {
 val pip 'pip3 install --user --no-index --no-build-isolation --break-system-packages {proj}/pypkg 2>&1 | tail -3'
 val pip_target 'pip3 install --no-index --no-build-isolation --target {proj}/pytarget {proj}/pypkg 2>&1 | grep -o "The cache has been disabled\|Successfully installed sbxpkg"'
 val pip_download 'pip3 download --no-index --no-build-isolation -d {proj}/dl {proj}/pypkg 2>&1 | tail -2'
-val npm 'cd {proj}/app && npm install --offline --no-audit --no-fund ../npmpkg 2>&1 | tail -3'
+val npm 'cd {proj}/app && npm install --offline --no-audit --no-fund --no-update-notifier ../npmpkg 2>&1 | grep -v "^npm notice" | tail -3'
 val npm_ls 'ls {proj}/app/node_modules'
 val pipcache 'ls -A {home}/.cache/pip'
 val npmcache 'ls -A {home}/.npm/_cacache'

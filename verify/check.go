@@ -102,6 +102,7 @@ func (c *checker) fail(inv, p, format string, a ...any) {
 // against the host state it records. It returns nothing when the
 // invocation is sound.
 func Check(inv *invocation.Invocation) []Violation {
+	inv = onePerPath(inv)
 	c := &checker{inv: inv, rec: newRecorded(inv), seen: map[string]bool{}}
 	t, err := Replay(inv.Bwrap.Args)
 	if err != nil {

@@ -27,6 +27,18 @@ const maxLinks = 40
 // preconditions, by path. It is the verifier's only view of the host.
 type recorded map[string]invocation.Precondition
 
+// onePerPath returns inv with its preconditions one row per path
+// (names rows expanded, invocation.Expanded): the checks read them by
+// path.
+func onePerPath(inv *invocation.Invocation) *invocation.Invocation {
+	if ex := invocation.Expanded(inv.Preconditions); len(ex) != len(inv.Preconditions) {
+		cp := *inv
+		cp.Preconditions = ex
+		return &cp
+	}
+	return inv
+}
+
 func newRecorded(inv *invocation.Invocation) recorded {
 	r := recorded{}
 	for _, p := range inv.Preconditions {

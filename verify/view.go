@@ -15,6 +15,7 @@ import (
 // rule that put it there (from the invocation's explain groups). Mounts
 // that a later mount covers are listed after the tree.
 func View(w io.Writer, t *MountTable, inv *invocation.Invocation) error {
+	inv = onePerPath(inv)
 	c := &checker{inv: inv, t: t, rec: newRecorded(inv), ex: explainArgs(inv), masks: map[string]bool{}, seen: map[string]bool{}}
 	c.secrets = c.rec.secrets(inv)
 	for _, s := range c.secrets {

@@ -403,6 +403,11 @@ func Validate(inv *Invocation) error {
 		if !filepath.IsAbs(p.Path) {
 			return fmt.Errorf("preconditions[%d]: path %q is not absolute", i, p.Path)
 		}
+		if p.Names != nil {
+			if err := validateNames(i, p); err != nil {
+				return err
+			}
+		}
 		switch p.Kind {
 		case KindAbsent, KindFile, KindDir, KindSocket, KindOther, KindDenied:
 			if p.Target != "" {

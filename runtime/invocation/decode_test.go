@@ -30,7 +30,8 @@ const validJSON = `{
   "preconditions": [
     {"path": "/home/u/.netrc", "kind": "file", "why": "S5"},
     {"path": "/home/u/.aws", "kind": "absent", "why": "S5"},
-    {"path": "/home/u/.kube", "kind": "symlink", "target": "/srv/kube", "why": "S5"}
+    {"path": "/home/u/.kube", "kind": "symlink", "target": "/srv/kube", "why": "S5"},
+    {"path": "/home/u", "names": ["Documents", "project"], "kind": "dir", "why": "path component"}
   ],
   "seccomp": {"arch": "x86_64", "program": "BgAAAAAA/38=", "blocked": ["ptrace"]},
   "warnings": [],
@@ -96,6 +97,16 @@ func TestDecodeRejects(t *testing.T) {
 		{"bad precondition kind", edit(`"kind": "absent"`, `"kind": "gone"`), `unknown kind "gone"`},
 		{"symlink without target", edit(`"target": "/srv/kube", `, ``), "symlink without a target"},
 		{"relative precondition", edit(`{"path": "/home/u/.aws"`, `{"path": "home/u/.aws"`), "not absolute"},
+		{"names of a symlink", edit(`"names": ["Documents", "project"], "kind": "dir"`, `"names": ["Documents", "project"], "kind": "symlink", "target": "/x"`), "names are only for kinds"},
+		{"names of absent paths", edit(`"names": ["Documents", "project"], "kind": "dir"`, `"names": ["Documents", "project"], "kind": "absent"`), "names are only for kinds"},
+		{"empty names", edit(`"names": ["Documents", "project"]`, `"names": []`), "stands for nothing"},
+		{"unsorted names", edit(`"names": ["Documents", "project"]`, `"names": ["project", "Documents"]`), "not sorted and unique"},
+		{"duplicate names", edit(`"names": ["Documents", "project"]`, `"names": ["project", "project"]`), "not sorted and unique"},
+		{"name with a slash", edit(`"names": ["Documents", "project"]`, `"names": ["Documents", "a/b"]`), "not one path element"},
+		{"dot-dot name", edit(`"names": ["Documents", "project"]`, `"names": ["..", "Documents"]`), "not one path element"},
+		{"empty name", edit(`"names": ["Documents", "project"]`, `"names": ["", "Documents"]`), "not one path element"},
+		{"names row with a match", edit(`"names": ["Documents", "project"], "kind": "dir"`, `"names": ["Documents", "project"], "match": ["*"], "kind": "dir"`), "a kind and a why only"},
+		{"names row not clean", edit(`{"path": "/home/u", "names"`, `{"path": "/home/u/", "names"`), "a kind and a why only"},
 		{"bad pattern", edit(`"*_TOKEN"`, `"[_TOKEN"`), "unset_patterns"},
 		{"seccomp fd without program", edit(`, "program": "BgAAAAAA/38="`, ``), "seccomp.program is empty"},
 		{"requires non-option", edit(`"requires": ["--disable-userns"]`, `"requires": ["disable-userns"]`), "not a bwrap option"},
@@ -178,5 +189,31 @@ func TestReadLimited(t *testing.T) {
 	r.Close()
 	if err != nil || len(got) != 3000 {
 		t.Errorf("pipe: read %d bytes, %v", len(got), err)
+	}
+}
+
+// TestExpanded: a names row stands for one precondition per name, in
+// order; rows without names are kept as they are.
+func TestExpanded(t *testing.T) {
+	inv, err := Decode([]byte(validJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := Expanded(inv.Preconditions)
+	var got []string
+	for _, p := range ex {
+		got = append(got, p.Path+" "+p.Kind+" "+p.Why)
+	}
+	want := []string{"/home/u/.netrc file S5", "/home/u/.aws absent S5", "/home/u/.kube symlink S5",
+		"/home/u/Documents dir path component", "/home/u/project dir path component"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("Expanded:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if NamePath("/", "etc") != "/etc" {
+		t.Fatal(`NamePath("/", "etc")`)
+	}
+	plain := inv.Preconditions[:3]
+	if e := Expanded(plain); &e[0] != &plain[0] {
+		t.Fatal("Expanded copied rows without names")
 	}
 }

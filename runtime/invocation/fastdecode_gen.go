@@ -233,6 +233,8 @@ func (d *fastDec) decodePrecondition(v *Precondition) bool {
 		switch k {
 		case "path":
 			return d.str(&v.Path)
+		case "names":
+			return d.strs(&v.Names)
 		case "kind":
 			return d.str(&v.Kind)
 		case "target":

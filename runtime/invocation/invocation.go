@@ -194,7 +194,15 @@ func Missing(kind string) bool { return kind == KindAbsent || kind == KindDenied
 // symlink's target) differs.
 type Precondition struct {
 	Path string `json:"path"`
-	Kind string `json:"kind"`
+	// Names, when set, makes the row stand for one precondition per name:
+	// Path/name has Kind (a file or a directory), each for Why; Path
+	// itself is not checked by this row. The compiler writes the entries
+	// the home layout binds back this way (H10): one row per directory
+	// and kind instead of one per entry, in an invocation bwrun reads on
+	// every command. Sorted, unique, each one path element. Expanded
+	// lists the rows one per path.
+	Names []string `json:"names,omitempty"`
+	Kind  string   `json:"kind"`
 	// Target is the symlink's target (readlink), for KindSymlink.
 	Target string `json:"target,omitempty"`
 	// MTime, when non-zero, is a directory's modification time (ns): set
