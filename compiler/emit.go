@@ -20,7 +20,7 @@ type plan struct {
 
 func (p *plan) add(rule, reason, source string, args ...string) {
 	p.args = append(p.args, args...)
-	p.explain = append(p.explain, invocation.Explain{Args: args, Rule: rule, Reason: reason, Source: source})
+	p.explain = append(p.explain, invocation.Explain{N: len(args), Args: args, Rule: rule, Reason: reason, Source: source})
 }
 
 // fd reserves the next file descriptor number for kind.

@@ -15,6 +15,7 @@ type explained struct {
 // option is matched with the first unused group holding it and its
 // values.
 func explainArgs(inv *invocation.Invocation) explained {
+	inv = withGroupArgs(inv)
 	args := inv.Bwrap.Args
 	e := explained{groups: inv.Explain, of: make([]int, len(args))}
 	for i := range e.of {
@@ -69,6 +70,30 @@ func explainArgs(inv *invocation.Invocation) explained {
 		i += n
 	}
 	return e
+}
+
+// withGroupArgs returns inv with each explain group's Args taken from
+// its count (invocation.Explain.N) where they are not set: a file holds
+// counts only, and the checker reads an invocation decoded without the
+// runtime's decoder too. Counts that run past the arguments leave the
+// rest of the groups without arguments (their arguments unexplained).
+func withGroupArgs(inv *invocation.Invocation) *invocation.Invocation {
+	off, set := 0, false
+	groups := make([]invocation.Explain, len(inv.Explain))
+	for i, g := range inv.Explain {
+		if g.Args == nil && g.N > 0 && g.N <= len(inv.Bwrap.Args)-off {
+			g.Args = inv.Bwrap.Args[off : off+g.N : off+g.N]
+			set = true
+		}
+		off += max(g.N, len(g.Args))
+		groups[i] = g
+	}
+	if !set {
+		return inv
+	}
+	cp := *inv
+	cp.Explain = groups
+	return &cp
 }
 
 // group returns the explain group of argument i, or nil.

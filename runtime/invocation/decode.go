@@ -53,11 +53,10 @@ func DecodeFile(f *os.File, path string) (*Invocation, error) {
 }
 
 // DecodeFileToRun is DecodeFile for a runtime that is about to run the
-// invocation: Warnings and Explain, which are for people, are checked as
-// strictly as DecodeFile checks them (an invocation one rejects, the
-// other rejects) but not kept: they are nil. A large home layout's
-// explanation is a third of the file, and in a fresh process every
-// byte kept is paid in page faults on every command's path.
+// invocation: Warnings, which are for people, are checked as strictly
+// as DecodeFile checks them (an invocation one rejects, the other
+// rejects) but not kept: they are nil. In a fresh process every byte
+// kept is paid in page faults on every command's path.
 func DecodeFileToRun(f *os.File, path string) (*Invocation, error) {
 	return decodeFile(f, path, true)
 }
@@ -125,7 +124,8 @@ func Decode(data []byte) (*Invocation, error) {
 // decodeText is Decode with text, data's bytes as a string (decodeFile
 // passes the buffer it read, which nobody else holds or writes again,
 // so the decoded strings share its memory instead of a copy: see
-// fastDecodeText); m.toRun drops Warnings and Explain (DecodeFileToRun).
+// fastDecodeText); m.toRun drops Warnings (DecodeFileToRun). Each
+// explanation row's Args are filled in from Bwrap.Args.
 func decodeText(data []byte, text string, m decodeMode) (*Invocation, error) {
 	if inv, ok := fastDecodeText(data, text, m); ok {
 		if inv.Format != Format {
@@ -134,11 +134,15 @@ func decodeText(data []byte, text string, m decodeMode) (*Invocation, error) {
 		if err := Validate(inv); err != nil {
 			return nil, err
 		}
+		linkExplain(inv)
 		return inv, nil
 	}
 	inv, err := decodeJSON(data)
-	if err == nil && m.toRun {
-		inv.Warnings, inv.Explain = nil, nil
+	if err == nil {
+		linkExplain(inv)
+		if m.toRun {
+			inv.Warnings = nil
+		}
 	}
 	return inv, err
 }
@@ -456,7 +460,7 @@ func Validate(inv *Invocation) error {
 			}
 		}
 	}
-	return nil
+	return validateExplain(inv)
 }
 
 // IsShellName tells whether s is a shell identifier ([A-Za-z_][A-Za-z0-9_]*).

@@ -35,7 +35,8 @@ const validJSON = `{
   ],
   "seccomp": {"arch": "x86_64", "program": "BgAAAAAA/38=", "blocked": ["ptrace"]},
   "warnings": [],
-  "explain": [{"args": ["--unshare-all"], "rule": "S2", "reason": "namespaces", "source": "profiles/workspace.cue:3"}]
+  "explain": [{"n": 5, "rule": "S2", "reason": "namespaces", "source": "profiles/workspace.cue:3"},
+              {"n": 20, "rule": "S3", "reason": "the rest", "source": "profiles/workspace.cue:4"}]
 }`
 
 func TestDecodeValid(t *testing.T) {
@@ -107,6 +108,10 @@ func TestDecodeRejects(t *testing.T) {
 		{"empty name", edit(`"names": ["Documents", "project"]`, `"names": ["", "Documents"]`), "not one path element"},
 		{"names row with a match", edit(`"names": ["Documents", "project"], "kind": "dir"`, `"names": ["Documents", "project"], "match": ["*"], "kind": "dir"`), "a kind and a why only"},
 		{"names row not clean", edit(`{"path": "/home/u", "names"`, `{"path": "/home/u/", "names"`), "a kind and a why only"},
+		{"explain past the arguments", edit(`"n": 20`, `"n": 21`), "goes past the 25 bwrap arguments"},
+		{"explain short of the arguments", edit(`"n": 20`, `"n": 19`), "explain covers 24 of the 25"},
+		{"explain negative", edit(`"n": 5`, `"n": -1`), "n -1"},
+		{"explain args in the file", edit(`{"n": 5, `, `{"args": ["--unshare-all"], "n": 5, `), `unknown field "args"`},
 		{"bad pattern", edit(`"*_TOKEN"`, `"[_TOKEN"`), "unset_patterns"},
 		{"seccomp fd without program", edit(`, "program": "BgAAAAAA/38="`, ``), "seccomp.program is empty"},
 		{"requires non-option", edit(`"requires": ["--disable-userns"]`, `"requires": ["disable-userns"]`), "not a bwrap option"},

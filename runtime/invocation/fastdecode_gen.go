@@ -90,15 +90,6 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 				return d.decodeWarning(&v.Warnings[len(v.Warnings)-1])
 			})
 		case "explain":
-			if d.checkOnly {
-				var e Explain
-				d.discard = true
-				ok := d.array(func() bool {
-					return d.decodeExplain(&e)
-				})
-				d.discard = false
-				return ok
-			}
 			if d.null() {
 				return true
 			}
@@ -332,8 +323,8 @@ func (d *fastDec) decodeWarning(v *Warning) bool {
 func (d *fastDec) decodeExplain(v *Explain) bool {
 	return d.object(func(k string) bool {
 		switch k {
-		case "args":
-			return d.strs(&v.Args)
+		case "n":
+			return d.int(&v.N)
 		case "rule":
 			return d.str(&v.Rule)
 		case "reason":

@@ -221,7 +221,7 @@ func TestFastDecodeGoldens(t *testing.T) {
 
 // checkOnlyAgrees: the fast path in DecodeFileToRun's mode accepts
 // exactly what it accepts in full (got, fast) and decodes the same value
-// without Warnings and Explain.
+// without Warnings.
 func checkOnlyAgrees(t *testing.T, data []byte, got *Invocation, fast bool) {
 	t.Helper()
 	run, runFast := fastDecodeText(data, string(data), decodeMode{toRun: true})
@@ -232,7 +232,7 @@ func checkOnlyAgrees(t *testing.T, data []byte, got *Invocation, fast bool) {
 		return
 	}
 	want := *got
-	want.Warnings, want.Explain = nil, nil
+	want.Warnings = nil
 	if !reflect.DeepEqual(run, &want) {
 		t.Fatalf("toRun decode differs on %q:\n got %+v\nwant %+v", data, run, &want)
 	}
@@ -240,7 +240,8 @@ func checkOnlyAgrees(t *testing.T, data []byte, got *Invocation, fast bool) {
 
 // TestDecodeFileToRun: what DecodeFile rejects, DecodeFileToRun rejects
 // (a malformed explanation or warning included: it is read, not
-// skipped), and what it accepts comes without Warnings and Explain.
+// skipped), and what it accepts comes without Warnings; its Explain rows
+// carry their arguments (parts of Bwrap.Args) as DecodeFile's do.
 func TestDecodeFileToRun(t *testing.T) {
 	dir := t.TempDir()
 	decodeBoth := func(data string) (full, run *Invocation, fullErr, runErr error) {
@@ -271,16 +272,21 @@ func TestDecodeFileToRun(t *testing.T) {
 	if len(full.Explain) == 0 || len(full.Warnings) == 0 {
 		t.Fatal("the base invocation should have explanations and warnings for this test to mean something")
 	}
-	if run.Explain != nil || run.Warnings != nil {
-		t.Errorf("DecodeFileToRun kept Explain/Warnings: %d/%d", len(run.Explain), len(run.Warnings))
+	if run.Warnings != nil {
+		t.Errorf("DecodeFileToRun kept Warnings: %d", len(run.Warnings))
 	}
-	full.Explain, full.Warnings = nil, nil
+	if len(run.Explain) != 2 || len(run.Explain[1].Args) != 20 || run.Explain[1].Args[0] != "--ro-bind" {
+		t.Errorf("DecodeFileToRun's explanation rows lack their arguments: %+v", run.Explain)
+	}
+	full.Warnings = nil
 	if !reflect.DeepEqual(full, run) {
-		t.Errorf("DecodeFileToRun differs from DecodeFile beyond Explain/Warnings:\n got %+v\nwant %+v", run, full)
+		t.Errorf("DecodeFileToRun differs from DecodeFile beyond Warnings:\n got %+v\nwant %+v", run, full)
 	}
 	for name, edit := range map[string][2]string{
 		"explain unknown field":  {`"explain":[`, `"explain":[{"argz":["x"]},`},
-		"explain wrong type":     {`"explain":[`, `"explain":[{"args":"x"},`},
+		"explain wrong type":     {`"explain":[`, `"explain":[{"n":"x"},`},
+		"explain args in file":   {`"explain":[`, `"explain":[{"args":["x"],"n":0,"rule":"a","reason":"b","source":"c"},`},
+		"explain past the args":  {`"explain":[`, `"explain":[{"n":1,"rule":"a","reason":"b","source":"c"},`},
 		"explain not an array":   {`"explain":[`, `"explain":{"a":[`},
 		"warning unknown field":  {`"warnings":[`, `"warnings":[{"why":"x"},`},
 		"warning wrong type":     {`"warnings":[`, `"warnings":[{"rule":1},`},

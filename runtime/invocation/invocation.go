@@ -49,10 +49,12 @@ type Invocation struct {
 	// Expose declares what `bwrun --expose FILE` may show the command
 	// (ExposeFile); nil: nothing.
 	Expose *Expose `json:"expose,omitempty"`
-	// Warnings and Explain are for people: DecodeFileToRun checks them
-	// as strictly as Decode does but does not keep them.
+	// Warnings are for people: DecodeFileToRun checks them as strictly
+	// as Decode does but does not keep them.
 	Warnings []Warning `json:"warnings" fastdecode:"checkonly"`
-	Explain  []Explain `json:"explain" fastdecode:"checkonly"`
+	// Explain says why each group of Bwrap.Args is there: the rows
+	// cover the arguments in order, together all of them (Validate).
+	Explain []Explain `json:"explain"`
 	// GitScanSince is when the compile began to read the host (Unix
 	// nanoseconds; 0: unknown). bwrun's post-command git scan (ScanGit)
 	// leaves alone a configuration file or hook whose status last
@@ -270,7 +272,13 @@ type Warning struct {
 
 // Explain says why a group of consecutive bwrap arguments is there.
 type Explain struct {
-	Args   []string `json:"args"`
+	// N is how many arguments the group has: it starts where the
+	// previous row's ended.
+	N int `json:"n"`
+	// Args are those arguments. They are not in the file (each argument
+	// is written once, in bwrap.args): Decode fills them in as a part
+	// of Bwrap.Args, and the compiler sets them with N.
+	Args   []string `json:"-"`
 	Rule   string   `json:"rule"`
 	Reason string   `json:"reason"`
 	Source string   `json:"source"`

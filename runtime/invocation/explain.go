@@ -1,0 +1,43 @@
+package invocation
+
+import (
+	"fmt"
+	"slices"
+)
+
+// linkExplain sets each explanation row's Args to its part of
+// Bwrap.Args (shared, not copied); Validate has checked the rows cover
+// the arguments exactly.
+func linkExplain(inv *Invocation) {
+	off := 0
+	for i := range inv.Explain {
+		n := inv.Explain[i].N
+		inv.Explain[i].Args = inv.Bwrap.Args[off : off+n : off+n]
+		off += n
+	}
+}
+
+// validateExplain checks that the explanation rows cover the bwrap
+// arguments in order, together all of them, and that rows that carry
+// their arguments (the compiler's, before writing) carry exactly those.
+// An invocation without rows (written by hand) explains nothing; verify
+// reports each argument of it as unexplained.
+func validateExplain(inv *Invocation) error {
+	if len(inv.Explain) == 0 {
+		return nil
+	}
+	off := 0
+	for i, e := range inv.Explain {
+		if e.N < 0 || e.N > len(inv.Bwrap.Args)-off {
+			return fmt.Errorf("explain[%d]: n %d goes past the %d bwrap arguments (recompile)", i, e.N, len(inv.Bwrap.Args))
+		}
+		if e.Args != nil && !slices.Equal(e.Args, inv.Bwrap.Args[off:off+e.N]) {
+			return fmt.Errorf("explain[%d]: its arguments are not bwrap.args[%d:%d]", i, off, off+e.N)
+		}
+		off += e.N
+	}
+	if off != len(inv.Bwrap.Args) {
+		return fmt.Errorf("explain covers %d of the %d bwrap arguments: every argument must be explained (recompile)", off, len(inv.Bwrap.Args))
+	}
+	return nil
+}
