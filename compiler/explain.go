@@ -26,7 +26,7 @@ func WriteExplain(w io.Writer, res *Result) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "bwrap arguments, in order (a later mount covers an earlier one):")
 	for i, e := range inv.Explain {
-		fmt.Fprintf(w, "%3d. [%s] %s\n", i+1, e.Rule, strings.Join(quoteAll(e.Args), " "))
+		fmt.Fprintf(w, "%3d. [%s] %s\n", i+1, e.Rule, strings.Join(optionLines(e.Args), "\n            "))
 		fmt.Fprintf(w, "       why:  %s\n", e.Reason)
 		fmt.Fprintf(w, "       from: %s\n", e.Source)
 	}
@@ -98,6 +98,25 @@ func limitText(v uint64, f func(uint64) string) string {
 		return "not set"
 	}
 	return f(v)
+}
+
+// optionLines renders a group's arguments, one line per mount when the
+// group mounts several paths of one kind (a home layout's entries), else
+// on one line.
+func optionLines(args []string) []string {
+	var lines []string
+	for i := 0; i < len(args); {
+		n, ok := invocation.BwrapArity(args[i])
+		if !ok || i+n >= len(args) || !strings.HasSuffix(args[i], "bind") {
+			return []string{strings.Join(quoteAll(args), " ")}
+		}
+		lines = append(lines, strings.Join(quoteAll(args[i:i+n+1]), " "))
+		i += n + 1
+	}
+	if len(lines) < 3 {
+		return []string{strings.Join(quoteAll(args), " ")}
+	}
+	return lines
 }
 
 func quoteAll(args []string) []string {
