@@ -172,12 +172,14 @@ func CheckPreconditions(inv *invocation.Invocation) error {
 	var recorded map[string]bool
 	var buf []byte // one getdents buffer for every listing
 	listed := listedKinds(inv.Preconditions, &buf)
-	for i, p := range inv.Preconditions {
-		if namesRow(p) {
+	for i := 0; i < len(inv.Preconditions); i++ {
+		p := inv.Preconditions[i]
+		if n := namesRun(inv.Preconditions[i:]); n > 0 {
 			if buf == nil {
 				buf = make([]byte, direntBufSize)
 			}
-			bad = append(bad, checkNames(p, buf)...)
+			bad = append(bad, checkNames(inv.Preconditions[i:i+n], buf)...)
+			i += n - 1
 			continue
 		}
 		var kind, target string

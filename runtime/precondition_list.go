@@ -41,7 +41,7 @@ func listedKinds(pre []invocation.Precondition, buf *[]byte) []string {
 	// memory a fresh process pays for in page faults).
 	idx := make([]int, 0, len(pre))
 	for i, p := range pre {
-		if namesRow(p) || p.MTime != 0 || p.Kind == invocation.KindDenied || p.Path == "/" || !strings.HasPrefix(p.Path, "/") || path.Clean(p.Path) != p.Path {
+		if p.Names != nil || p.MTime != 0 || p.Kind == invocation.KindDenied || p.Path == "/" || !strings.HasPrefix(p.Path, "/") || path.Clean(p.Path) != p.Path {
 			continue
 		}
 		idx = append(idx, i)
