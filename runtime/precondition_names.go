@@ -10,10 +10,10 @@ import (
 
 // What a listing says of a name of a names row.
 const (
-	nameUnseen  = iota // not (yet) in the listing
-	nameFile           // DT_REG
-	nameDir            // DT_DIR
-	nameLstat          // another type, or DT_UNKNOWN: lstat tells
+	nameUnseen = iota // not (yet) in the listing
+	nameFile          // DT_REG
+	nameDir           // DT_DIR
+	nameLstat         // another type, or DT_UNKNOWN: lstat tells
 )
 
 // checkNames checks precondition rows with Names that share one
