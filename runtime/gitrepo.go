@@ -110,10 +110,8 @@ func (s *gitScan) inspect(g, top, via string) {
 	hooks := path.Join(common, "hooks")
 	switch {
 	case hp == "":
-	case strings.HasPrefix(hp, "~/"):
-		hooks = joinPhysical(s.home, hp[2:])
 	default:
-		hooks = joinPhysical(top, hp)
+		hooks = s.userPath(top, hp, "core.hooksPath")
 	}
 	found = append(found, s.hooks(hooks)...)
 	if !s.listed[common] {
@@ -227,12 +225,9 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 		if !ok {
 			continue
 		}
-		if strings.HasPrefix(inc, "~/") {
-			inc = joinPhysical(s.home, inc[2:])
-		} else {
-			inc = joinPhysical(path.Dir(p), inc)
+		if inc = s.userPath(path.Dir(p), inc, "include path in "+p); inc != "" {
+			found = append(found, s.config(inc, depth+1, hp)...)
 		}
-		found = append(found, s.config(inc, depth+1, hp)...)
 	}
 	return found
 }
