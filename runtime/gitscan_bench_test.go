@@ -110,3 +110,34 @@ func benchClean(b *testing.B, f *scanFixture) {
 		}
 	}
 }
+
+// BenchmarkScanGitPastRepoBound measures the scan after a command made
+// 2,000 or 4,000 decoy repositories (HEAD, refs, objects) in a project
+// compiled before: the first MaxGitScanRepos are inspected, the others
+// set aside whole (one rename each). The decoys are made again, untimed,
+// before every scan.
+func BenchmarkScanGitPastRepoBound(b *testing.B) {
+	for _, decoys := range []int{2000, 4000} {
+		b.Run(fmt.Sprintf("%d_decoys", decoys), func(b *testing.B) { benchPastRepoBound(b, decoys) })
+	}
+}
+
+func benchPastRepoBound(b *testing.B, decoys int) {
+	f := newScanFixtureB(b)
+	f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
+	time.Sleep(50 * time.Millisecond)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		dir := filepath.Join(f.proj, fmt.Sprintf("run%d", i))
+		for j := 0; j < decoys; j++ {
+			fakeGitDir(b, filepath.Join(dir, fmt.Sprintf("d%04d", j), ".git"))
+		}
+		b.StartTimer()
+		if rep := ScanGit(f.inv, f.home, time.Now()); len(rep.SetAside) != decoys-MaxGitScanRepos {
+			b.Fatalf("set aside %d, want %d", len(rep.SetAside), decoys-MaxGitScanRepos)
+		}
+		b.StopTimer()
+		os.RemoveAll(dir)
+		b.StartTimer()
+	}
+}
