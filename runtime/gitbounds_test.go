@@ -158,3 +158,22 @@ func appendFile(t *testing.T, p, s string) {
 		t.Fatal(err)
 	}
 }
+
+// H9 (#10 §1): a modules directory the command filled past the bound
+// of entries listed one by one, with code in one submodule's git
+// directory, is set aside whole: git then finds none of its submodules'
+// git directories (the scan used to stop listing there).
+func TestScanGitPastModulesBound(t *testing.T) {
+	lowerBound(t, &maxGitHooks, 8)
+	f := newScanFixture(t)
+	f.compiledNow()
+	mods := filepath.Join(f.proj, ".git", "modules")
+	for i := 0; i < 9; i++ {
+		fakeRepo(t, filepath.Join(mods, fmt.Sprintf("m%d", i)))
+	}
+	mustWrite(t, filepath.Join(mods, "m8", "config"), "[core]\n\tfsmonitor = \""+f.evil()+"\"\n", 0o644)
+	rep := f.scan(t)
+	if !gone(mods) || !rep.Stale() {
+		t.Errorf("the modules directory the command filled was not set aside: %+v", rep)
+	}
+}

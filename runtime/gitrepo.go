@@ -111,7 +111,7 @@ func (s *gitScan) inspect(g, top, via string) {
 	switch {
 	case hp == "":
 	default:
-		hooks = s.userPath(top, hp, "core.hooksPath")
+		hooks = s.userPath(top, hp, "core.hooksPath of "+real, real)
 	}
 	found = append(found, s.hooks(hooks)...)
 	if !s.listed[common] {
@@ -225,7 +225,7 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 		if !ok {
 			continue
 		}
-		if inc = s.userPath(path.Dir(p), inc, "include path in "+p); inc != "" {
+		if inc = s.userPath(path.Dir(p), inc, "include path in "+p, p); inc != "" {
 			found = append(found, s.config(inc, depth+1, hp)...)
 		}
 	}
