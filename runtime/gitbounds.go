@@ -117,6 +117,19 @@ func (s *gitScan) repoList(dir, what string) []string {
 	return names
 }
 
+// pastModules handles a directory of submodule git directories past a
+// bound (nesting, or the entries the scan lists in all): changed since
+// the compile, it is set aside whole; else it is reported, stale.
+// Listing submodule names nests: without a bound on the entries, a
+// command could make the scan list 1,024 names at each of 8 levels.
+func (s *gitScan) pastModules(p, why string) {
+	if s.changed(p) {
+		s.pastBound(p, why)
+		return
+	}
+	s.stale(p, fmt.Sprintf("the git scan did not check %s, %s (H9): review before running git there", p, why))
+}
+
 // list returns a directory's names, at most max; past that, the names
 // read so far are returned with false.
 func (s *gitScan) list(dir string, max int) ([]string, bool) {

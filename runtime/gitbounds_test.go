@@ -177,3 +177,33 @@ func TestScanGitPastModulesBound(t *testing.T) {
 		t.Errorf("the modules directory the command filled was not set aside: %+v", rep)
 	}
 }
+
+// H9 (#10 §1): submodule names nested past the scan's bound of 8
+// levels, and more nested names than the scan's entries bound lets it
+// list, are set aside whole when the command made them.
+func TestScanGitPastModulesNesting(t *testing.T) {
+	f := newScanFixture(t)
+	f.compiledNow()
+	mods := filepath.Join(f.proj, ".git", "modules")
+	deep := filepath.Join(mods, "a", "b", "c", "d", "e", "f", "g", "h")
+	fakeRepo(t, filepath.Join(deep, "x"))
+	mustWrite(t, filepath.Join(deep, "x", "config"), "[core]\n\tfsmonitor = \""+f.evil()+"\"\n", 0o644)
+	rep := f.scan(t)
+	if !gone(filepath.Join(mods, "a", "b", "c", "d", "e", "f", "g", "h")) || rep.Unresolved {
+		t.Errorf("submodule names nested past the bound were not set aside: %+v", rep)
+	}
+	lowerBound(t, &MaxGitScanEntries, 4)
+	for i := 0; i < 6; i++ {
+		fakeRepo(t, filepath.Join(mods, "n", fmt.Sprintf("m%d", i), "x"))
+	}
+	rep = f.scan(t)
+	n := 0
+	for _, a := range rep.SetAside {
+		if Within(a.Path, filepath.Join(mods, "n")) {
+			n++
+		}
+	}
+	if n == 0 || rep.Unresolved {
+		t.Errorf("submodule names past the entries bound were not set aside: %+v", rep)
+	}
+}

@@ -282,6 +282,10 @@ func (s *gitScan) hooks(dir string) []string {
 // modules inspects the submodule git directories below dir
 // (.git/modules/NAME, where NAME may hold slashes).
 func (s *gitScan) modules(dir string, depth int) {
+	if s.entries > 2*MaxGitScanEntries {
+		s.pastModules(dir, fmt.Sprintf("a submodules directory past the git scan's bound of %d entries", 2*MaxGitScanEntries))
+		return
+	}
 	for _, n := range s.repoList(dir, "git modules") {
 		p := path.Join(dir, n)
 		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
@@ -292,7 +296,7 @@ func (s *gitScan) modules(dir string, depth int) {
 			continue
 		}
 		if depth+1 >= maxModuleDepth {
-			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels of submodule names deep (H9); review before running git there", p, maxModuleDepth))
+			s.pastModules(p, fmt.Sprintf("submodule names nested more than %d levels deep", maxModuleDepth))
 			continue
 		}
 		s.modules(p, depth+1)
