@@ -103,6 +103,10 @@ type Facts struct {
 	// ProtectedTruncated are the writable directories with more nested
 	// repositories (or entries) than H9 looks through.
 	ProtectedTruncated []string `json:"protected_truncated"`
+	// WritableProtected are the writable directories that are one of
+	// the home's protected entries or lie inside one (H9 refuses them
+	// unless protect.allow names the entry).
+	WritableProtected []WritableProtected `json:"writable_protected"`
 	// GitNotes are the git configuration files in the writable set that
 	// set a relative core.hooksPath for a git directory whose worktree
 	// the compile cannot tell (H9): the directory it names is not bound
@@ -275,6 +279,8 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	}
 	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s), s.Protect != nil && s.Protect.Git == "read-only")
 	f.Protected = append(f.Protected, g.homeLinkTargets(f, p.CwdWritable)...)
+	f.Protected = append(f.Protected, g.linkedProtected(f, p.CwdWritable, protectAllow(s))...)
+	f.WritableProtected = g.writableProtected(f, p.CwdWritable)
 	for _, v := range CAVars {
 		if val, ok := h.Env[v]; ok && path.IsAbs(val) {
 			f.CABundles = append(f.CABundles, CABundle{Var: v, Path: g.path(path.Clean(val))})

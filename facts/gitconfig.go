@@ -1,8 +1,8 @@
 package facts
 
 import (
+	"os/user"
 	"path"
-	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 )
@@ -32,7 +32,8 @@ func gitHooksPath(content []byte) (string, bool) {
 // hooksPathFor returns where git runs hooks from for the repository whose
 // worktree is root, per the repository's own configuration, else the
 // user's global one; "" when neither sets core.hooksPath. A relative
-// value is relative to the worktree (hooks run there); "~/" is the home.
+// value is relative to the worktree (hooks run there); "~/" is the home,
+// "~NAME/" NAME's (gitUserPath).
 func (g *gatherer) hooksPathFor(root, home string) string {
 	configs := []string{path.Join(root, ".git", "config"), path.Join(home, ".gitconfig"), path.Join(home, ".config", "git", "config")}
 	for _, c := range configs {
@@ -62,28 +63,49 @@ func (g *gatherer) hooksPathIn(cfg, root, home string) (string, bool) {
 		return "", false
 	case v == "":
 		return "", true
-	case strings.HasPrefix(v, "~/"):
-		return path.Join(home, v[2:]), true
-	case path.IsAbs(v):
-		return path.Clean(v), true
-	default:
-		return path.Join(root, v), true
 	}
+	if v, ok = gitUserPath(v, home); !ok {
+		return "", true // git dies: "failed to expand user dir"
+	}
+	if path.IsAbs(v) {
+		return path.Clean(v), true
+	}
+	return path.Join(root, v), true
 }
 
 // includeTarget returns the file an include.path or includeIf.*.path
 // entry of the configuration file cfg names, as git resolves it:
-// relative to cfg's directory, "~/" the home; ok is false for any other
-// entry.
+// relative to cfg's directory, "~/" the home, "~NAME/" NAME's
+// (gitUserPath); ok is false for any other entry, and for a "~NAME" no
+// user has (git stops reading the configuration there: "could not
+// expand include path").
 func includeTarget(e runtime.GitConfigEntry, cfg, home string) (string, bool) {
 	t, ok := runtime.GitIncludePath(e)
-	switch {
-	case !ok:
+	if !ok {
 		return "", false
-	case strings.HasPrefix(t, "~/"):
-		t = path.Join(home, t[2:])
-	case !path.IsAbs(t):
+	}
+	if t, ok = gitUserPath(t, home); !ok {
+		return "", false
+	}
+	if !path.IsAbs(t) {
 		t = path.Join(path.Dir(cfg), t)
 	}
 	return path.Clean(t), true
+}
+
+// lookupHome returns the home directory of the user name, as git's
+// getpwnam finds it (os/user: the system's name services); a variable
+// so that tests can set the answer.
+var lookupHome = func(name string) (string, bool) {
+	u, err := user.Lookup(name)
+	if err != nil || u.HomeDir == "" {
+		return "", false
+	}
+	return u.HomeDir, true
+}
+
+// gitUserPath expands a leading "~" of a path-valued git setting as git
+// does (runtime.GitUserPath, with lookupHome).
+func gitUserPath(v, home string) (string, bool) {
+	return runtime.GitUserPath(v, home, lookupHome)
 }

@@ -56,7 +56,18 @@ func TestHooksPathProtected(t *testing.T) {
 			"/h/proj/wh": {Kind: "dir"}}, "/h/proj/wh"},
 		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[include]\n path = ../inc.cfg\n"}, "/h/proj/inc.cfg": {Kind: "file", Content: "[core]\n hooksPath = ih\n"},
 			"/h/proj/ih": {Kind: "dir"}}, "/h/proj/ih"},
+		// "~NAME/" is NAME's home directory, as git's getpwnam finds it
+		// (here inside the working directory); a name no user has makes
+		// git die, so nothing is bound for it.
+		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = ~bob/hooks\n"}, "/h/proj/people/bob/hooks": {Kind: "dir"}}, "/h/proj/people/bob/hooks"},
+		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[include]\n path = ~bob/inc.cfg\n"}, "/h/proj/people/bob/inc.cfg": {Kind: "file", Content: "[core]\n hooksPath = ih\n"},
+			"/h/proj/ih": {Kind: "dir"}}, "/h/proj/ih"},
+		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = ~nosuch/hooks\n"}, "/h/proj/~nosuch/hooks": {Kind: "dir"}}, ""},
+		{Tree{"/h/.gitconfig": {Kind: "file", Content: "[core]\n hooksPath = ~\n"}, "/h/proj/.git/config": {Kind: "file"}}, ""},
 	}
+	old := lookupHome
+	lookupHome = func(n string) (string, bool) { return "/h/proj/people/bob", n == "bob" }
+	t.Cleanup(func() { lookupHome = old })
 	for i, c := range cases {
 		g := &gatherer{fs: c.tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 		f := &Facts{Home: "/h", Cwd: Cwd{Exists: true, Real: "/h/proj"}}

@@ -94,8 +94,10 @@ func (g *gatherer) repoHooksPaths(repos []repoWorktree, home string) (dirs, unre
 	var relative []string // the global configuration's relative values
 	for _, c := range []string{path.Join(home, ".gitconfig"), path.Join(home, ".config", "git", "config")} {
 		for _, v := range g.configValues(c, "core.hookspath", home, 0) {
-			if v != "" && !path.IsAbs(v) && !strings.HasPrefix(v, "~/") {
+			if v != "" && !path.IsAbs(v) && !strings.HasPrefix(v, "~") {
 				relative = append(relative, v)
+			} else if x, ok := gitUserPath(v, home); ok && strings.HasPrefix(v, "~") && path.IsAbs(x) {
+				dirs = append(dirs, path.Clean(x))
 			}
 		}
 	}
@@ -105,8 +107,10 @@ func (g *gatherer) repoHooksPaths(repos []repoWorktree, home string) (dirs, unre
 			for _, v := range g.configValues(c, "core.hookspath", home, 0) {
 				switch {
 				case v == "":
-				case strings.HasPrefix(v, "~/"):
-					dirs = append(dirs, path.Join(home, v[2:]))
+				case strings.HasPrefix(v, "~"):
+					if x, ok := gitUserPath(v, home); ok && path.IsAbs(x) {
+						dirs = append(dirs, path.Clean(x))
+					}
 				case path.IsAbs(v):
 					dirs = append(dirs, path.Clean(v))
 				case len(tops[gd]) == 0:

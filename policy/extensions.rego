@@ -87,6 +87,27 @@ warn contains object.union(v("H9", sprintf("%s is reached through a symlink insi
 	not home_link_entry(p.path)
 }
 
+# H9: a writable directory that is itself one of the home's protected
+# entries, or lies inside one (a read-write bind of ~/.local/bin, of
+# ~/.config/systemd/user or a unit directory below it, of ~/.bashrc; the
+# working directory ~/.config/autostart), as written or through a
+# symlink: the names protected below a writable directory do not cover
+# the directory itself, which the host runs from later. Refused at the
+# setting that makes it writable, unless protect.allow names the entry
+# (that name's own warning then says it stays writable).
+writable_protected_path(w) := ["binds", w.index, "src"] if w.index >= 0
+
+writable_protected_path(w) := ["cwd"] if w.index < 0
+
+writable_protected_what(w) := sprintf("read-write bind source %q", [input.facts.binds[w.index].src]) if w.index >= 0
+
+writable_protected_what(w) := sprintf("the working directory %q", [input.facts.cwd.path]) if w.index < 0
+
+deny contains v("H9", sprintf("%s is or lies inside %s (the home's protected %s), which the host runs or reads later outside the sandbox: a command could plant what it runs; keep it read-only, or add %q to protect.allow to leave it writable", [writable_protected_what(w), w.entry, w.name, w.name]), writable_protected_path(w)) if {
+	some w in input.facts.writable_protected
+	not w.name in object.get(object.get(input.settings, "protect", {}), "allow", [])
+}
+
 # An allowed home entry that is a symlink is recreated in the home
 # layout's tmpfs (a command can replace only that copy), and its chain's
 # links and target in the writable set are kept read-only (H10).

@@ -40,3 +40,27 @@ func (s *gitScan) changed(p string) bool {
 	}
 	return false
 }
+
+// created reports whether what is at p (not followed) was created since
+// the compile: its birth time (statx) is not older than
+// Invocation.GitScanSince less GitScanSlack, or, on a filesystem that
+// keeps none, its ctime is not. A directory that existed when compiling
+// keeps its birth time through every write below it and every rename,
+// so a command can add none of those: their number is the compile's.
+// Without a compile time, or when p cannot be looked at, everything
+// counts as created.
+func (s *gitScan) created(p string) bool {
+	if s.since <= 0 {
+		return true
+	}
+	limit := s.since - int64(GitScanSlack)
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME|unix.STATX_CTIME, &st); err != nil {
+		return true
+	}
+	t := st.Ctime
+	if st.Mask&unix.STATX_BTIME != 0 {
+		t = st.Btime
+	}
+	return t.Sec*int64(time.Second)+int64(t.Nsec) >= limit
+}

@@ -70,13 +70,6 @@ func (s *gitScan) inspect(g, top, via string) {
 		return
 	}
 	s.seen[real] = true
-	s.repos++
-	if s.repos > MaxGitScanRepos {
-		if s.repos == MaxGitScanRepos+1 {
-			s.stale(real, fmt.Sprintf("the git scan stopped after %d repositories at %s (H9): the others were not checked for code a later host git would run; review before running git there", MaxGitScanRepos, real))
-		}
-		return
-	}
 	common, cd := real, path.Join(real, "commondir")
 	b, err := readSmall(cd)
 	switch {
@@ -100,6 +93,9 @@ func (s *gitScan) inspect(g, top, via string) {
 	if !gitDirValid(real, common) {
 		return // not a repository: git passes it by
 	}
+	if !s.admit(g, real, via) {
+		return // past the bound: set aside whole, or reported
+	}
 	if wt := coreWorktree(common, real); wt != "" {
 		top = wt // where git runs hooks, whatever led here
 	}
@@ -114,14 +110,17 @@ func (s *gitScan) inspect(g, top, via string) {
 	hooks := path.Join(common, "hooks")
 	switch {
 	case hp == "":
-	case strings.HasPrefix(hp, "~/"):
-		hooks = joinPhysical(s.home, hp[2:])
 	default:
-		hooks = joinPhysical(top, hp)
+		hooks = s.userPath(top, hp, "core.hooksPath of "+real, real)
 	}
 	found = append(found, s.hooks(hooks)...)
-	s.modules(path.Join(common, "modules"), 0)
-	s.worktrees(path.Join(common, "worktrees"))
+	if !s.listed[common] {
+		// Once per common directory: each linked worktree leads back to
+		// it, and listing it again for each was quadratic.
+		s.listed[common] = true
+		s.modules(path.Join(common, "modules"), 0)
+		s.worktrees(path.Join(common, "worktrees"))
+	}
 	if cd != "" && common != real && anyWithin(found, common) && s.writable(cd) {
 		s.setAside(cd, "a commondir that leads to "+common+", where code was set aside")
 	}
@@ -226,12 +225,9 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 		if !ok {
 			continue
 		}
-		if strings.HasPrefix(inc, "~/") {
-			inc = joinPhysical(s.home, inc[2:])
-		} else {
-			inc = joinPhysical(path.Dir(p), inc)
+		if inc = s.userPath(path.Dir(p), inc, "include path in "+p, p); inc != "" {
+			found = append(found, s.config(inc, depth+1, hp)...)
 		}
-		found = append(found, s.config(inc, depth+1, hp)...)
 	}
 	return found
 }
@@ -256,13 +252,14 @@ func (s *gitScan) hooks(dir string) []string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !s.writable(dir) {
 		return nil
 	}
-	names, ok := s.list(dir)
+	names, ok := s.list(dir, maxGitHooks)
 	if !ok {
-		if len(names) > maxGitHooks && s.changed(dir) {
+		if s.changed(dir) {
 			// Too many to check one by one, and changed since the
 			// compile: the whole directory goes, git then runs none.
 			return s.found(s.setAside(dir, "a git hooks directory with more entries than the scan checks"))
 		}
+		s.stale(dir, fmt.Sprintf("the git scan did not check %s: more than %d entries (H9); review before running git there", dir, maxGitHooks))
 		return nil
 	}
 	var found []string
@@ -282,32 +279,14 @@ func (s *gitScan) hooks(dir string) []string {
 	return found
 }
 
-// list returns a directory's names (at most maxGitHooks; past that the
-// invocation is stale, and the names read so far are returned with
-// false).
-func (s *gitScan) list(dir string) ([]string, bool) {
-	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	names, _ := f.Readdirnames(maxGitHooks + 1)
-	s.entries += len(names)
-	if len(names) > maxGitHooks {
-		s.stale(dir, fmt.Sprintf("the git scan did not check %s: more than %d entries (H9); review before running git there", dir, maxGitHooks))
-		return names, false
-	}
-	return names, true
-}
-
 // modules inspects the submodule git directories below dir
 // (.git/modules/NAME, where NAME may hold slashes).
 func (s *gitScan) modules(dir string, depth int) {
-	names, ok := s.list(dir)
-	if !ok {
+	if s.entries > 2*MaxGitScanEntries {
+		s.pastModules(dir, fmt.Sprintf("a submodules directory past the git scan's bound of %d entries", 2*MaxGitScanEntries))
 		return
 	}
-	for _, n := range names {
+	for _, n := range s.repoList(dir, "git modules") {
 		p := path.Join(dir, n)
 		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
 			continue
@@ -317,7 +296,7 @@ func (s *gitScan) modules(dir string, depth int) {
 			continue
 		}
 		if depth+1 >= maxModuleDepth {
-			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels of submodule names deep (H9); review before running git there", p, maxModuleDepth))
+			s.pastModules(p, fmt.Sprintf("submodule names nested more than %d levels deep", maxModuleDepth))
 			continue
 		}
 		s.modules(p, depth+1)
@@ -327,11 +306,7 @@ func (s *gitScan) modules(dir string, depth int) {
 // worktrees inspects the linked worktrees' git directories
 // (.git/worktrees/NAME), each with the worktree its "gitdir" file names.
 func (s *gitScan) worktrees(dir string) {
-	names, ok := s.list(dir)
-	if !ok {
-		return
-	}
-	for _, n := range names {
+	for _, n := range s.repoList(dir, "git worktrees") {
 		w := path.Join(dir, n)
 		top := w
 		if b, err := readSmall(path.Join(w, "gitdir")); err == nil {

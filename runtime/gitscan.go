@@ -13,20 +13,32 @@ import (
 )
 
 // Bounds of the post-command git scan (ScanGit). Past one, the scan
-// stops there and reports the invocation stale with a message: it never
-// skips silently.
-const (
+// stops there and reports the invocation stale with a message, or sets
+// aside whole what it did not look into (gitbounds.go): it never skips
+// silently. The exported bounds are variables so that tests can lower
+// them; nothing changes them at run time.
+var (
 	// MaxGitScanEntries bounds the directory entries listed in the
-	// writable set.
+	// writable set. Past it, the scan goes on only into directories that
+	// existed when compiling (their number is the compile's, which a
+	// command cannot raise) and sets aside whole the directories a
+	// command created (RepoWalk.Past).
 	MaxGitScanEntries = 200_000
 	// MaxGitScanDepth bounds how deep below a writable directory the
 	// scan looks for repositories.
 	MaxGitScanDepth = 64
 	// MaxGitScanRepos bounds the repositories (git directories,
-	// submodules and worktrees included) inspected.
+	// submodules and worktrees included) inspected, counted apart for
+	// git directories that existed when compiling and for those a
+	// command created: past it, one a command created is set aside
+	// whole.
 	MaxGitScanRepos = 1024
-	// maxGitHooks bounds the entries of one hooks directory.
+	// maxGitHooks bounds the entries of one hooks, modules or worktrees
+	// directory listed one by one.
 	maxGitHooks = 1024
+)
+
+const (
 	// maxGitFile bounds a configuration, gitdir or commondir file (git's
 	// own bound for a .git file is 1 MiB).
 	maxGitFile = 1 << 20
@@ -126,6 +138,7 @@ func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanRepo
 	for _, r := range s.roots {
 		s.walk(r)
 	}
+	s.boundSummary()
 	sort.Strings(s.rep.StalePaths)
 	s.rep.Since = s.since
 	return s.rep
@@ -138,9 +151,17 @@ type gitScan struct {
 	stamp   string
 	since   int64 // Invocation.GitScanSince
 	entries int
-	repos   int
-	seen    map[string]bool // git directories inspected (resolved)
-	moved   map[string]bool // paths set aside
+	// repos and newRepos count the git directories inspected that
+	// existed when compiling and that were created since (admit).
+	repos, newRepos int
+	// bound counts what was set aside past a bound, boundQuiet those
+	// of them without a warning of their own (pastBound).
+	bound, boundQuiet int
+	seen              map[string]bool // git directories inspected (resolved)
+	// listed holds the common directories whose modules and worktrees
+	// were listed.
+	listed map[string]bool
+	moved  map[string]bool // paths set aside
 	// globalHP is core.hooksPath of the global configuration.
 	globalHP string
 	rep      GitScanReport
@@ -156,7 +177,7 @@ type scanMount struct {
 
 func newGitScan(inv *invocation.Invocation, home string, now time.Time) *gitScan {
 	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), since: inv.GitScanSince,
-		seen: map[string]bool{}, moved: map[string]bool{}}
+		seen: map[string]bool{}, moved: map[string]bool{}, listed: map[string]bool{}}
 	var rw []string
 	args := inv.Bwrap.Args
 	for i := 0; i < len(args); i++ {

@@ -61,3 +61,83 @@ func BenchmarkScanGitUserRepos(b *testing.B) {
 		}
 	}
 }
+
+// fakeGitDir makes d a git directory git accepts (HEAD, refs, objects)
+// with a config.
+func fakeGitDir(b *testing.B, d string) {
+	for _, sub := range []string{"objects", "refs", "hooks"} {
+		if err := os.MkdirAll(filepath.Join(d, sub), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	mustWrite(b, filepath.Join(d, "HEAD"), "ref: refs/heads/main\n", 0o644)
+	mustWrite(b, filepath.Join(d, "config"), "[core]\n\tbare = false\n", 0o644)
+}
+
+// BenchmarkScanGitRepos measures the scan of a project holding 1,000
+// plain repositories from before the compile (below MaxGitScanRepos):
+// the per-repository cost.
+func BenchmarkScanGitRepos(b *testing.B) {
+	f := newScanFixtureB(b)
+	for i := 0; i < 1000; i++ {
+		fakeGitDir(b, filepath.Join(f.proj, "vendor", fmt.Sprintf("r%04d", i), ".git"))
+	}
+	benchClean(b, f)
+}
+
+// BenchmarkScanGitWorktrees measures the scan of a repository with
+// 1,000 linked worktrees' git directories (.git/worktrees/NAME) from
+// before the compile: each leads back to the common directory.
+func BenchmarkScanGitWorktrees(b *testing.B) {
+	f := newScanFixtureB(b)
+	for i := 0; i < 1000; i++ {
+		w := filepath.Join(f.proj, ".git", "worktrees", fmt.Sprintf("w%04d", i))
+		mustWrite(b, filepath.Join(w, "HEAD"), "ref: refs/heads/main\n", 0o644)
+		mustWrite(b, filepath.Join(w, "commondir"), "../..\n", 0o644)
+		mustWrite(b, filepath.Join(w, "gitdir"), "/nonexistent/w/.git\n", 0o644)
+	}
+	benchClean(b, f)
+}
+
+// benchClean measures ScanGit of f as compiled now, which must set
+// nothing aside.
+func benchClean(b *testing.B, f *scanFixture) {
+	f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
+	b.ResetTimer()
+	for b.Loop() {
+		if rep := ScanGit(f.inv, f.home, time.Now()); rep.Stale() {
+			b.Fatalf("stale: %+v", rep)
+		}
+	}
+}
+
+// BenchmarkScanGitPastRepoBound measures the scan after a command made
+// 2,000 or 4,000 decoy repositories (HEAD, refs, objects) in a project
+// compiled before: the first MaxGitScanRepos are inspected, the others
+// set aside whole (one rename each). The decoys are made again, untimed,
+// before every scan.
+func BenchmarkScanGitPastRepoBound(b *testing.B) {
+	for _, decoys := range []int{2000, 4000} {
+		b.Run(fmt.Sprintf("%d_decoys", decoys), func(b *testing.B) { benchPastRepoBound(b, decoys) })
+	}
+}
+
+func benchPastRepoBound(b *testing.B, decoys int) {
+	f := newScanFixtureB(b)
+	f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
+	time.Sleep(50 * time.Millisecond)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		dir := filepath.Join(f.proj, fmt.Sprintf("run%d", i))
+		for j := 0; j < decoys; j++ {
+			fakeGitDir(b, filepath.Join(dir, fmt.Sprintf("d%04d", j), ".git"))
+		}
+		b.StartTimer()
+		if rep := ScanGit(f.inv, f.home, time.Now()); len(rep.SetAside) != decoys-MaxGitScanRepos {
+			b.Fatalf("set aside %d, want %d", len(rep.SetAside), decoys-MaxGitScanRepos)
+		}
+		b.StopTimer()
+		os.RemoveAll(dir)
+		b.StartTimer()
+	}
+}

@@ -14,7 +14,9 @@ import (
 // come with the names) and hands each repository it finds to repo: a
 // directory holding ".git", or a bare repository. Read-only and masked
 // paths are skipped (a command cannot write them). Past
-// MaxGitScanEntries or MaxGitScanDepth the invocation is reported stale.
+// MaxGitScanEntries, directories a command created are set aside whole
+// (pastEntries); past MaxGitScanDepth, a directory changed since the
+// compile is set aside whole, another one reported stale.
 func (s *gitScan) walk(root string) {
 	buf := make([]byte, 32<<10)
 	w := RepoWalk{
@@ -55,9 +57,10 @@ func (s *gitScan) walk(root string) {
 			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels below %s (H9): deeper repositories were not checked; review before running git there", p, MaxGitScanDepth, root))
 		},
 		Entries: &s.entries,
+		Past:    s.pastEntries,
 	}
 	if !w.Walk(root) {
-		s.stale(root, fmt.Sprintf("the git scan of %s stopped after %d entries (H9): repositories past them were not checked for code a later host git would run; review before running git there", root, MaxGitScanEntries))
+		s.stale(root, fmt.Sprintf("the git scan of %s stopped after %d entries, and %d more in directories that existed when compiling (H9): repositories past them were not checked for code a later host git would run; review before running git there", root, MaxGitScanEntries, MaxGitScanEntries))
 	}
 }
 

@@ -32,10 +32,19 @@ type RepoWalk struct {
 	// Entries counts the entries listed (the caller may count more of
 	// its own against the same bound).
 	Entries *int
+	// Past, when set, lets the walk go on past MaxGitScanEntries: after
+	// the directory whose listing crossed the bound, each directory is
+	// handed to Past, and visited and walked into only when Past returns
+	// true (ScanGit: the directory existed when compiling; one a command
+	// created, Past sets aside whole). What is listed past the bound is
+	// counted apart, against MaxGitScanEntries again. Without Past (the
+	// compile), the walk stops at the bound.
+	Past func(dir string) bool
 }
 
 // Walk walks root. It returns false when it stopped at
-// MaxGitScanEntries entries: what lies past them was not looked at.
+// MaxGitScanEntries entries (with Past, at MaxGitScanEntries more past
+// them): what lies past them was not looked at.
 func (w *RepoWalk) Walk(root string) bool {
 	type item struct {
 		dir   string
@@ -43,18 +52,28 @@ func (w *RepoWalk) Walk(root string) bool {
 	}
 	queue := []item{{root, 0}}
 	var de DirEntries
+	over, past := false, 0 // past the bound; entries listed since
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
+		if over && !w.Past(it.dir) {
+			continue
+		}
 		if err := w.List(it.dir, &de); err != nil {
 			if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
 				w.Unlisted(it.dir, err)
 			}
 			continue
 		}
-		*w.Entries += len(de.Names)
-		if *w.Entries > MaxGitScanEntries {
-			return false
+		if over {
+			if past += len(de.Names); past > MaxGitScanEntries {
+				return false
+			}
+		} else if *w.Entries += len(de.Names); *w.Entries > MaxGitScanEntries {
+			if w.Past == nil {
+				return false
+			}
+			over = true // this listing is paid for: it is visited
 		}
 		w.Visit(it.dir, &de)
 		for i, n := range de.Names {

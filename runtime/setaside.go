@@ -18,7 +18,12 @@ import (
 // the same invocation may still run) is moved, not what it points to. It
 // returns the path set aside, "" when it could not (the invocation is
 // then stale, with a warning).
-func (s *gitScan) setAside(p, why string) string {
+func (s *gitScan) setAside(p, why string) string { return s.setAsideWarn(p, why, true) }
+
+// setAsideWarn is setAside, with the warning left to the caller when
+// warn is false (what the scan's bounds set aside in bulk is summed up
+// in one: pastBound).
+func (s *gitScan) setAsideWarn(p, why string, warn bool) string {
 	t := p
 	if !s.writableLexical(t) {
 		r, err := filepath.EvalSymlinks(p)
@@ -40,6 +45,9 @@ func (s *gitScan) setAside(p, why string) string {
 	full := path.Join(dir, as)
 	s.rep.SetAside = append(s.rep.SetAside, SetAside{Path: t, As: full, Why: why})
 	s.rep.StalePaths = append(s.rep.StalePaths, t)
+	if !warn {
+		return t
+	}
 	s.rep.Warnings = append(s.rep.Warnings, fmt.Sprintf("the command left %s at %s, which a later host git would run (H9): set aside as %s; review it before you restore it", why, t, full))
 	return t
 }
