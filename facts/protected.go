@@ -136,6 +136,8 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 			out = append(out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
 				Symlink: pp.HasLink, Allowed: allow[name]})
 		}
+		py, pyLooked := g.pythonHooks(r.dir, r.index, homes, seen)
+		out, looked = append(out, py...), append(looked, pyLooked...)
 		// Hooks kept in the worktree through core.hooksPath (husky and
 		// the like, under any name).
 		protectHooksPath := func(hp string) {
