@@ -119,6 +119,7 @@ func (s *gitScan) scanSite(site string, moved bool, buf []byte, de *DirEntries) 
 	}
 	names := de.Names // de is not listed into again below
 	var mods []string
+	var pths []pthPaths
 	cache := false
 	for _, n := range names {
 		p := site + "/" + n
@@ -128,25 +129,27 @@ func (s *gitScan) scanSite(site string, moved bool, buf []byte, de *DirEntries) 
 		case PythonCustomize(n):
 			s.pythonFinding(p, moved, "a python start-up module (site.py imports "+n+" at every python start)")
 		case PthFile(n):
-			// Only a .pth a command could have put there is read to be
-			// judged (most are unchanged: one lstat each); one bound
-			// read-only is the user's hook, read for the modules it imports.
+			// Every .pth is read: its path lines may add a directory
+			// holding usercustomize (scanPthDirs); one bound read-only is
+			// the user's hook, read for the modules it imports.
 			candidate := s.pythonCandidate(p, moved)
-			if s.writable(p) && !candidate {
-				continue
-			}
 			b, err := readSmall(p) // as site.py reads it, following a symlink
-			if err == nil && !PthRunsCode(b) {
+			code := err != nil || PthRunsCode(b)
+			if code && candidate && s.pythonFinding(p, moved, "a python .pth file with a code line (site.py runs it at every python start)") {
 				continue
 			}
-			if candidate && s.pythonFinding(p, moved, "a python .pth file with a code line (site.py runs it at every python start)") {
+			if err != nil {
 				continue
 			}
-			if err == nil {
+			if code {
 				mods = append(mods, PthModules(b)...)
+			}
+			if dirs := PthPaths(b); len(dirs) > 0 {
+				pths = append(pths, pthPaths{pth: p, dirs: dirs, candidate: candidate})
 			}
 		}
 	}
+	s.scanPthDirs(site, pths, buf)
 	// The modules the .pth files left in place import at every start.
 	if len(mods) > 0 {
 		for _, n := range names {

@@ -91,6 +91,10 @@ func TestScanPythonSites(t *testing.T) {
 	}
 	stage := filepath.Join(f.home, "stage", "python3.13t", "site-packages")
 	mustWrite(t, filepath.Join(stage, "moved.pth"), "import os\n", 0o644)
+	// An editable install (compat mode): a path .pth adding a project
+	// directory.
+	mustWrite(t, filepath.Join(s311, "__editable__.proj-0.1.pth"), filepath.Join(f.home, "proj", "src")+"\n", 0o644)
+	mustWrite(t, filepath.Join(f.home, "proj", "src", "proj", "__init__.py"), "", 0o644)
 	oldFile := filepath.Join(f.home, "old-notes.txt")
 	mustWrite(t, oldFile, "import os\n", 0o644)
 	f.inv.Bwrap.Args = append(f.inv.Bwrap.Args, "--ro-bind", filepath.Join(s311, "distutils-precedence.pth"), filepath.Join(s311, "distutils-precedence.pth"),
@@ -111,6 +115,8 @@ func TestScanPythonSites(t *testing.T) {
 		filepath.Join(s311, "renamed.pth"),
 		filepath.Join(f.home, ".local/lib/python3.13t/site-packages/moved.pth"),
 		filepath.Join(s311, "old-renamed.pth"),
+		filepath.Join(f.home, "proj", "src", "usercustomize.py"),
+		filepath.Join(f.home, "added", "sitecustomize"),
 	}
 	mustWrite(t, planted[0], "import os;os.system('x')\n", 0o644)
 	mustWrite(t, planted[1], "/a/path\n   import os\n", 0o644)
@@ -126,6 +132,11 @@ func TestScanPythonSites(t *testing.T) {
 	if err := os.Rename(oldFile, planted[8]); err != nil {
 		t.Fatal(err)
 	}
+	// The user's editable install now leads to a start-up module; a new
+	// path-only .pth adds a directory holding one.
+	mustWrite(t, planted[9], "", 0o644)
+	mustWrite(t, filepath.Join(planted[10], "__init__.py"), "", 0o644)
+	mustWrite(t, filepath.Join(s311, "adds.pth"), "../../../../added\n", 0o644)
 	if err := os.Rename(filepath.Dir(stage), filepath.Join(f.home, ".local/lib/python3.13t")); err != nil {
 		t.Fatal(err)
 	}
@@ -155,5 +166,28 @@ func TestScanPythonSites(t *testing.T) {
 	// A second scan of the same invocation finds nothing new.
 	if rep := ScanGit(f.inv, "", time.Now()); len(rep.SetAside) > 0 {
 		t.Errorf("second scan set aside %+v", rep.SetAside)
+	}
+}
+
+// TestScanPythonSitesHostHome: with the host's home read-only and a
+// project writable, the host's user site is still followed: an editable
+// install's path .pth adds the project's src directory, and a
+// usercustomize.py a command puts there (every later host python would
+// import it) is set aside, while the project's own code stays.
+func TestScanPythonSitesHostHome(t *testing.T) {
+	base := t.TempDir()
+	home, proj := filepath.Join(base, "home"), filepath.Join(base, "home", "proj")
+	site := filepath.Join(home, ".local/lib/python3.11/site-packages")
+	mustWrite(t, filepath.Join(site, "__editable__.proj-0.1.pth"), proj+"/src\n", 0o644)
+	mustWrite(t, filepath.Join(proj, "src", "proj", "__init__.py"), "", 0o644)
+	inv := &invocation.Invocation{Bwrap: invocation.Bwrap{Args: []string{"--ro-bind", "/", "/", "--bind", proj, proj}},
+		GitScanSince: time.Now().Add(GitScanSlack + 200*time.Millisecond).UnixNano()}
+	time.Sleep(400 * time.Millisecond)
+	planted := filepath.Join(proj, "src", "usercustomize.py")
+	mustWrite(t, planted, "", 0o644)
+	mustWrite(t, filepath.Join(proj, "src", "proj", "__init__.py"), "x = 1\n", 0o644)
+	rep := ScanGit(inv, home, time.Now())
+	if _, err := os.Lstat(planted); err == nil || len(rep.SetAside) != 1 {
+		t.Errorf("%s is still in place, or more was set aside: %+v", planted, rep)
 	}
 }
