@@ -26,6 +26,13 @@ var HomeStartupNames = []string{
 	".ipython/profile_default/startup", ".ipython/profile_default/ipython_config.py",
 	".jupyter/jupyter_config.py", ".jupyter/jupyter_server_config.py",
 	".jupyter/jupyter_notebook_config.py", ".jupyter/jupyter_lab_config.py",
+	// Cloud and container CLIs find these through $HOME (the profile
+	// home's are not among the denied paths, which are the host
+	// home's): the AWS CLI and SDKs run credential_process, kubectl a
+	// user's exec plugin, docker every CLI plugin it lists, gpg-agent
+	// its pinentry-program. (ssh reads the passwd entry's home, not
+	// $HOME, so the profile home's .ssh/config is not read.)
+	".aws/config", ".kube/config", ".docker/cli-plugins", ".gnupg/gpg-agent.conf",
 	// Database shells run their rc file's shell escapes (\!, .system).
 	".psqlrc", ".sqliterc",
 	// CPAN's configuration is perl code (cpan).

@@ -21,6 +21,8 @@ ok usercustomize 'printf "open(\"{m}\", \"a\").close()\n" > "$SITE/usercustomize
 ok pth_renamed 'printf "import os; open(\"{m}\", \"a\").close()\n" > "$SITE/notes.txt" && mv "$SITE/notes.txt" "$SITE/zz-renamed.pth"'
 ok other_version 'mkdir -p "$HOME/.local/lib64/python3.99/site-packages" && printf "import os\n" > "$HOME/.local/lib64/python3.99/site-packages/x.pth"'
 ok npmrc 'printf "script-shell=/bin/sh -c \"touch {m}\"\nnode-options=--require {m}.js\n" > "$HOME/.npmrc"'
+ok kube 'mkdir -p "$HOME/.kube" && printf "users:\n- user: {exec: {command: /bin/touch, args: [{m}]}}\n" > "$HOME/.kube/config"'
+ok user_unit 'mkdir -p "$HOME/.config/systemd/user" && printf "[Service]\nExecStart=/bin/touch {m}\n" > "$HOME/.config/systemd/user/x.service"'
 ok path_pth 'echo "$HOME/src" > "$SITE/paths.pth"'
 ok path_to_customize 'mkdir -p "$HOME/added" && printf "open(\"{m}\", \"a\").close()\n" > "$HOME/added/usercustomize.py" && echo "$HOME/added" > "$SITE/adds.pth"'
 ok package 'mkdir -p "$SITE/mypkg" && echo "x = 1" > "$SITE/mypkg/__init__.py"'
@@ -31,12 +33,15 @@ ok users_hook_write 'echo "import os" >> "$SITE/users-hook.pth"'
 // start-up hook a command plants in the profile home's user site
 // directory (a .pth file with a code line, indented, created through a
 // rename, in another version's lib64 directory; usercustomize.py, also
-// in a directory a path-only .pth adds) and a
-// ~/.npmrc are set aside after the command, so neither the next command
-// nor a host python with that home runs them; a path-only .pth file and
-// a package stay (pip install --user keeps working), and the user's
-// existing code .pth is read-only. Control: the same sandbox run by
-// bwrap directly (no post-command scan) leaves the hooks, and a host
+// in a directory a path-only .pth adds), a ~/.npmrc, a ~/.kube/config
+// and a user unit below a ~/.config that did not exist when compiling
+// (recorded since this change: before, only the new parent made the
+// invocation stale, and the recompile bound the planted unit as the
+// user's) are set aside after the command, so neither the next
+// command nor a host python with that home runs them; a path-only .pth
+// file and a package stay (pip install --user keeps working), and the
+// user's existing code .pth is read-only. Control: the same sandbox run
+// by bwrap directly (no post-command scan) leaves the hooks, and a host
 // python3 runs them.
 func testPythonSiteHooks(t *testing.T, f *fixture) {
 	v := pysiteVersion(t, f)
@@ -52,7 +57,7 @@ func testPythonSiteHooks(t *testing.T, f *fixture) {
 		if protected {
 			r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", prelude + f.expand(script)}, env: env})
 			f.expect(r, want{"pth": "yes", "pth_indented": "yes", "usercustomize": "yes", "pth_renamed": "yes", "other_version": "yes",
-				"npmrc": "yes", "path_pth": "yes", "path_to_customize": "yes", "package": "yes", "users_hook_write": "no"})
+				"npmrc": "yes", "kube": "yes", "user_unit": "yes", "path_pth": "yes", "path_to_customize": "yes", "package": "yes", "users_hook_write": "no"})
 			f.wantStderr(r, "set aside as", site+"/evil.pth", site+"/usercustomize.py", "{hermes}/home/.npmrc")
 		} else {
 			r = f.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, inv)...), "--", "/bin/sh", "-c", prelude+f.expand(script)),
@@ -79,7 +84,7 @@ func testPythonSiteHooks(t *testing.T, f *fixture) {
 		case !protected && !ran:
 			t.Errorf("control: host python did not run the planted hooks: %v", r)
 		}
-		for _, p := range []string{site + "/evil.pth", site + "/indented.pth", site + "/usercustomize.py", site + "/zz-renamed.pth", "{hermes}/home/.npmrc", "{hermes}/home/.local/lib64/python3.99/site-packages/x.pth", "{hermes}/home/added/usercustomize.py"} {
+		for _, p := range []string{site + "/evil.pth", site + "/indented.pth", site + "/usercustomize.py", site + "/zz-renamed.pth", "{hermes}/home/.npmrc", "{hermes}/home/.local/lib64/python3.99/site-packages/x.pth", "{hermes}/home/added/usercustomize.py", "{hermes}/home/.kube/config", "{hermes}/home/.config/systemd/user"} {
 			if left := f.hostExists(p); left == protected {
 				t.Errorf("%s left in place: %v (protected %v)", f.expand(p), left, protected)
 			}
@@ -91,6 +96,8 @@ func testPythonSiteHooks(t *testing.T, f *fixture) {
 		os.RemoveAll(f.expand("{hermes}/home/.local"))
 		os.Remove(f.expand("{hermes}/home/.npmrc"))
 		os.RemoveAll(f.expand("{hermes}/home/added"))
+		os.RemoveAll(f.expand("{hermes}/home/.kube"))
+		os.RemoveAll(f.expand("{hermes}/home/.config"))
 	}
 }
 
