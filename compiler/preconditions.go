@@ -96,10 +96,14 @@ func homeEntryRows(f *facts.Facts, why map[string]string) homeRows {
 
 // redundant tells whether the observed path p needs no precondition of
 // its own: p cannot appear before its missing parent does, and that
-// parent is a precondition of its own. H9 entries stay: the runtime
-// names the one a command created.
+// parent is a precondition of its own. H9 entries stay, the profile
+// home's too: the runtime names the one a command created, and sets a
+// start-up file aside (a profile home without .config loses
+// .config/systemd/user otherwise: the new parent only made the
+// invocation stale, and the recompile took the planted unit for the
+// user's).
 func redundant(f *facts.Facts, why map[string]string, p string) bool {
-	return why[p] != string(facts.ReasonProtected) && absentAbove(f.Observed, p)
+	return why[p] != string(facts.ReasonProtected) && why[p] != string(facts.ReasonProfileHome) && absentAbove(f.Observed, p)
 }
 
 // reasons is why each path the facts stage looked at matters (its

@@ -33,8 +33,11 @@ func (e *emitter) profileHomeProtections(ph string) {
 			}
 		}
 		name := rel
-		if p.Name == "core.hooksPath" {
+		switch p.Name {
+		case "core.hooksPath":
 			name += " (core.hooksPath)"
+		case facts.PythonHookName:
+			name += " (a python start-up hook)"
 		}
 		binds = append(binds, [2]string{p.Path, name + " stays read-only in the profile home: every later command of the profile runs it"})
 	}

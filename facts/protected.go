@@ -13,34 +13,40 @@ import (
 // the user works there — git's hooks and configuration (core.hooksPath,
 // core.fsmonitor, aliases and filters run commands), shell start-up
 // files, direnv's .envrc, editor and agent task definitions, autostart
-// entries and user services, ~/.local/bin on PATH. A command may edit
-// the project; it may not plant something the host executes.
-var ProtectedNames = append(append([]string(nil), gitProtectedNames...), runtime.StartupNames...)
+// entries and user services, ~/.local/bin on PATH — and, in a home
+// directory only, what tools run at their own start
+// (runtime.HomeStartupNames: ~/.npmrc, ~/.Rprofile, …). A command may
+// edit the project; it may not plant something the host executes.
+var ProtectedNames = append(append(append([]string(nil), gitProtectedNames...), runtime.StartupNames...), runtime.HomeStartupNames...)
 
 // gitProtectedNames are the entries of ProtectedNames that are git's:
 // git init, git submodule and hook managers create them, so one created
 // by a command is warned about (and the invocation goes stale) but
 // stays; the scan checks what git would run from them. Every other
-// entry is a runtime.StartupNames entry, set aside when a command
-// creates it.
+// entry is a runtime.StartupNames or runtime.HomeStartupNames entry,
+// set aside when a command creates it.
 var gitProtectedNames = []string{".git/config", ".git/hooks", ".husky", ".githooks", ".gitconfig", ".config/git/config", ".gitmodules"}
 
 // protectedPaths returns the (name, path) pairs of ProtectedNames to
-// protect in the writable directory root: each name below root and,
-// when root lies inside the home directory, each name below the home
-// that lies inside root (a read-write bind of ~/.config/systemd holds
-// ~/.config/systemd/user, which a login runs whatever the bind's root).
-func protectedPaths(root, home string) [][2]string {
+// protect in the writable directory root: each name below root but the
+// home-only ones (runtime.HomeStartupNames) and, for each of homes (the
+// home directory, the profile home) that is root or holds it or lies in
+// it, each name below that home that lies inside root (a read-write bind
+// of ~/.config/systemd holds ~/.config/systemd/user, which a login runs
+// whatever the bind's root). A pair may come twice.
+func protectedPaths(root string, homes []string) [][2]string {
 	var out [][2]string
-	for _, name := range ProtectedNames {
+	for _, name := range append(append([]string(nil), gitProtectedNames...), runtime.StartupNames...) {
 		out = append(out, [2]string{name, path.Join(root, name)})
 	}
-	if home == "" || home == root || !Within(root, home) {
-		return out
-	}
-	for _, name := range ProtectedNames {
-		if p := path.Join(home, name); p != root && Within(p, root) {
-			out = append(out, [2]string{name, p})
+	for _, home := range homes {
+		if home == "" || !Within(root, home) && !Within(home, root) {
+			continue
+		}
+		for _, name := range ProtectedNames {
+			if p := path.Join(home, name); p != root && Within(p, root) {
+				out = append(out, [2]string{name, p})
+			}
 		}
 	}
 	return out
@@ -103,13 +109,17 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 			roots = append(roots, root{b.SrcReal, b.Index})
 		}
 	}
+	homes := []string{f.Home}
+	if f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir {
+		homes = append(homes, f.ProfileHome.Real)
+	}
 	seen := map[string]bool{}
 	isRoot := map[string]bool{}
 	for _, r := range roots {
 		isRoot[r.dir] = true
 	}
 	for _, r := range roots {
-		for _, np := range protectedPaths(r.dir, f.Home) {
+		for _, np := range protectedPaths(r.dir, homes) {
 			name, p := np[0], np[1]
 			if seen[p] {
 				continue
@@ -126,6 +136,8 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 			out = append(out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
 				Symlink: pp.HasLink, Allowed: allow[name]})
 		}
+		py, pyLooked := g.pythonHooks(r.dir, r.index, homes, seen)
+		out, looked = append(out, py...), append(looked, pyLooked...)
 		// Hooks kept in the worktree through core.hooksPath (husky and
 		// the like, under any name).
 		protectHooksPath := func(hp string) {

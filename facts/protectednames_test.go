@@ -12,11 +12,11 @@ import (
 // no start-up name the compile does not protect.
 func TestProtectedNamesStartup(t *testing.T) {
 	for _, n := range ProtectedNames {
-		if !slices.Contains(gitProtectedNames, n) && !slices.Contains(runtime.StartupNames, n) {
-			t.Errorf("%s is neither git's nor in runtime.StartupNames", n)
+		if !slices.Contains(gitProtectedNames, n) && !slices.Contains(runtime.StartupNames, n) && !slices.Contains(runtime.HomeStartupNames, n) {
+			t.Errorf("%s is neither git's nor in runtime.StartupNames or HomeStartupNames", n)
 		}
 	}
-	for _, n := range runtime.StartupNames {
+	for _, n := range append(append([]string(nil), runtime.StartupNames...), runtime.HomeStartupNames...) {
 		if !slices.Contains(ProtectedNames, n) {
 			t.Errorf("runtime.StartupNames has %s, ProtectedNames does not", n)
 		}

@@ -115,7 +115,10 @@ const WhyProfileHome = "H9 (profile home)"
 // such an entry of another writable directory when it is a start-up file
 // (WhyProtected, StartupNames: .envrc, .devcontainer.json, a user unit
 // directory): git's own entries (.git/config, .git/hooks, .gitmodules)
-// that git init and git submodule create are warned about and stay. Files the invocation binds read-only, and files outside the
+// that git init and git submodule create are warned about and stay. The
+// python user site directories of the sandbox's and the host's home are
+// checked too (scanPythonSites): a .pth file with a code line or a
+// usercustomize module a command left there is set aside. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
 func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
 	s := newGitScan(inv, home, now)
@@ -134,6 +137,7 @@ func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanRepo
 			}
 		}
 	}
+	s.scanPythonSites(pythonHomes(inv, home), inv.Preconditions)
 	s.globalHP = s.globalHooksPath()
 	for _, r := range s.roots {
 		s.walk(r)
@@ -164,6 +168,9 @@ type gitScan struct {
 	moved  map[string]bool // paths set aside
 	// globalHP is core.hooksPath of the global configuration.
 	globalHP string
+	// recorded are the paths the invocation recorded as existing
+	// (scanPythonSites).
+	recorded map[string]bool
 	rep      GitScanReport
 }
 

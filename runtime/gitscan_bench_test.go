@@ -141,3 +141,43 @@ func benchPastRepoBound(b *testing.B, decoys int) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkScanPythonSites measures what the python site check adds to
+// the scan: a writable profile home (the sandbox's HOME) whose user site
+// directory holds 300 packages with their dist-info, 5 path-only .pth
+// files, a __pycache__ of 50 entries and the user's code .pth with the
+// module it imports (bound read-only, as the compile binds them), none
+// changed since the compile; and the same home without a user site.
+func BenchmarkScanPythonSites(b *testing.B) {
+	for _, populated := range []bool{false, true} {
+		b.Run(fmt.Sprintf("user_site_%v", populated), func(b *testing.B) {
+			f := newPyFixture(b)
+			if populated {
+				site := f.site("python3.11")
+				for i := 0; i < 300; i++ {
+					mustWrite(b, filepath.Join(site, fmt.Sprintf("pkg%03d", i), "__init__.py"), "", 0o644)
+					mustWrite(b, filepath.Join(site, fmt.Sprintf("pkg%03d-1.0.dist-info", i), "RECORD"), "", 0o644)
+				}
+				for i := 0; i < 5; i++ {
+					mustWrite(b, filepath.Join(site, fmt.Sprintf("p%d.pth", i), ""), "/opt/src\n", 0o644)
+				}
+				for i := 0; i < 50; i++ {
+					mustWrite(b, filepath.Join(site, "__pycache__", fmt.Sprintf("m%d.cpython-311.pyc", i)), "", 0o644)
+				}
+				hook, mod := filepath.Join(site, "distutils-precedence.pth"), filepath.Join(site, "_distutils_hack")
+				mustWrite(b, hook, "import os; __import__('_distutils_hack')\n", 0o644)
+				mustWrite(b, filepath.Join(mod, "__init__.py"), "", 0o644)
+				f.inv.Bwrap.Args = append(f.inv.Bwrap.Args, "--ro-bind", hook, hook, "--ro-bind", mod, mod)
+			}
+			f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
+			b.ResetTimer()
+			for b.Loop() {
+				s := newGitScan(f.inv, "", time.Now())
+				s.scanPythonSites(pythonHomes(f.inv, ""), nil)
+				if s.rep.Stale() {
+					b.Fatalf("stale: %+v", s.rep)
+				}
+			}
+		})
+	}
+}

@@ -91,7 +91,13 @@ func (s *gitScan) linkIntoGitDir(link string) {
 // at its last component, with getdents and buf; entries of unknown type
 // (some filesystems) are lstat'ed.
 func ListDir(dir string, buf []byte, de *DirEntries) error {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	return listDir(dir, unix.O_NOFOLLOW, buf, de)
+}
+
+// listDir is ListDir with extra open flags (O_NOFOLLOW, or none to
+// follow a symlink at dir's last component, as python does).
+func listDir(dir string, flags int, buf []byte, de *DirEntries) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|flags, 0)
 	if err != nil {
 		return err
 	}

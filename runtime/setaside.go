@@ -38,7 +38,7 @@ func (s *gitScan) setAsideWarn(p, why string, warn bool) string {
 	dir, name := path.Split(t)
 	as, err := renameAside(dir, name, s.stamp)
 	if err != nil {
-		s.stale(t, fmt.Sprintf("could not set aside %s, %s that a later host git would run (H9): %v; remove it before running git there", t, why, err))
+		s.stale(t, fmt.Sprintf("could not set aside %s, %s that runs later without being asked (H9): %v; remove it before running git or the tool that reads it there", t, why, err))
 		return ""
 	}
 	s.moved[t] = true
@@ -48,7 +48,7 @@ func (s *gitScan) setAsideWarn(p, why string, warn bool) string {
 	if !warn {
 		return t
 	}
-	s.rep.Warnings = append(s.rep.Warnings, fmt.Sprintf("the command left %s at %s, which a later host git would run (H9): set aside as %s; review it before you restore it", why, t, full))
+	s.rep.Warnings = append(s.rep.Warnings, fmt.Sprintf("the command left %s at %s, which runs later without being asked (H9): set aside as %s; review it before you restore it", why, t, full))
 	return t
 }
 

@@ -42,13 +42,13 @@ var StartupNames = []string{
 	".zed", ".continue", ".roo/mcp.json", ".amazonq", "opencode.json",
 }
 
-// startupPath reports whether host path p is a StartupNames entry of
-// some directory (p ends in "/" + a name).
+// startupPath reports whether host path p is a StartupNames or
+// HomeStartupNames entry of some directory (p ends in "/" + a name).
 func startupPath(p string) bool {
 	for _, n := range StartupNames {
 		if strings.HasSuffix(p, "/"+n) {
 			return true
 		}
 	}
-	return false
+	return homeStartupPath(p)
 }

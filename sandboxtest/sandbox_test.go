@@ -88,6 +88,7 @@ var scenarios = []scenario{
 	{"H9_git_unresolved_carried", testGitUnresolvedCarried},
 	{"H9_profile_home_rc", testProfileHomeRC},
 	{"H9_cwd_in_profile_home", testCwdInProfileHome},
+	{"H9_python_site_hooks", testPythonSiteHooks},
 	{"H9_git_workflow", testGitWorkflow},
 	{"H9_git_compile_time_binds", testGitCompileTimeBinds},
 	{"H9_protect_git_read_only", testProtectGitReadOnly},
