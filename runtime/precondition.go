@@ -171,16 +171,18 @@ func CheckPreconditions(inv *invocation.Invocation) error {
 	var bad []Mismatch
 	var recorded map[string]bool
 	var buf []byte // one getdents buffer for every listing
-	listed := listedKinds(inv.Preconditions, &buf)
-	for i := 0; i < len(inv.Preconditions); i++ {
-		p := inv.Preconditions[i]
-		if n := namesRun(inv.Preconditions[i:]); n > 0 {
-			if buf == nil {
-				buf = make([]byte, direntBufSize)
-			}
-			bad = append(bad, checkNames(inv.Preconditions[i:i+n], buf)...)
-			i += n - 1
-			continue
+	names := namesChecks(inv.Preconditions)
+	listed := listedKinds(inv.Preconditions, &buf, names)
+	for _, nc := range names {
+		if buf == nil {
+			buf = make([]byte, direntBufSize)
+		}
+		nc.list(buf)
+		bad = append(bad, nc.mismatches()...)
+	}
+	for i, p := range inv.Preconditions {
+		if p.Names != nil {
+			continue // checked above
 		}
 		var kind, target string
 		var mtime int64

@@ -34,8 +34,9 @@ const direntBufSize = 8 << 10
 // parent that is absent or not a directory (lstat says ENOENT or
 // ENOTDIR for them). The listing follows symbolic links in the parent's
 // path exactly as lstat of the full path does. Nil when no directory
-// qualifies. *buf is the getdents buffer, allocated here when nil.
-func listedKinds(pre []invocation.Precondition, buf *[]byte) []string {
+// qualifies. *buf is the getdents buffer, allocated here when nil. A
+// listing of a directory that has names rows (names) fills those in too.
+func listedKinds(pre []invocation.Precondition, buf *[]byte, names []*namesCheck) []string {
 	// The preconditions are grouped by parent directory by sorting their
 	// indices (a map of slices would allocate a slice per directory:
 	// memory a fresh process pays for in page faults).
@@ -61,7 +62,7 @@ func listedKinds(pre []invocation.Precondition, buf *[]byte) []string {
 			if *buf == nil {
 				*buf = make([]byte, direntBufSize)
 			}
-			listParent(dir, idx[start:end], pre, kinds, *buf)
+			listParent(dir, idx[start:end], pre, kinds, *buf, namesOf(names, dir))
 		}
 		start = end
 	}
@@ -79,7 +80,7 @@ func parentOf(p string) string {
 
 // listParent fills kinds[i] for the preconditions idx, all entries of dir,
 // from one listing of dir (see listedKinds).
-func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []string, buf []byte) {
+func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []string, buf []byte, nc *namesCheck) {
 	base := func(i int) string { return pre[i].Path[len(dir)+len("/"):] }
 	if dir == "/" {
 		base = func(i int) string { return pre[i].Path[1:] }
@@ -91,6 +92,9 @@ func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []st
 			for _, i := range idx {
 				kinds[i] = invocation.KindAbsent
 			}
+			if nc != nil {
+				nc.absent = true
+			}
 		}
 		return // anything else: each is lstat()ed and reported as it is
 	}
@@ -101,6 +105,9 @@ func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []st
 		// next getdents, so it may share buf's memory (a copy per entry
 		// would allocate for every name longer than 32 bytes).
 		name := unsafe.String(unsafe.SliceData(nameBytes), len(nameBytes))
+		if nc != nil {
+			nc.note(name, typ)
+		}
 		k, found := slices.BinarySearchFunc(idx, name, func(i int, name string) int {
 			return strings.Compare(base(i), name)
 		})
@@ -114,6 +121,9 @@ func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []st
 			kinds[i] = "" // a partial listing proves no absence
 		}
 		return
+	}
+	if nc != nil {
+		nc.listed = true
 	}
 	for k, i := range idx {
 		if !seen[k] {

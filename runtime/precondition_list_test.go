@@ -57,7 +57,7 @@ func TestListedKindsMatchLstat(t *testing.T) {
 	defer os.Chmod(filepath.Join(root, "locked"), 0o755)
 
 	var buf []byte
-	listed := listedKinds(pre, &buf)
+	listed := listedKinds(pre, &buf, nil)
 	if listed == nil {
 		t.Fatal("no directory was listed")
 	}

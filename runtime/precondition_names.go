@@ -16,54 +16,91 @@ const (
 	nameLstat         // another type, or DT_UNKNOWN: lstat tells
 )
 
-// checkNames checks precondition rows with Names that share one
+// namesCheck checks the precondition rows with Names that share one
 // directory (the entries the home layout binds back,
 // invocation.Precondition.Names: the compiler writes a file row and a
-// directory row next to each other) with one listing of that directory:
-// each name must be there with its row's kind. A name whose type the
-// listing does not tell (DT_UNKNOWN), every name when the directory
-// cannot be listed for another reason than being absent or not a
-// directory, and every name that differs (for the message: a symlink's
-// target) is lstat()ed as CheckPreconditions does one path. buf is the
-// getdents buffer, reused.
-func checkNames(rows []invocation.Precondition, buf []byte) []Mismatch {
-	dir := rows[0].Path
+// directory row next to each other) with one listing of that directory,
+// its own or the one listedKinds makes of it anyway: each name must be
+// there with its row's kind.
+type namesCheck struct {
+	rows []invocation.Precondition
 	// seen[r][k]: what the listing says of rows[r].Names[k].
-	seen := make([][]uint8, len(rows))
-	for r := range rows {
-		seen[r] = make([]uint8, len(rows[r].Names))
+	seen [][]uint8
+	// listed: a whole listing filled seen; absent: the directory is
+	// absent or not a directory.
+	listed, absent bool
+}
+
+// namesChecks returns a namesCheck per run of names rows of one
+// directory in pre.
+func namesChecks(pre []invocation.Precondition) []*namesCheck {
+	var out []*namesCheck
+	for i := 0; i < len(pre); i++ {
+		n := 0
+		for i+n < len(pre) && pre[i+n].Names != nil && pre[i+n].Path == pre[i].Path {
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		nc := &namesCheck{rows: pre[i : i+n], seen: make([][]uint8, n)}
+		for r := range nc.rows {
+			nc.seen[r] = make([]uint8, len(nc.rows[r].Names))
+		}
+		out = append(out, nc)
+		i += n - 1
 	}
-	listed, absent := false, false
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	return out
+}
+
+// note records what a listing of the directory says of name.
+func (nc *namesCheck) note(name string, typ uint8) {
+	for r := range nc.rows {
+		if k, found := slices.BinarySearch(nc.rows[r].Names, name); found {
+			nc.seen[r][k] = direntCode(typ)
+		}
+	}
+}
+
+// list lists the directory, unless listedKinds did.
+func (nc *namesCheck) list(buf []byte) {
+	if nc.listed || nc.absent {
+		return
+	}
+	fd, err := unix.Open(nc.rows[0].Path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	switch {
 	case err == unix.ENOENT || err == unix.ENOTDIR:
-		absent = true
+		nc.absent = true
 	case err == nil:
 		err = eachDirent(fd, buf, func(nameBytes []byte, typ uint8) {
 			// Compared, never kept: it may share buf's memory.
-			name := unsafe.String(unsafe.SliceData(nameBytes), len(nameBytes))
-			for r := range rows {
-				if k, found := slices.BinarySearch(rows[r].Names, name); found {
-					seen[r][k] = direntCode(typ)
-				}
-			}
+			nc.note(unsafe.String(unsafe.SliceData(nameBytes), len(nameBytes)), typ)
 		})
 		unix.Close(fd)
-		listed = err == nil
+		nc.listed = err == nil
 	}
+}
+
+// mismatches lists the names whose kind differs. A name whose type the
+// listing does not tell (DT_UNKNOWN), every name when the directory
+// could not be listed for another reason than being absent or not a
+// directory, and every name that differs (for the message: a symlink's
+// target) is lstat()ed as CheckPreconditions does one path.
+func (nc *namesCheck) mismatches() []Mismatch {
+	dir := nc.rows[0].Path
 	var bad []Mismatch
-	for r, p := range rows {
+	for r, p := range nc.rows {
 		want := uint8(nameFile)
 		if p.Kind == invocation.KindDir {
 			want = nameDir
 		}
 		for k, name := range p.Names {
-			got := seen[r][k]
+			got := nc.seen[r][k]
 			if got == want {
 				continue
 			}
 			one := invocation.Precondition{Path: invocation.NamePath(dir, name), Kind: p.Kind, Why: p.Why}
-			if absent || (listed && got == nameUnseen) {
+			if nc.absent || (nc.listed && got == nameUnseen) {
 				bad = append(bad, Mismatch{Precondition: one, Kind: invocation.KindAbsent})
 				continue
 			}
@@ -90,13 +127,12 @@ func direntCode(typ uint8) uint8 {
 	return nameLstat
 }
 
-// namesRun returns how many rows from pre[0] on are names rows of one
-// directory (0 when pre[0] is not a names row): checkNames lists the
-// directory once for all of them.
-func namesRun(pre []invocation.Precondition) int {
-	n := 0
-	for n < len(pre) && pre[n].Names != nil && pre[n].Path == pre[0].Path {
-		n++
+// namesOf returns the namesCheck of directory dir in ncs, or nil.
+func namesOf(ncs []*namesCheck, dir string) *namesCheck {
+	for _, nc := range ncs {
+		if nc.rows[0].Path == dir {
+			return nc
+		}
 	}
-	return n
+	return nil
 }

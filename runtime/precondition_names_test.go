@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,13 @@ import (
 // file where a directory was, a removed entry, and every entry of a
 // directory that is gone make the invocation stale, each named.
 func TestCheckNames(t *testing.T) {
+	t.Run("own listing", func(t *testing.T) { testCheckNames(t, 0) })
+	// Eight absent rows in the same directory make listedKinds list it:
+	// the names rows are checked from that listing.
+	t.Run("shared listing", func(t *testing.T) { testCheckNames(t, minListed) })
+}
+
+func testCheckNames(t *testing.T, absentRows int) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	mkdirs(t, filepath.Join(home, "a"), filepath.Join(home, "b"), filepath.Join(home, "c"), filepath.Join(home, ".ssh"))
@@ -23,6 +31,9 @@ func TestCheckNames(t *testing.T) {
 	dirs := invocation.Precondition{Path: home, Names: []string{"a", "b", "c"}, Kind: invocation.KindDir, Why: "path component"}
 	files := invocation.Precondition{Path: home, Names: []string{"f"}, Kind: invocation.KindFile, Why: "path component"}
 	inv := &invocation.Invocation{Preconditions: []invocation.Precondition{dirs, files}}
+	for i := range absentRows {
+		inv.Preconditions = append(inv.Preconditions, invocation.Precondition{Path: filepath.Join(home, fmt.Sprintf(".absent%d", i)), Kind: invocation.KindAbsent, Why: "H7"})
+	}
 	if err := CheckPreconditions(inv); err != nil {
 		t.Fatalf("unchanged home: %v", err)
 	}
@@ -50,6 +61,14 @@ func TestCheckNames(t *testing.T) {
 	se = nil
 	if !errors.As(CheckPreconditions(inv), &se) || len(se.Mismatches) != 4 {
 		t.Fatalf("home gone: %v, want 4 absent entries", se)
+	}
+	if absentRows > 0 {
+		ncs := namesChecks(inv.Preconditions)
+		var buf []byte
+		listedKinds(inv.Preconditions, &buf, ncs)
+		if len(ncs) != 1 || !ncs[0].absent {
+			t.Fatal("listedKinds' listing of the directory did not serve its names rows")
+		}
 	}
 	for _, m := range se.Mismatches {
 		if m.Kind != invocation.KindAbsent {
