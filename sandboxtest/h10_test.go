@@ -282,25 +282,35 @@ ok ssh_key 'cat {home}/.ssh/id_rsa'
 }
 
 // H10: a working directory inside a dot entry the layout leaves out
-// (~/.config/nvim) is refused at compile, naming home.allow; bwpolicy
+// (~/.config/mytool) is refused at compile, naming home.allow; bwpolicy
 // run refuses it (125) and runs nothing. Control: with the entry in
-// home.allow it compiles and the command starts there.
+// home.allow it compiles and the command starts there. (Not
+// ~/.config/nvim: that one is also a start-up directory, H9, whose
+// writable use needs protect.allow.)
 func testCwdLeftOutRefused(t *testing.T, f *fixture) {
-	f.write(f.expand("{home}/.config/nvim/init.lua"), "-- nvim\n")
-	r := f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", f.expand("{base}/nvim.json"), "--config", f.settings("cwd: {home}/.config/nvim\n")}})
+	f.write(f.expand("{home}/.config/mytool/conf"), "mytool\n")
+	r := f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", f.expand("{base}/nvim.json"), "--config", f.settings("cwd: {home}/.config/mytool\n")}})
 	f.wantCode(r, 1)
-	f.wantStderr(r, "[H10]", "{home}/.config/nvim", "home.allow")
+	f.wantStderr(r, "[H10]", "{home}/.config/mytool", "home.allow")
 	f.wantHostAbsent("{base}/nvim.json")
-	r = f.exec(call{dir: "{home}/.config/nvim", argv: []string{tool("bwpolicy"), "run", "--", "/bin/sh", "-c", "echo ran > {proj}/ran.txt"}})
+	r = f.exec(call{dir: "{home}/.config/mytool", argv: []string{tool("bwpolicy"), "run", "--", "/bin/sh", "-c", "echo ran > {proj}/ran.txt"}})
 	f.wantCode(r, 125)
 	f.wantStderr(r, "[H10]")
 	f.wantHostAbsent("{proj}/ran.txt")
 
-	r = f.sandbox("cwd: {home}/.config/nvim\nhome: {allow: [.config/nvim]}\n", `
+	r = f.sandbox("cwd: {home}/.config/mytool\nhome: {allow: [.config/mytool]}\n", `
 val pwd 'pwd'
-val init 'cat init.lua'
+val conf 'cat conf'
 `, call{})
-	f.expect(r, want{"pwd": "{home}/.config/nvim", "init": "-- nvim"})
+	f.expect(r, want{"pwd": "{home}/.config/mytool", "conf": "mytool"})
+
+	// ~/.config/nvim, allowed, is still a start-up directory the host's
+	// nvim runs: writable only under protect.allow.
+	f.write(f.expand("{home}/.config/nvim/init.lua"), "-- nvim\n")
+	r = f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", f.expand("{base}/nvim.json"), "--config", f.settings("cwd: {home}/.config/nvim\nhome: {allow: [.config/nvim]}\n")}})
+	f.wantCode(r, 1)
+	f.wantStderr(r, "[H9]", "{home}/.config/nvim", "protect")
+	f.wantHostAbsent("{base}/nvim.json")
 }
 
 // H10: symlinked dot entries whose target lies in the writable set:

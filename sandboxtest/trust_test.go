@@ -30,6 +30,10 @@ func testInvocationTrust(t *testing.T, f *fixture) {
 		return &v
 	}
 	save := func(name string, v *invocation.Invocation) string {
+		// An editor who knows the format keeps the explanation's
+		// counts consistent (bwrun refuses rows that do not cover the
+		// arguments); the checks under test are the ones after that.
+		v.Explain = nil
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
