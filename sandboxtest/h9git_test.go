@@ -110,7 +110,7 @@ var gitAttacks = []gitAttack{
 	// aside whole.
 	{name: "decoys_past_scan_bound", setup: gitInit + "true",
 		plant: `seq 1100 | sed 's|.*|d&/.git/refs|' | xargs mkdir -p && for i in $(seq 1100); do echo 'ref: refs/heads/main' > d$i/.git/HEAD; done && git init -q vendor/a/b && ` + fsm + ` >> vendor/a/b/.git/config`,
-		host: "(cd vendor/a/b && git status; git diff; git commit -q --allow-empty -m host)"},
+		host:  "(cd vendor/a/b && git status; git diff; git commit -q --allow-empty -m host)"},
 	{name: "entries_past_scan_bound", setup: gitInit + "true",
 		plant: `mkdir flat && (cd flat && seq 200100 | xargs touch) && git init -q vendor/a/b && ` + fsm + ` >> vendor/a/b/.git/config`,
 		host:  "(cd vendor/a/b && git status; git diff; git commit -q --allow-empty -m host)"},
