@@ -105,20 +105,26 @@ func checkLocation(f *os.File, label string, st *unix.Stat_t, inv *invocation.In
 	if err != nil || !filepath.IsAbs(real) || strings.HasSuffix(real, " (deleted)") {
 		return fmt.Errorf("%s: cannot tell which directory holds it (is /proc mounted?)", label)
 	}
-	c := newArgCheck(inv)
-	c.parse()
-	rw := map[devIno][]int{} // host source -> read-write mounts of it
-	for k, m := range c.mounts {
-		if m.kind != mountRW || m.src == "" {
-			continue
+	// The mount table is built only when the file or a directory above
+	// it is the source of a read-write bind (an invocation kept in the
+	// working directory): usually none is, and a table of a home
+	// layout's hundreds of mounts costs a fresh process its pages.
+	ids := rwSourceIDs(inv)
+	var c *argCheck
+	var rw map[devIno][]int // host source -> read-write mounts of it
+	outside := func(p string, id devIno) error {
+		if !ids[id] {
+			return nil
 		}
-		var s unix.Stat_t
-		if unix.Stat(m.src, &s) == nil {
-			id := devIno{s.Dev, s.Ino}
-			rw[id] = append(rw[id], k)
+		if c == nil {
+			c, rw = writableMounts(inv)
 		}
+		if len(rw[id]) == 0 {
+			return fmt.Errorf("%s: the read-write bind source %s changed while it was checked; run again", label, p)
+		}
+		return c.outsideWritable(label, real, p, id, rw)
 	}
-	if err := c.outsideWritable(label, real, real, devIno{st.Dev, st.Ino}, rw); err != nil {
+	if err := outside(real, devIno{st.Dev, st.Ino}); err != nil {
 		return err
 	}
 	dir := filepath.Dir(real)
@@ -145,7 +151,7 @@ func checkLocation(f *os.File, label string, st *unix.Stat_t, inv *invocation.In
 		if ds.Mode&0o022 != 0 && ds.Mode&unix.S_ISVTX == 0 {
 			return fmt.Errorf("directory %s, which holds %s, is writable by group or others (mode %#o) and not sticky: they could replace the invocation; `chmod go-w %s` or keep invocations elsewhere", dir, label, ds.Mode&0o7777, dir)
 		}
-		if err := c.outsideWritable(label, real, dir, devIno{ds.Dev, ds.Ino}, rw); err != nil {
+		if err := outside(dir, devIno{ds.Dev, ds.Ino}); err != nil {
 			return err
 		}
 		if dir == "/" {
@@ -158,6 +164,47 @@ func checkLocation(f *os.File, label string, st *unix.Stat_t, inv *invocation.In
 		unix.Close(dfd)
 		dfd, dir = up, filepath.Dir(dir)
 	}
+}
+
+// rwSourceIDs returns the identities of the host sources of inv's
+// read-write binds, read from the arguments as argCheck.parse reads them
+// (stopping where it stops) without building its tables.
+func rwSourceIDs(inv *invocation.Invocation) map[devIno]bool {
+	ids := map[devIno]bool{}
+	args := inv.Bwrap.Args
+	for i := 0; i < len(args); i++ {
+		n, ok := invocation.BwrapArity(args[i])
+		if !ok || i+n >= len(args) {
+			break
+		}
+		if mountOps[args[i]] == mountRW && n >= 2 && args[i+1] != "" {
+			var s unix.Stat_t
+			if unix.Stat(args[i+1], &s) == nil {
+				ids[devIno{s.Dev, s.Ino}] = true
+			}
+		}
+		i += n
+	}
+	return ids
+}
+
+// writableMounts parses inv's arguments and maps the identity of each
+// read-write bind's host source to its mounts.
+func writableMounts(inv *invocation.Invocation) (*argCheck, map[devIno][]int) {
+	c := newArgCheck(inv)
+	c.parse()
+	rw := map[devIno][]int{}
+	for k, m := range c.mounts {
+		if m.kind != mountRW || m.src == "" {
+			continue
+		}
+		var s unix.Stat_t
+		if unix.Stat(m.src, &s) == nil {
+			id := devIno{s.Dev, s.Ino}
+			rw[id] = append(rw[id], k)
+		}
+	}
+	return c, rw
 }
 
 // outsideWritable checks the file (at host path real) against the
