@@ -136,16 +136,14 @@ func (g *gen) value(t reflect.Type, dst string) error {
 // of structs that people read and a runtime does not: the explanation),
 // the statements that read the value exactly as strictly as the field's
 // own reader but keep nothing, when the decoder is in that mode
-// (fastDec.checkOnly): every element goes into one scratch element,
-// and string lists inside it are read without being stored
-// (fastDec.discard).
+// (fastDec.checkOnly): every element goes into one scratch element.
 func (g *gen) checkOnly(t reflect.Type) error {
 	if t.Kind() != reflect.Slice || t.Elem().Kind() != reflect.Struct {
 		return fmt.Errorf("checkonly on %s: only a slice of structs", t)
 	}
 	et := t.Elem()
 	g.queue = append(g.queue, et)
-	g.printf("if d.checkOnly {\nvar e %s\nd.discard = true\nok := d.array(func() bool {\nreturn d.decode%s(&e)\n})\nd.discard = false\nreturn ok\n}\n", et.Name(), et.Name())
+	g.printf("if d.checkOnly {\nvar e %s\nreturn d.array(func() bool {\nreturn d.decode%s(&e)\n})\n}\n", et.Name(), et.Name())
 	return nil
 }
 

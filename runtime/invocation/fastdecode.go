@@ -57,10 +57,6 @@ type fastDec struct {
 	// checkOnly: the checkonly fields are read into a scratch element
 	// (see internal/fastdecodegen).
 	checkOnly bool
-	// discard: while reading that scratch element, string lists are
-	// checked but not stored (an explanation row of a 200-entry home
-	// holds 600 arguments: storing them would touch 10 KB for nothing).
-	discard bool
 }
 
 func (d *fastDec) ws() {
@@ -207,13 +203,6 @@ func (d *fastDec) strs(out *[]string) bool {
 	if d.null() {
 		*out = nil
 		return true
-	}
-	if d.discard {
-		*out = nil
-		return d.array(func() bool {
-			var s string
-			return d.str(&s)
-		})
 	}
 	list := make([]string, 0, d.count())
 	ok := d.array(func() bool {

@@ -74,12 +74,9 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 		case "warnings":
 			if d.checkOnly {
 				var e Warning
-				d.discard = true
-				ok := d.array(func() bool {
+				return d.array(func() bool {
 					return d.decodeWarning(&e)
 				})
-				d.discard = false
-				return ok
 			}
 			if d.null() {
 				return true
