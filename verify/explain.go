@@ -1,6 +1,10 @@
 package verify
 
-import "github.com/bwpolicy/bwpolicy/runtime/invocation"
+import (
+	"slices"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+)
 
 // explained maps argument positions to the invocation's explain groups.
 type explained struct {
@@ -73,26 +77,13 @@ func explainArgs(inv *invocation.Invocation) explained {
 }
 
 // withGroupArgs returns inv with each explain group's Args taken from
-// its count (invocation.Explain.N) where they are not set: a file holds
-// counts only, and the checker reads an invocation decoded without the
-// runtime's decoder too. Counts that run past the arguments leave the
-// rest of the groups without arguments (their arguments unexplained).
+// its count (invocation.LinkExplain) where they are not set: a file
+// holds counts only, and the checker reads invocations decoded without
+// the runtime's decoder too.
 func withGroupArgs(inv *invocation.Invocation) *invocation.Invocation {
-	off, set := 0, false
-	groups := make([]invocation.Explain, len(inv.Explain))
-	for i, g := range inv.Explain {
-		if g.Args == nil && g.N > 0 && g.N <= len(inv.Bwrap.Args)-off {
-			g.Args = inv.Bwrap.Args[off : off+g.N : off+g.N]
-			set = true
-		}
-		off += max(g.N, len(g.Args))
-		groups[i] = g
-	}
-	if !set {
-		return inv
-	}
 	cp := *inv
-	cp.Explain = groups
+	cp.Explain = slices.Clone(inv.Explain)
+	invocation.LinkExplain(cp.Explain, inv.Bwrap.Args)
 	return &cp
 }
 

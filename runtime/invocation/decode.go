@@ -134,12 +134,12 @@ func decodeText(data []byte, text string, m decodeMode) (*Invocation, error) {
 		if err := Validate(inv); err != nil {
 			return nil, err
 		}
-		linkExplain(inv)
+		LinkExplain(inv.Explain, inv.Bwrap.Args)
 		return inv, nil
 	}
 	inv, err := decodeJSON(data)
 	if err == nil {
-		linkExplain(inv)
+		LinkExplain(inv.Explain, inv.Bwrap.Args)
 		if m.toRun {
 			inv.Warnings = nil
 		}

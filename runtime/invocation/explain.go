@@ -5,15 +5,19 @@ import (
 	"slices"
 )
 
-// linkExplain sets each explanation row's Args to its part of
-// Bwrap.Args (shared, not copied); Validate has checked the rows cover
-// the arguments exactly.
-func linkExplain(inv *Invocation) {
+// LinkExplain sets each explanation row's Args, where unset, to its
+// part of args by the rows' counts (shared, not copied); a row whose
+// count runs past args is left without. Decode calls it on rows
+// Validate accepted; a reader that decoded an invocation some other way
+// (verify) calls it on a copy of the rows.
+func LinkExplain(rows []Explain, args []string) {
 	off := 0
-	for i := range inv.Explain {
-		n := inv.Explain[i].N
-		inv.Explain[i].Args = inv.Bwrap.Args[off : off+n : off+n]
-		off += n
+	for i := range rows {
+		n := rows[i].N
+		if rows[i].Args == nil && n > 0 && n <= len(args)-off {
+			rows[i].Args = args[off : off+n : off+n]
+		}
+		off += max(n, len(rows[i].Args))
 	}
 }
 
