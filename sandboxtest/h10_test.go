@@ -167,6 +167,34 @@ val dotdir 'cat {home}/.newdot-{tag}/data'
 	f.expect(r, want{"home_ls": "~newdir-{tag}", "newfile": "new-{tag}", "dotdir": "dot-{tag}"})
 }
 
+// H10: a home entry bound back, replaced after compiling by a symlink to
+// a hidden directory (~/notes -> .ssh): the invocation's names row for
+// HOME no longer matches, so bwrun refuses it as stale (125) and runs
+// nothing; the key never shows. Control: bwrap with the same bind of
+// ~/notes shows the key through the symlink.
+func testEntrySwappedAfterCompile(t *testing.T, f *fixture) {
+	f.write(f.expand("{home}/notes/todo"), "todo\n")
+	inv, _ := f.compile("", call{})
+	if err := os.RemoveAll(f.expand("{home}/notes")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".ssh", f.expand("{home}/notes")); err != nil {
+		t.Fatal(err)
+	}
+	f.chown(f.expand("{home}/notes"))
+	r := f.bwrun(inv, "cat {home}/notes/id_rsa; echo ran > {proj}/swapped-ran", call{})
+	f.wantCode(r, 125)
+	f.wantStderr(r, "{home}/notes")
+	f.noMarker(r)
+	f.wantHostAbsent("{proj}/swapped-ran")
+
+	c := f.exec(call{argv: []string{bwrapPath, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
+		"--tmpfs", f.home, "--ro-bind", f.expand("{home}/notes"), f.expand("{home}/notes"), "--", "/bin/cat", f.expand("{home}/notes/id_rsa")}})
+	if !strings.Contains(c.stdout, "PRIVATE KEY") {
+		t.Fatalf("control: bwrap's bind of the swapped entry did not show the key: %v", c)
+	}
+}
+
 // H10: a directory on PATH under HOME (~/.mytools/bin) is bound back at
 // its own path: its tool runs; its parent's other entries stay absent.
 // Control: compiled without it on PATH, the tool is not there.

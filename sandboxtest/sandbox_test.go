@@ -95,6 +95,7 @@ var scenarios = []scenario{
 	{"H10_denied_paths_absent", testDeniedPathsAbsent},
 	{"H10_unknown_entries_absent", testUnknownEntriesAbsent},
 	{"H10_new_entries_after_compile", testNewEntriesAfterCompile},
+	{"H10_entry_swapped_after_compile", testEntrySwappedAfterCompile},
 	{"H10_path_tool_under_home", testPathToolUnderHome},
 	{"H10_git_reads_gitconfig", testGitReadsGitconfig},
 	{"H10_no_host_creation", testNoHostCreation},
