@@ -124,3 +124,21 @@ func BenchmarkCompileHome(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPolicyInput measures the conversion of the policy input to
+// the value the rules read (policy.InputValue), which the policy stage
+// pays before evaluating.
+func BenchmarkPolicyInput(b *testing.B) {
+	req := benchRequest("workspace", 10)
+	res := Compile(context.Background(), req)
+	if res.Invocation == nil {
+		b.Fatal(res.Diags)
+	}
+	in := newPolicyInput(res)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := policy.InputValue(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -126,11 +126,14 @@ func gatherFacts(st *state) {
 	}
 	expandBindHome(st.res.Settings, h.Home)
 	if id := st.res.Settings.SandboxID; id != "" {
-		if _, real := h.FS.(facts.OS); real {
+		if facts.IsOS(h.FS) {
 			if err := facts.MakeSandboxDirs(h.HermesHome, id); err != nil {
 				st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "S6", Path: "sandbox_id",
 					Pos: st.settingsPos("sandbox_id"), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
 				return
+			}
+			if m, ok := h.FS.(*facts.Memo); ok {
+				m.Forget() // what it remembers of HERMES_HOME predates the new directories
 			}
 		}
 	}

@@ -123,6 +123,34 @@ const maxLinks = 40
 // not exist is appended unresolved. hasLink reports whether any component
 // was a symlink. p must be absolute and clean.
 func Resolve(fsys FS, p string) (real string, hasLink bool, err error) {
+	if !path.IsAbs(p) || path.Clean(p) != p {
+		return resolveLinks(fsys, p)
+	}
+	// Until a symlink turns up, the path to examine is a prefix of p:
+	// no component needs splitting or joining.
+	for i := 1; i < len(p); {
+		end := len(p)
+		if j := strings.IndexByte(p[i:], '/'); j >= 0 {
+			end = i + j
+		}
+		switch st := fsys.Lstat(p[:end]); st.Kind {
+		case invocation.KindAbsent:
+			return p, false, nil
+		case invocation.KindSymlink:
+			return resolveLinks(fsys, p)
+		default:
+			if end < len(p) && st.Kind != invocation.KindDir {
+				return p, false, nil // a file in the middle: the rest cannot exist
+			}
+		}
+		i = end + 1
+	}
+	return p, false, nil
+}
+
+// resolveLinks is Resolve for a path with a symlink on the way (or one
+// that is not clean): component by component, following each link.
+func resolveLinks(fsys FS, p string) (real string, hasLink bool, err error) {
 	links := 0
 	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	cur := "/"

@@ -51,3 +51,26 @@ func TestResolve(t *testing.T) {
 		t.Fatal("a symlink loop resolved")
 	}
 }
+
+// TestResolveAgreesWithLinkWalk: Resolve's prefix walk (no symlink on
+// the way) and its component walk give the same answer for every path of
+// a tree with links, absent tails and files in the middle.
+func TestResolveAgreesWithLinkWalk(t *testing.T) {
+	tree := Tree{
+		"/home/u/.ssh/id_rsa":  {Kind: "file"},
+		"/home/u/dotfiles/ssh": {Kind: "dir"},
+		"/home/u/.sshlink":     {Kind: "symlink", Target: "dotfiles/ssh"},
+		"/home/u/abs":          {Kind: "symlink", Target: "/etc"},
+		"/etc/passwd":          {Kind: "file"},
+		"/loop/x":              {Kind: "symlink", Target: "/loop/x"},
+	}
+	for _, p := range []string{"/", "/home", "/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa/below",
+		"/home/u/none/deeper", "/home/u/.sshlink/key", "/home/u/abs/passwd", "/home/u/abs/../x",
+		"/home//u/./.ssh", "/loop/x/y", "relative/path"} {
+		r1, l1, e1 := Resolve(tree, p)
+		r2, l2, e2 := resolveLinks(tree, p)
+		if r1 != r2 || l1 != l2 || (e1 == nil) != (e2 == nil) {
+			t.Errorf("%s: Resolve = %q %v %v, component walk = %q %v %v", p, r1, l1, e1, r2, l2, e2)
+		}
+	}
+}

@@ -85,9 +85,7 @@ warn contains v("S9", sprintf("the working directory %q cannot be entered (a dir
 # R6 (H4): a hide entry that matches the working directory or a directory
 # above it would mask the writable set itself.
 deny contains v("R6", sprintf("hide entry %q matches %q, the working directory or above it: it would mask the working directory", [object.get(input.settings, "hide", [])[h.hide_index], h.path]), ["hide", h.hide_index]) if {
-	some h in input.facts.hidden
-	h.why == "H4"
-	not missing(h.kind)
+	some h in hide_matches
 	input.facts.cwd.exists
 	within(input.facts.cwd.real, h.path)
 }

@@ -58,8 +58,7 @@ exception_paths contains e.path if some e in input.facts.exceptions
 #   level: error
 #   security: true
 deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which stays reachable (S6/S8): it would be exposed; move it or its link", [h.entry, h.path, e]), [p]) if {
-	some h in input.facts.hidden
-	not missing(h.kind)
+	some h in hidden_present
 	some e in exception_paths
 	within(h.path, e)
 	not h.var
@@ -68,9 +67,8 @@ deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which sta
 
 # S6 (H7): the same for a path a credential variable names.
 deny contains object.union(v("S6", sprintf("$%s names %q, inside %q, which stays reachable (S6/S8): it cannot be hidden there; point the variable elsewhere", [h.var, h.path, e]), []), {"host": true}) if {
-	some h in input.facts.hidden
+	some h in hidden_present
 	h.var
-	not missing(h.kind)
 	some e in exception_paths
 	within(h.path, e)
 }

@@ -76,9 +76,7 @@ warn contains v("H10", sprintf("home.allow entry %q lies inside the denied path 
 # A hide entry that matches the home directory (or above it) would mask
 # HOME as a whole: refused, in both layouts (use home.layout: allowlist).
 deny contains v("H10", sprintf("hide entry %q matches %q, the home directory or above it: refused (the allowlist home layout already hides every dot entry that is not allowed)", [object.get(input.settings, "hide", [])[h.hide_index], h.path]), ["hide", h.hide_index]) if {
-	some h in input.facts.hidden
-	h.why == "H4"
-	not missing(h.kind)
+	some h in hide_matches
 	within(input.facts.home, h.path)
 }
 

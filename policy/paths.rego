@@ -9,7 +9,17 @@ within(p, base) if startswith(concat("", [p, "/"]), concat("", [trim_suffix(base
 # missing(kind): nothing a sandbox could reach is there — absent, or
 # denied (a directory on the way, another user's, denies this user
 # search: out of reach for good, inside the sandbox too).
-missing(kind) if kind in {"absent", "denied"}
+missing(kind) if kind == "absent"
+
+missing(kind) if kind == "denied"
+
+# hidden_present: the hidden paths that are there (not missing), and
+# hide_matches: the hidden paths a hide entry matched (H4). Computed once
+# per evaluation: most of the denied set is absent on a given host, and
+# the rules below compare only what is present.
+hidden_present := [h | some h in input.facts.hidden; h.kind != "absent"; h.kind != "denied"]
+
+hide_matches := [h | some h in hidden_present; h.why == "H4"]
 
 # dirname(p): the parent directory of an absolute path.
 dirname(p) := "/" if {

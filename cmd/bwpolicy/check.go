@@ -173,7 +173,10 @@ func runCheck(ctx context.Context, o *checkOptions) *report.Report {
 	if wd, err := os.Getwd(); err == nil {
 		rep.WorkDir = wd
 	}
+	// Every file is checked against the same host: each path is read
+	// once (facts.Memo), not once per file.
 	req := compiler.Request{Host: checkHost()}
+	req.Host.FS = facts.NewMemo(req.Host.FS)
 
 	// Organisation rules: a file that does not load makes the whole run
 	// untrustworthy, so nothing is checked (exit 2).

@@ -47,12 +47,13 @@ func writeManySettings(t testing.TB, n int) string {
 // TestCheckThousandFiles: one `bwpolicy check` call over 1,000 settings
 // files (with an organisation rule) takes at most 8 s of CPU, process
 // start-up included: the rules are compiled and the query prepared once,
-// the host facts read once. The bound is on the CPU time the process
-// used (user + system), which other work on a shared machine inflates
-// far less than the wall time (measured 3.6–4.2 s alone on 2 vCPUs, 5.4 s
-// beside two other packages' tests: contended caches and the garbage
-// collector's threads); a rule compiled or facts read per file would
-// cost several times that. The wall time is logged.
+// and each host path is read once (facts.Memo), not once per file. The
+// bound is on the CPU time the process used (user + system), which other
+// work on a shared machine inflates far less than the wall time. Measured
+// side by side on 2 vCPUs (BENCHMARKS.md, "Eighth session"): 3.7–5.4 s
+// (median 3.8); before the host was memoised 7.2–7.8 s, which a slower CI
+// machine pushed to 8.3 s. A rule compiled or the host read per file
+// would cost about twice the bound. The wall time is logged.
 func TestCheckThousandFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")

@@ -1,0 +1,132 @@
+package facts
+
+import (
+	"sync"
+
+	"github.com/bwpolicy/bwpolicy/runtime"
+)
+
+// Memo is an FS that reads each path of the FS it wraps once and answers
+// every later question about that path from memory. It is for a caller
+// that compiles many settings against one host whose files it assumes do
+// not change meanwhile: `bwpolicy check` over a thousand files asks the
+// same few hundred lstats (the denied set, the home layout, the rc files)
+// a thousand times. A compile whose invocation will run must read the
+// host itself (FromEnvironment's OS): what Memo saw earlier may be stale.
+// Memo is safe for concurrent use.
+type Memo struct {
+	fs    FS
+	mu    sync.Mutex
+	stats map[string]Stat
+	dirs  map[string]memoDir
+	lists map[string]memoList
+	files map[memoFileKey]memoFile
+}
+
+type memoDir struct {
+	names []string
+	err   error
+}
+
+type memoList struct {
+	names []string
+	isDir []bool
+	links []int
+	err   error
+}
+
+type memoFileKey struct {
+	path string
+	max  int
+}
+
+type memoFile struct {
+	data []byte
+	err  error
+}
+
+// NewMemo returns a Memo reading through fsys.
+func NewMemo(fsys FS) *Memo {
+	return &Memo{fs: fsys, stats: map[string]Stat{}, dirs: map[string]memoDir{},
+		lists: map[string]memoList{}, files: map[memoFileKey]memoFile{}}
+}
+
+// Underlying returns the FS m reads through.
+func (m *Memo) Underlying() FS { return m.fs }
+
+// Lstat implements FS.
+func (m *Memo) Lstat(p string) Stat {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.stats[p]
+	if !ok {
+		st = m.fs.Lstat(p)
+		m.stats[p] = st
+	}
+	return st
+}
+
+// ReadDir implements FS. The caller must not modify the names returned.
+func (m *Memo) ReadDir(p string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, ok := m.dirs[p]
+	if !ok {
+		d.names, d.err = m.fs.ReadDir(p)
+		m.dirs[p] = d
+	}
+	return append([]string(nil), d.names...), d.err
+}
+
+// ReadFile implements FS.
+func (m *Memo) ReadFile(p string, max int) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := memoFileKey{p, max}
+	f, ok := m.files[k]
+	if !ok {
+		f.data, f.err = m.fs.ReadFile(p, max)
+		m.files[k] = f
+	}
+	return append([]byte(nil), f.data...), f.err
+}
+
+// ListDir implements FS: it replays the listing into de.
+func (m *Memo) ListDir(p string, de *runtime.DirEntries) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.lists[p]
+	if !ok {
+		var fresh runtime.DirEntries
+		l.err = m.fs.ListDir(p, &fresh)
+		l.names, l.isDir, l.links = fresh.Names, fresh.IsDir, fresh.Links
+		m.lists[p] = l
+	}
+	de.Reset()
+	for i, n := range l.names {
+		de.Add(n, l.isDir[i])
+	}
+	de.Links = append(de.Links, l.links...)
+	return l.err
+}
+
+// Forget drops everything m remembers: the next question about any path
+// reads the FS again. A caller that changed the file system calls it.
+func (m *Memo) Forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.stats)
+	clear(m.dirs)
+	clear(m.lists)
+	clear(m.files)
+}
+
+// IsOS reports whether fsys reads the real file system, directly or
+// through a Memo.
+func IsOS(fsys FS) bool {
+	if m, ok := fsys.(*Memo); ok {
+		fsys = m.fs
+	}
+	_, real := fsys.(OS)
+	return real
+}
