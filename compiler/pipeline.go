@@ -88,6 +88,16 @@ var stages = []stage{
 
 // Compile runs the pipeline.
 func Compile(ctx context.Context, req *Request) *Result {
+	// The built-in rules and profiles are prepared once per process (a
+	// third of a cold compile is OPA parsing and compiling the rules):
+	// start both now, so that they overlap the stages before the ones
+	// that need them, which wait for them (sync.Once).
+	if req.Policy == nil {
+		go policy.Builtin()
+	}
+	if req.Profiles == nil {
+		go profile.Builtin()
+	}
 	st := &state{ctx: ctx, req: req, res: &Result{}}
 	for _, s := range stages {
 		if s.name == "emit" && st.res.Diags.HasErrors() {
