@@ -1,6 +1,8 @@
 package invocation
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -159,6 +161,14 @@ func (d *fastDec) str(out *string) bool {
 		return false
 	}
 	start := d.i
+	// Most strings are printable ASCII without escapes: find the closing
+	// quote (bytes.IndexByte) and check the bytes before it eight at a
+	// time; anything else takes the byte-by-byte path.
+	if n := bytes.IndexByte(d.s[start:], '"'); n >= 0 && plainASCII(d.s[start:start+n]) {
+		d.i = start + n + 1
+		*out = d.text[start : start+n]
+		return true
+	}
 	escaped, ascii := false, true
 	for d.i < len(d.s) {
 		c := d.s[d.i]
@@ -182,6 +192,28 @@ func (d *fastDec) str(out *string) bool {
 		d.i++
 	}
 	return false
+}
+
+// plainASCII reports whether b holds only printable ASCII other than the
+// backslash (0x20–0x7f without 0x5c): a JSON string body that means
+// itself.
+func plainASCII(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		bs := w ^ (0x5c * ones)
+		// A byte with its high bit set, below 0x20, or equal to '\\'.
+		if (w|((w-0x20*ones)&^w)|((bs-ones)&^bs))&highs != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // unquote decodes a quoted JSON string with escapes into *out. It is a
@@ -229,11 +261,7 @@ func (d *fastDec) count() int {
 	for i := d.i; i < len(d.s); i++ {
 		switch c := d.s[i]; c {
 		case '"':
-			for i++; i < len(d.s) && d.s[i] != '"'; i++ {
-				if d.s[i] == '\\' {
-					i++
-				}
-			}
+			i = closingQuote(d.s, i+1)
 			empty = false
 		case '[', '{':
 			if depth++; depth > 1 {
@@ -256,6 +284,27 @@ func (d *fastDec) count() int {
 		}
 	}
 	return 0
+}
+
+// closingQuote returns the index of the quote that ends the JSON string
+// whose body starts at i (len(s) if there is none): the first quote not
+// escaped by an odd run of backslashes.
+func closingQuote(s []byte, i int) int {
+	for {
+		n := bytes.IndexByte(s[i:], '"')
+		if n < 0 {
+			return len(s)
+		}
+		q := i + n
+		bs := 0
+		for k := q - 1; k >= i && s[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
 }
 
 // number returns the text of a JSON integer (no fraction or exponent).

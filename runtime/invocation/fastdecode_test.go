@@ -321,3 +321,43 @@ func TestFastDecodeGenerated(t *testing.T) {
 		t.Fatal("fastdecode_gen.go is stale: run `go generate ./runtime/invocation`")
 	}
 }
+
+// TestPlainASCII holds the eight-bytes-at-a-time check to the byte-by-byte
+// definition, for every byte value at every position of words of
+// several lengths.
+func TestPlainASCII(t *testing.T) {
+	naive := func(b []byte) bool {
+		for _, c := range b {
+			if c < 0x20 || c >= 0x80 || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 23} {
+		for pos := 0; pos < n; pos++ {
+			for v := 0; v < 256; v++ {
+				b := []byte(strings.Repeat("a", n))
+				b[pos] = byte(v)
+				if got, want := plainASCII(b), naive(b); got != want {
+					t.Fatalf("plainASCII(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestClosingQuote: the first quote not escaped by an odd run of
+// backslashes.
+func TestClosingQuote(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want int
+	}{
+		{`abc"`, 3}, {`"`, 0}, {`a\"b"`, 4}, {`a\\"b"`, 3}, {`a\\\"b"`, 6}, {`\\\\"`, 4}, {`no end`, 6}, {`a\"`, 3},
+	} {
+		if got := closingQuote([]byte(c.body), 0); got != c.want {
+			t.Errorf("closingQuote(%q) = %d, want %d", c.body, got, c.want)
+		}
+	}
+}
