@@ -234,7 +234,14 @@ type CABundle struct {
 // Gather resolves the host facts for settings s under profile p.
 // hideGlobs are the H4 entries, already expanded by the caller.
 func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
-	g := &gatherer{fs: h.FS, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+	// One compile asks about the same paths many times (every path's
+	// parents, each protected name's directory): the host is read once
+	// per path, and every question about a path gets the same answer.
+	fsys := h.FS
+	if _, ok := fsys.(*Memo); !ok {
+		fsys = NewMemo(fsys)
+	}
+	g := &gatherer{fs: fsys, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 	f := &Facts{
 		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
 		DefaultHermesHome: path.Join(h.Home, ".hermes"),
