@@ -241,7 +241,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	if _, ok := fsys.(*Memo); !ok {
 		fsys = NewMemo(fsys)
 	}
-	g := &gatherer{fs: fsys, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+	g := &gatherer{fs: fsys, observed: make(map[string]Stat, 256), walked: map[string]*Walked{}}
 	f := &Facts{
 		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
 		DefaultHermesHome: path.Join(h.Home, ".hermes"),

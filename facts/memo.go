@@ -47,7 +47,9 @@ type memoFile struct {
 
 // NewMemo returns a Memo reading through fsys.
 func NewMemo(fsys FS) *Memo {
-	return &Memo{fs: fsys, stats: map[string]Stat{}, dirs: map[string]memoDir{},
+	// A compile over a home of a few hundred entries asks about 500
+	// paths: the table starts at that size rather than growing to it.
+	return &Memo{fs: fsys, stats: make(map[string]Stat, 512), dirs: map[string]memoDir{},
 		lists: map[string]memoList{}, files: map[memoFileKey]memoFile{}}
 }
 

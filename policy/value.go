@@ -70,11 +70,11 @@ func valueOf(v reflect.Value) (ast.Value, error) {
 	case reflect.Array:
 		terms := make([]*ast.Term, v.Len())
 		for i := range terms {
-			x, err := valueOf(v.Index(i))
+			x, err := termOf(v.Index(i))
 			if err != nil {
 				return nil, err
 			}
-			terms[i] = ast.NewTerm(x)
+			terms[i] = x
 		}
 		return ast.NewArray(terms...), nil
 	case reflect.Map:
@@ -86,11 +86,11 @@ func valueOf(v reflect.Value) (ast.Value, error) {
 		}
 		obj := ast.NewObject()
 		for it := v.MapRange(); it.Next(); {
-			x, err := valueOf(it.Value())
+			x, err := termOf(it.Value())
 			if err != nil {
 				return nil, err
 			}
-			obj.Insert(ast.StringTerm(jsonString(it.Key().String())), ast.NewTerm(x))
+			obj.Insert(ast.StringTerm(jsonString(it.Key().String())), x)
 		}
 		return obj, nil
 	case reflect.Struct:
@@ -103,15 +103,50 @@ func valueOf(v reflect.Value) (ast.Value, error) {
 			if f.omitEmpty && isEmpty(fv) {
 				continue
 			}
-			x, err := valueOf(fv)
+			x, err := termOf(fv)
 			if err != nil {
 				return nil, err
 			}
-			obj.Insert(ast.StringTerm(f.name), ast.NewTerm(x))
+			obj.Insert(f.key, x)
 		}
 		return obj, nil
 	}
 	return nil, errSlowPath
+}
+
+// termOf is valueOf as a term. A boolean is OPA's own shared term for
+// it (ast.InternedTerm), as is a string OPA interns: the input holds
+// thousands of them, each a term allocated otherwise.
+func termOf(v reflect.Value) (*ast.Term, error) {
+	switch v.Kind() {
+	case reflect.Bool:
+		if !marshals(v.Type()) {
+			return ast.InternedTerm(v.Bool()), nil
+		}
+	case reflect.String:
+		if s := v.String(); utf8.ValidString(s) && !marshals(v.Type()) {
+			return ast.InternedTerm(s), nil
+		}
+	}
+	x, err := valueOf(v)
+	if err != nil {
+		return nil, err
+	}
+	return ast.NewTerm(x), nil
+}
+
+var marshalsCache sync.Map // reflect.Type → bool
+
+// marshals reports whether t or *t has its own JSON or text form
+// (json.Marshaler, encoding.TextMarshaler), remembered per type.
+func marshals(t reflect.Type) bool {
+	if m, ok := marshalsCache.Load(t); ok {
+		return m.(bool)
+	}
+	pt := reflect.PointerTo(t)
+	m := t.Implements(jsonMarshaler) || t.Implements(textMarshaler) || pt.Implements(jsonMarshaler) || pt.Implements(textMarshaler)
+	marshalsCache.Store(t, m)
+	return m
 }
 
 // jsonString is s as encoding/json writes it: each byte of invalid UTF-8
@@ -135,7 +170,11 @@ func jsonString(s string) string {
 
 // field is one JSON member of a struct type.
 type field struct {
-	name      string
+	name string
+	// key is name as a term, made once per type and shared by every
+	// object converted (terms are not changed once built: OPA shares
+	// its own interned terms the same way).
+	key       *ast.Term
 	index     []int
 	omitEmpty bool
 }
@@ -184,7 +223,7 @@ func structFields(t reflect.Type) []field {
 				continue
 			}
 			seen[name] = true
-			fs = append(fs, field{name: name, index: append(append([]int(nil), index...), i),
+			fs = append(fs, field{name: name, key: ast.StringTerm(name), index: append(append([]int(nil), index...), i),
 				omitEmpty: strings.Contains(","+opts+",", ",omitempty,")})
 		}
 		for _, sf := range embedded {
