@@ -347,3 +347,15 @@ test_r4_denied_dest if {
 	b := object.union(bind(0, "/data", "/root/data", true, "dir"), {"dest_kind": "denied"})
 	"R4" in rules_for(with_binds([b]))
 }
+
+# H10: the bind-count warning starts past many_home_binds mounted
+# entries; symlink entries (recreated, not mounted) do not count.
+home_entries(n, kind) := [{"path": sprintf("/home/u/d%d", [i]), "kind": kind, "why": "non-dot", "writable": false} | some i in numbers.range(1, n)]
+
+bind_count_warnings(entries) := [v | some v in rules.warn with input as {"facts": object.union(base_facts, {"home_layout": {"mode": "allowlist", "home": "/home/u", "entries": entries}}), "profile": base_profile, "settings": base_settings}; contains(v.msg, "grows with the square")]
+
+test_h10_bind_count_boundary if {
+	count(bind_count_warnings(home_entries(100, "dir"))) == 0
+	count(bind_count_warnings(home_entries(101, "dir"))) == 1
+	count(bind_count_warnings(array.concat(home_entries(100, "dir"), home_entries(50, "symlink")))) == 0
+}
