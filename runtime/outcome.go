@@ -12,6 +12,12 @@ func (r *runner) outcome(w waitResult) (int, error) {
 	if r.timedOut {
 		return ExitTimeout, &SetupError{Code: ExitTimeout, Msg: fmt.Sprintf("timed out after %v: the sandbox was killed", r.opts.Timeout)}
 	}
+	if r.killedBySignal && (w.err == nil || r.exitCode != nil) {
+		// A second signal killed the sandbox: the run ends as if by that
+		// signal, whatever bwrap managed to report first (its own child
+		// killed: 137, when bwrap ran between the two kills).
+		return 128 + int(r.sig), nil
+	}
 	if r.exitCode != nil {
 		return *r.exitCode, nil
 	}

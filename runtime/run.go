@@ -209,9 +209,11 @@ type runner struct {
 	notified chan struct{}  // closed once sigc receives ForwardedSignals
 	sig      syscall.Signal // last relayed signal
 	nsig     int
-	ctxErr   error
-	timer    *time.Timer // Options.Timeout, from bwrap's start
-	timedOut bool
+	// killedBySignal: a second signal made supervise kill the sandbox.
+	killedBySignal bool
+	ctxErr         error
+	timer          *time.Timer // Options.Timeout, from bwrap's start
+	timedOut       bool
 }
 
 // runAll is the whole run: prepare, start, set up, supervise, finish.
