@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,11 +80,14 @@ while [ ! -s `+beat+` ]; do sleep 0.01; done`)
 		}
 		b, _ := os.ReadFile(ns)
 		left := pidsInNS(strings.TrimSpace(string(b)))
+		var states []string
 		for _, p := range left {
+			st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+			states = append(states, strings.TrimSpace(string(st)))
 			syscall.Kill(p, syscall.SIGKILL)
 		}
 		if len(left) > 0 {
-			t.Fatalf("processes %v of the sandbox's pid namespace %s exist after Run returned", left, b)
+			t.Fatalf("processes %v of the sandbox's pid namespace %s exist after Run returned:\n%s", left, b, strings.Join(states, "\n"))
 		}
 		s1 := fileSize(beat)
 		time.Sleep(100 * time.Millisecond)
@@ -101,8 +105,14 @@ func fileSize(p string) int64 {
 	return st.Size()
 }
 
-// pidsInNS lists the host's processes, zombies left out, whose pid
-// namespace is ns ("pid:[N]").
+// pidsInNS lists the host's processes whose pid namespace is ns
+// ("pid:[N]"), zombies left out, and the namespace's init too while it
+// is exiting (PF_EXITING: it runs only the kernel's exit path, never
+// user code again). contain does not wait for the init to finish its
+// exit when it has no child left (initAlone: what remains is the
+// teardown of the sandbox's mounts), so on a slow machine the init can
+// still be there when Run returns; any other process of the namespace
+// found here, exiting or not, means initAlone answered wrongly.
 func pidsInNS(ns string) []int {
 	if !strings.HasPrefix(ns, "pid:[") {
 		return nil
@@ -110,6 +120,23 @@ func pidsInNS(ns string) []int {
 	return hostPIDs(func(dir string) bool {
 		l, _ := os.Readlink(dir + "/ns/pid")
 		st, _ := os.ReadFile(dir + "/stat")
-		return l == ns && !strings.Contains(string(st), ") Z ")
+		if l != ns || strings.Contains(string(st), ") Z ") {
+			return false
+		}
+		flags, _, ok := statFlagsThreads(st)
+		return !(ok && flags&pfExiting != 0 && isNamespaceInit(dir))
 	})
+}
+
+// isNamespaceInit reports whether the process of /proc directory dir is
+// pid 1 of its own pid namespace (the last pid of its NSpid line).
+func isNamespaceInit(dir string) bool {
+	status, _ := os.ReadFile(dir + "/status")
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
+			f := strings.Fields(rest)
+			return len(f) > 1 && f[len(f)-1] == "1"
+		}
+	}
+	return false
 }
