@@ -12,10 +12,15 @@ func (r *runner) outcome(w waitResult) (int, error) {
 	if r.timedOut {
 		return ExitTimeout, &SetupError{Code: ExitTimeout, Msg: fmt.Sprintf("timed out after %v: the sandbox was killed", r.opts.Timeout)}
 	}
-	if r.killedBySignal && (w.err == nil || r.exitCode != nil) {
-		// A second signal killed the sandbox: the run ends as if by that
-		// signal, whatever bwrap managed to report first (its own child
-		// killed: 137, when bwrap ran between the two kills).
+	// When bwrun killed the sandbox itself (ctx, a second signal), the
+	// run ends for that reason, whatever bwrap managed to report first:
+	// killAll kills the sandbox's first process, then bwrap, and a busy
+	// machine can run bwrap in between, which then reports its child's
+	// death by SIGKILL (137).
+	if r.killedByContext {
+		return ExitSetup, &SetupError{Code: ExitSetup, Msg: "sandbox killed", Err: r.ctxErr}
+	}
+	if r.killedBySignal {
 		return 128 + int(r.sig), nil
 	}
 	if r.exitCode != nil {

@@ -35,6 +35,7 @@ func (r *runner) supervise(ctx context.Context) {
 		case <-ctx.Done():
 			if r.ctxErr == nil {
 				r.ctxErr = ctx.Err()
+				r.killedByContext = true
 				r.killAll()
 			}
 			ctx = context.Background() // don't spin on the closed channel
