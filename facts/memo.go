@@ -7,13 +7,12 @@ import (
 )
 
 // Memo is an FS that reads each path of the FS it wraps once and answers
-// every later question about that path from memory. It is for a caller
-// that compiles many settings against one host whose files it assumes do
-// not change meanwhile: `bwpolicy check` over a thousand files asks the
-// same few hundred lstats (the denied set, the home layout, the rc files)
-// a thousand times. A compile whose invocation will run must read the
-// host itself (FromEnvironment's OS): what Memo saw earlier may be stale.
-// Memo is safe for concurrent use.
+// every later question about that path from memory. Gather reads through
+// a fresh one per compile (one consistent view of the host, each path
+// looked up once however many questions ask about it); `bwpolicy check`
+// shares one across all its files, whose compiles produce no invocation
+// to run, so an answer older than the compile does no harm there. Memo
+// is safe for concurrent use.
 type Memo struct {
 	fs    FS
 	mu    sync.Mutex
@@ -53,9 +52,6 @@ func NewMemo(fsys FS) *Memo {
 		lists: map[string]memoList{}, files: map[memoFileKey]memoFile{}}
 }
 
-// Underlying returns the FS m reads through.
-func (m *Memo) Underlying() FS { return m.fs }
-
 // Lstat implements FS.
 func (m *Memo) Lstat(p string) Stat {
 	m.mu.Lock()
@@ -68,7 +64,7 @@ func (m *Memo) Lstat(p string) Stat {
 	return st
 }
 
-// ReadDir implements FS. The caller must not modify the names returned.
+// ReadDir implements FS (a copy of the names each time).
 func (m *Memo) ReadDir(p string) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

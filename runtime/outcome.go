@@ -20,7 +20,7 @@ func (r *runner) outcome(w waitResult) (int, error) {
 	if r.killedByContext {
 		return ExitSetup, &SetupError{Code: ExitSetup, Msg: "sandbox killed", Err: r.ctxErr}
 	}
-	if r.killedBySignal {
+	if r.nsig > 1 { // the second signal: supervise killed the sandbox
 		return 128 + int(r.sig), nil
 	}
 	if r.exitCode != nil {

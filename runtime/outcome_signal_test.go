@@ -16,7 +16,7 @@ import (
 // TestSandboxContextCancel getting 137).
 func TestOutcomeSecondSignal(t *testing.T) {
 	killed := 137
-	r := &runner{sig: syscall.SIGTERM, nsig: 2, killedBySignal: true, exitCode: &killed}
+	r := &runner{sig: syscall.SIGTERM, nsig: 2, exitCode: &killed}
 	if code, err := r.outcome(waitResult{}); code != 128+int(syscall.SIGTERM) || err != nil {
 		t.Errorf("outcome = %d, %v; want %d", code, err, 128+int(syscall.SIGTERM))
 	}

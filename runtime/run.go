@@ -209,12 +209,12 @@ type runner struct {
 	notified chan struct{}  // closed once sigc receives ForwardedSignals
 	sig      syscall.Signal // last relayed signal
 	nsig     int
-	// killedBySignal, killedByContext: supervise killed the sandbox for
-	// a second signal, or for ctx.
-	killedBySignal, killedByContext bool
-	ctxErr                          error
-	timer                           *time.Timer // Options.Timeout, from bwrap's start
-	timedOut                        bool
+	// killedByContext: supervise killed the sandbox for ctx (for a
+	// second signal it does when nsig > 1).
+	killedByContext bool
+	ctxErr          error
+	timer           *time.Timer // Options.Timeout, from bwrap's start
+	timedOut        bool
 }
 
 // runAll is the whole run: prepare, start, set up, supervise, finish.

@@ -29,7 +29,6 @@ func (r *runner) supervise(ctx context.Context) {
 			if r.nsig == 1 {
 				r.forward()
 			} else {
-				r.killedBySignal = true
 				r.killAll()
 			}
 		case <-ctx.Done():
