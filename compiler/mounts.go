@@ -8,7 +8,7 @@ package compiler
 import (
 	"fmt"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
@@ -45,7 +45,7 @@ type hostBind struct {
 	kind      string // "bind", "cwd" or "pin"
 	reason    string
 	pos       string
-	bind      facts.Bind
+	bind      *facts.Bind // a user's bind (kind "bind"): e.f.Binds' own
 	// group, when set, is shared by home entries that one explain row
 	// can describe together (same reason and source but for the name):
 	// a run of them in mount order is written as one row (homeEntryRun).
@@ -63,7 +63,8 @@ type hostBind struct {
 // path. A directory inside a read-only mount needs no pin.
 func (e *emitter) hostBinds() {
 	var bs []hostBind
-	for _, b := range e.f.Binds {
+	for i := range e.f.Binds {
+		b := &e.f.Binds[i]
 		if _, dropped := e.drop[b.Index]; dropped {
 			continue
 		}
@@ -88,19 +89,9 @@ func (e *emitter) hostBinds() {
 		dests[b.dest] = true
 	}
 	bs = append(bs, e.homeLayoutBinds(dests)...)
-	rank := map[string]int{"home-link": -1, "home-entry": -1, "bind": 0, "pin": 1, "cwd": 2, "home-tmpfs": 3, "protect": 4}
-	depth := func(p string) int { return strings.Count(strings.TrimSuffix(p, "/"), "/") }
-	order := func(bs []hostBind) {
-		sort.SliceStable(bs, func(i, j int) bool {
-			if di, dj := depth(bs[i].dest), depth(bs[j].dest); di != dj {
-				return di < dj
-			}
-			return rank[bs[i].kind] < rank[bs[j].kind]
-		})
-	}
-	order(bs)
+	bs = orderHostBinds(bs)
 	bs = append(bs, e.pinsFor(bs)...)
-	order(bs)
+	bs = orderHostBinds(bs)
 	for i := 0; i < len(bs); i++ {
 		b := bs[i]
 		opt := "--ro-bind"
@@ -130,7 +121,7 @@ func (e *emitter) hostBinds() {
 			e.p.add("H9", b.reason, b.pos, opt, b.src, b.dest)
 		default:
 			e.p.add("binds", b.reason, b.pos, opt, b.src, b.dest)
-			e.keptBinds = append(e.keptBinds, b.bind)
+			e.keptBinds = append(e.keptBinds, *b.bind)
 			if b.rw {
 				e.writable = append(e.writable, b.dest)
 			}
@@ -353,4 +344,33 @@ func (e *emitter) remounts() {
 	for _, m := range e.roMasks {
 		e.p.add("S3", "the mask stays read-only like the rest of the host", "host: "+m+" lies outside the writable set", "--remount-ro", m)
 	}
+}
+
+// hostBindRank orders the host binds at one depth by kind.
+var hostBindRank = map[string]int{"home-link": -1, "home-entry": -1, "bind": 0, "pin": 1, "cwd": 2, "home-tmpfs": 3, "protect": 4}
+
+// orderHostBinds sorts bs, stably, by the depth of their destination
+// (parents are mounted first) and then by kind (hostBindRank). The keys
+// are worked out once per bind, not once per comparison, and the sort
+// moves them rather than the binds: a home layout makes hundreds.
+func orderHostBinds(bs []hostBind) []hostBind {
+	type key struct{ depth, rank, i int }
+	ks := make([]key, len(bs))
+	for i, b := range bs {
+		ks[i] = key{strings.Count(strings.TrimSuffix(b.dest, "/"), "/"), hostBindRank[b.kind], i}
+	}
+	slices.SortFunc(ks, func(x, y key) int {
+		if x.depth != y.depth {
+			return x.depth - y.depth
+		}
+		if x.rank != y.rank {
+			return x.rank - y.rank
+		}
+		return x.i - y.i
+	})
+	out := make([]hostBind, len(bs))
+	for j, k := range ks {
+		out[j] = bs[k.i]
+	}
+	return out
 }

@@ -26,6 +26,11 @@ type Facts struct {
 
 	// Hidden lists every candidate hidden path, present or not.
 	Hidden []Hidden `json:"hidden"`
+	// HiddenPresent are the indexes in Hidden of the paths that are
+	// there (neither absent nor denied): the few the rules compare,
+	// listed once here rather than filtered out of the whole denied set
+	// by every evaluation.
+	HiddenPresent []int `json:"hidden_present"`
 	// Binds describes each settings bind, by index.
 	Binds []Bind `json:"binds"`
 
@@ -299,33 +304,53 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	}
 	// The credential searches skip what is masked already and look into
 	// what is bound back: the masks and exceptions are settled after
-	// each stage that adds hidden paths.
+	// each stage that adds hidden paths (a stage that found nothing
+	// leaves them as they were).
 	cwdWritable := p.CwdWritable && f.Cwd.Exists
-	f.settle(cwdWritable)
+	settled := -1
+	settle := func() {
+		if len(f.Hidden) != settled {
+			f.settle(cwdWritable)
+			settled = len(f.Hidden)
+		}
+	}
+	settle()
 	envHidden, skips := g.envCredentials(h, f)
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
-	f.settle(cwdWritable)
+	settle()
 	f.Hidden = append(f.Hidden, g.movedStores(h, f)...)
-	f.settle(cwdWritable)
+	settle()
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
-	f.settle(cwdWritable)
+	settle()
 	rcHidden, rcNotes := g.rcSecrets(h, f)
 	f.Hidden = append(f.Hidden, rcHidden...)
 	f.SecretNotes = rcNotes
-	f.settle(cwdWritable)
+	settle()
 	userSockets, socketNotes := g.userSockets(h, f)
 	f.Hidden = append(f.Hidden, userSockets...)
 	f.MountNotes = append(f.MountNotes, socketNotes...)
-	f.settle(cwdWritable)
+	settle()
 	mirrors, notes := g.mirrors(f)
 	f.Hidden = append(f.Hidden, mirrors...)
 	f.MountNotes = append(f.MountNotes, notes...)
-	f.settle(cwdWritable)
+	settle()
+	f.HiddenPresent = hiddenPresent(f.Hidden)
 	f.CreatableDenied = creatableDenied(f, p.CwdWritable)
 	f.Tracked = g.trackedHidden(s, f, h.Home)
 	relate(f)
 	return f
+}
+
+// hiddenPresent returns the indexes in hs of the paths that are there.
+func hiddenPresent(hs []Hidden) []int {
+	out := []int{}
+	for i, h := range hs {
+		if !invocation.Missing(h.Kind) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // boundProfileHome returns the profile home when home_mode is profile

@@ -11,9 +11,11 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -58,60 +60,63 @@ type FS interface {
 // OS is the real file system.
 type OS struct{}
 
-// Lstat implements FS.
+// Lstat implements FS. It asks the kernel directly (syscall.Lstat into
+// a Stat_t of its own): a compile looks at hundreds of paths, and
+// os.Lstat's FileInfo for each is garbage the answer does not need.
 func (OS) Lstat(p string) Stat {
-	fi, err := os.Lstat(p)
+	var sys syscall.Stat_t
+	err := syscall.Lstat(p, &sys)
+	for err == syscall.EINTR {
+		err = syscall.Lstat(p, &sys)
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		if err == syscall.ENOENT || err == syscall.ENOTDIR {
 			return Stat{Kind: invocation.KindAbsent}
 		}
 		if runtime.Unreachable(p, err) {
 			return Stat{Kind: invocation.KindDenied}
 		}
-		return Stat{Kind: invocation.KindOther, Err: err}
+		return Stat{Kind: invocation.KindOther, Err: &fs.PathError{Op: "lstat", Path: p, Err: err}}
 	}
-	st := Stat{Kind: kindOf(fi.Mode()), Target: linkTarget(p, fi.Mode())}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.UID = int(sys.Uid)
-	}
-	if fi.IsDir() {
-		st.MTime = fi.ModTime().UnixNano()
+	st := Stat{Kind: kindOfMode(sys.Mode), UID: int(sys.Uid)}
+	switch sys.Mode & syscall.S_IFMT {
+	case syscall.S_IFLNK:
+		st.Target, _ = os.Readlink(p)
+	case syscall.S_IFDIR:
+		st.MTime = time.Unix(sys.Mtim.Unix()).UnixNano()
 	}
 	return st
 }
 
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
+// kindOfMode is the kind of a file of mode m (a stat's st_mode).
+func kindOfMode(m uint32) string {
+	switch m & syscall.S_IFMT {
+	case syscall.S_IFLNK:
 		return invocation.KindSymlink
-	case m.IsDir():
+	case syscall.S_IFDIR:
 		return invocation.KindDir
-	case m.IsRegular():
+	case syscall.S_IFREG:
 		return invocation.KindFile
-	case m&fs.ModeSocket != 0:
+	case syscall.S_IFSOCK:
 		return invocation.KindSocket
 	}
 	return invocation.KindOther
 }
 
-func linkTarget(p string, m fs.FileMode) string {
-	if m&fs.ModeSymlink == 0 {
-		return ""
-	}
-	t, _ := os.Readlink(p)
-	return t
-}
-
 // ReadDir implements FS.
 func (OS) ReadDir(p string) ([]string, error) {
-	entries, err := os.ReadDir(p)
+	// The names alone (getdents gives them), sorted as os.ReadDir
+	// would, without a DirEntry for each.
+	d, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name()
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
 	}
+	slices.Sort(names)
 	return names, nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -42,6 +41,9 @@ type HomeLayout struct {
 	Dirs []string `json:"dirs"`
 	// Entries are what is bound back (or recreated, for a symlink).
 	Entries []HomeEntry `json:"entries"`
+	// Mounts is how many of Entries are bind mounts (a symlink entry is
+	// recreated, not mounted): bwrap's set-up time grows with its square.
+	Mounts int `json:"mounts"`
 	// Left are the entries of Dirs left out (absent in the sandbox).
 	// Not in the policy input (the rules judge home_left of the cwd and
 	// binds): a home of thousands of entries would only slow them.
@@ -233,9 +235,12 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 		}
 		l.Entries = append(l.Entries, g.homeEntry(p, l.Allowed[r], writable))
 	}
-	sort.Slice(l.Entries, func(i, j int) bool { return l.Entries[i].Path < l.Entries[j].Path })
+	slices.SortFunc(l.Entries, func(a, b HomeEntry) int { return strings.Compare(a.Path, b.Path) })
 	l.CredentialURLs = g.homeCredentialURLs(l)
 	for _, e := range l.Entries {
+		if e.Kind != invocation.KindSymlink {
+			l.Mounts++
+		}
 		if e.Kind == invocation.KindSymlink && e.Why != HomeWhyNonDot {
 			if real := g.path(e.Path).Real; l.Hides(real) {
 				l.Dangling = append(l.Dangling, e.Path)

@@ -58,6 +58,11 @@ func TestHomeLayout(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("entries:\n got %q\nwant %q", got, want)
 	}
+	// Mounts leaves out the two symlink entries (recreated, not
+	// mounted): the bind-count warning reads it.
+	if l.Mounts != len(want)-2 {
+		t.Errorf("mounts %d, want %d", l.Mounts, len(want)-2)
+	}
 	wantDirs := []string{"/h", "/h/.config", "/h/.local", "/h/.local/share", "/h/.cache"}
 	if !slices.Equal(l.Dirs, wantDirs) {
 		t.Errorf("dirs %q, want %q", l.Dirs, wantDirs)

@@ -8,7 +8,6 @@ package facts
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -81,7 +80,7 @@ func computeMasks(f *Facts) []Mask {
 			add(Mask{Path: d.Real, Entry: d.Path, Kind: d.Kind, Why: ReasonAgentSockets, Source: SourceDockerSocket, Hidden: -1})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	slices.SortStableFunc(out, func(a, b Mask) int { return strings.Compare(a.Path, b.Path) })
 	for i := range out {
 		// Left out by the home layout, and nothing bound back inside it
 		// (an allowed path below a denied one, ~/.ssh/x from home.allow

@@ -16,8 +16,9 @@ missing(kind) if kind == "denied"
 # hidden_present: the hidden paths that are there (not missing), and
 # hide_matches: the hidden paths a hide entry matched (H4). Computed once
 # per evaluation: most of the denied set is absent on a given host, and
-# the rules below compare only what is present.
-hidden_present := [h | some h in input.facts.hidden; h.kind != "absent"; h.kind != "denied"]
+# the rules below compare only what is present (the facts stage lists
+# where it is: input.facts.hidden_present).
+hidden_present := [input.facts.hidden[i] | some i in input.facts.hidden_present]
 
 hide_matches := [h | some h in hidden_present; h.why == "H4"]
 

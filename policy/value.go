@@ -34,9 +34,7 @@ func valueOf(v reflect.Value) (ast.Value, error) {
 		return ast.Null{}, nil
 	}
 	t := v.Type()
-	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
-		(t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
-			reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)) {
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && marshals(t) {
 		return nil, errSlowPath
 	}
 	switch t.Kind() {
@@ -84,18 +82,22 @@ func valueOf(v reflect.Value) (ast.Value, error) {
 		if t.Key().Kind() != reflect.String {
 			return nil, errSlowPath
 		}
-		obj := ast.NewObject()
+		items := make([][2]*ast.Term, 0, v.Len())
 		for it := v.MapRange(); it.Next(); {
 			x, err := termOf(it.Value())
 			if err != nil {
 				return nil, err
 			}
-			obj.Insert(ast.StringTerm(jsonString(it.Key().String())), x)
+			items = append(items, ast.Item(ast.StringTerm(jsonString(it.Key().String())), x))
 		}
-		return obj, nil
+		return ast.NewObject(items...), nil
 	case reflect.Struct:
-		obj := ast.NewObject()
-		for _, f := range structFields(t) {
+		// One ast.NewObject over all the members: it sizes the object
+		// once and holds its members in one block, where Insert would
+		// allocate each and grow the table as it goes.
+		fs := structFields(t)
+		items := make([][2]*ast.Term, 0, len(fs))
+		for _, f := range fs {
 			fv, err := v.FieldByIndexErr(f.index)
 			if err != nil {
 				continue // a field of a nil embedded pointer: encoding/json leaves it out
@@ -107,9 +109,9 @@ func valueOf(v reflect.Value) (ast.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			obj.Insert(f.key, x)
+			items = append(items, ast.Item(f.key, x))
 		}
-		return obj, nil
+		return ast.NewObject(items...), nil
 	}
 	return nil, errSlowPath
 }
