@@ -5,7 +5,9 @@ package compiler
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -15,16 +17,17 @@ import (
 // runtime can refuse an invocation compiled under other host state.
 func preconditions(f *facts.Facts) []invocation.Precondition {
 	why := reasons(f)
+	abs := newAbsentDirs(f.Observed)
 	paths := make([]string, 0, len(f.Observed))
 	for p := range f.Observed {
 		paths = append(paths, p)
 	}
-	sort.Strings(paths)
-	entries := homeEntryRows(f, why)
+	slices.Sort(paths)
+	entries := homeEntryRows(f, why, abs)
 	out := make([]invocation.Precondition, 0, len(paths))
 	for _, p := range paths {
 		st := f.Observed[p]
-		if redundant(f, why, p) {
+		if redundant(why, abs, p) {
 			continue
 		}
 		w := why[p]
@@ -63,7 +66,7 @@ type homeRows struct {
 // kind: a home of 200 entries is then a few rows, not 200, in the
 // invocation bwrun reads on every command. A directory that is not
 // itself a precondition keeps its entries one row each.
-func homeEntryRows(f *facts.Facts, why map[string]string) homeRows {
+func homeEntryRows(f *facts.Facts, why map[string]string, abs *absentDirs) homeRows {
 	hr := homeRows{of: map[string]string{}, rows: map[string][]invocation.Precondition{}}
 	l := f.HomeLayout
 	if !l.Active() {
@@ -75,7 +78,7 @@ func homeEntryRows(f *facts.Facts, why map[string]string) homeRows {
 		dir := path.Dir(en.Path)
 		_, dirRow := f.Observed[dir]
 		if !ok || why[en.Path] != "" || st.Kind != en.Kind || !dirRow ||
-			(en.Kind != invocation.KindFile && en.Kind != invocation.KindDir) || redundant(f, why, en.Path) {
+			(en.Kind != invocation.KindFile && en.Kind != invocation.KindDir) || redundant(why, abs, en.Path) {
 			continue
 		}
 		hr.of[en.Path] = dir
@@ -102,8 +105,8 @@ func homeEntryRows(f *facts.Facts, why map[string]string) homeRows {
 // .config/systemd/user otherwise: the new parent only made the
 // invocation stale, and the recompile took the planted unit for the
 // user's).
-func redundant(f *facts.Facts, why map[string]string, p string) bool {
-	return why[p] != string(facts.ReasonProtected) && why[p] != string(facts.ReasonProfileHome) && absentAbove(f.Observed, p)
+func redundant(why map[string]string, abs *absentDirs, p string) bool {
+	return why[p] != string(facts.ReasonProtected) && why[p] != string(facts.ReasonProfileHome) && abs.above(p)
 }
 
 // reasons is why each path the facts stage looked at matters (its
@@ -145,13 +148,36 @@ func reasons(f *facts.Facts) map[string]string {
 	return why
 }
 
-// absentAbove tells whether a parent of p was observed absent (or
-// denied: nothing below it can be looked at either).
-func absentAbove(observed map[string]facts.Stat, p string) bool {
-	for d := path.Dir(p); d != p && d != "/"; p, d = d, path.Dir(d) {
-		if st, ok := observed[d]; ok && invocation.Missing(st.Kind) {
-			return true
-		}
+// absentDirs tells whether a parent of an observed path was observed
+// absent (or denied: nothing below it can be looked at either),
+// remembering the answer for each directory: a compile's few hundred
+// paths share a handful of parents. The paths are absolute and clean,
+// as the facts stage records them.
+type absentDirs struct {
+	observed map[string]facts.Stat
+	memo     map[string]bool
+}
+
+func newAbsentDirs(observed map[string]facts.Stat) *absentDirs {
+	return &absentDirs{observed: observed, memo: map[string]bool{}}
+}
+
+// above tells whether a directory above p, "/" excluded, is missing.
+func (a *absentDirs) above(p string) bool {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return false
 	}
-	return false
+	return a.at(p[:i])
+}
+
+// at tells whether d or a directory above it is missing.
+func (a *absentDirs) at(d string) bool {
+	if v, ok := a.memo[d]; ok {
+		return v
+	}
+	st, ok := a.observed[d]
+	v := (ok && invocation.Missing(st.Kind)) || a.above(d)
+	a.memo[d] = v
+	return v
 }

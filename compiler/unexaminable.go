@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,13 +30,18 @@ var ruleID = regexp.MustCompile(`^[RSH][0-9]+$`)
 // as denied, and checked as such.
 func (st *state) refuseUnexaminable() {
 	f := st.res.Facts
-	why := reasons(f)
 	var paths []string
 	for p, s := range f.Observed {
-		if s.Err != nil && !redundant(f, why, p) {
+		if s.Err != nil {
 			paths = append(paths, p)
 		}
 	}
+	if len(paths) == 0 {
+		return
+	}
+	why := reasons(f)
+	abs := newAbsentDirs(f.Observed)
+	paths = slices.DeleteFunc(paths, func(p string) bool { return redundant(why, abs, p) })
 	sort.Strings(paths)
 	for _, p := range paths {
 		st.res.Diags.Add(st.unexaminableDiag(p, f.Observed[p].Err, why[p]))

@@ -1,9 +1,12 @@
 package facts
 
 import (
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Memo is an FS that reads each path of the FS it wraps once and answers
@@ -25,6 +28,9 @@ type Memo struct {
 type memoDir struct {
 	names []string
 	err   error
+	// searchable: a name listed was looked up (the directory grants
+	// search, not only read), so a name missing from names is absent.
+	searchable bool
 }
 
 type memoList struct {
@@ -52,25 +58,64 @@ func NewMemo(fsys FS) *Memo {
 		lists: map[string]memoList{}, files: map[memoFileKey]memoFile{}}
 }
 
-// Lstat implements FS.
+// Lstat implements FS. A path whose directory was listed, searchable,
+// without its name is absent without asking the FS: a compile looks up
+// the whole denied set, mostly names its home directory does not hold.
 func (m *Memo) Lstat(p string) Stat {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.lstat(p)
+}
+
+func (m *Memo) lstat(p string) Stat {
 	st, ok := m.stats[p]
 	if !ok {
-		st = m.fs.Lstat(p)
+		if m.listedAbsent(p) {
+			st = Stat{Kind: invocation.KindAbsent}
+		} else {
+			st = m.fs.Lstat(p)
+		}
 		m.stats[p] = st
 	}
 	return st
 }
 
-// ReadDir implements FS (a copy of the names each time).
+// listedAbsent tells whether p's directory was listed, is searchable,
+// and does not hold p's name. The kernel resolves the directory part
+// of p as it did for the listing, whatever it spells.
+func (m *Memo) listedAbsent(p string) bool {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return false
+	}
+	dir, name := p[:i], p[i+1:]
+	if dir == "" {
+		dir = "/"
+	}
+	if name == "" || name == "." || name == ".." {
+		return false
+	}
+	d, ok := m.dirs[dir]
+	if !ok || d.err != nil || !d.searchable {
+		return false
+	}
+	_, found := slices.BinarySearch(d.names, name)
+	return !found
+}
+
+// ReadDir implements FS (a copy of the names each time). The first
+// name listed is looked up too: if the directory lets this user look
+// names up (search, not only read), what it does not list is absent.
 func (m *Memo) ReadDir(p string) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d, ok := m.dirs[p]
 	if !ok {
 		d.names, d.err = m.fs.ReadDir(p)
+		if d.err == nil && len(d.names) > 0 && slices.IsSorted(d.names) {
+			first := strings.TrimSuffix(p, "/") + "/" + d.names[0]
+			d.searchable = !invocation.Missing(m.lstat(first).Kind) && m.stats[first].Err == nil
+		}
 		m.dirs[p] = d
 	}
 	return append([]string(nil), d.names...), d.err

@@ -1,7 +1,10 @@
 package facts
 
 import (
+	"io/fs"
 	"reflect"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/profile"
@@ -125,6 +128,53 @@ func TestIsOS(t *testing.T) {
 	}{{OS{}, true}, {NewMemo(OS{}), true}, {Tree{}, false}, {NewMemo(Tree{}), false}} {
 		if got := IsOS(c.fs); got != c.want {
 			t.Errorf("IsOS(%T) = %v, want %v", c.fs, got, c.want)
+		}
+	}
+}
+
+// searchDeniedFS is a Tree whose directory /shut can be listed but not
+// searched: every name in it fails to lstat (EACCES).
+type searchDeniedFS struct{ Tree }
+
+func (s searchDeniedFS) Lstat(p string) Stat {
+	if strings.HasPrefix(p, "/shut/") {
+		return Stat{Kind: invocation.KindOther, Err: &fs.PathError{Op: "lstat", Path: p, Err: syscall.EACCES}}
+	}
+	return s.Tree.Lstat(p)
+}
+
+// TestMemoListedAbsent: once a directory is listed, a name it does not
+// hold is absent without a lookup, and a name it holds is looked up as
+// before; a directory that can be listed but not searched, an empty one
+// or a failed listing infers nothing.
+func TestMemoListedAbsent(t *testing.T) {
+	tree := memoTree()
+	tree["/shut/a"] = Stat{Kind: invocation.KindFile}
+	tree["/empty"] = Stat{Kind: invocation.KindDir}
+	under := &countingFS{FS: searchDeniedFS{tree}, calls: map[string]int{}}
+	m := NewMemo(under)
+	for _, d := range []string{"/home/u", "/shut", "/empty", "/home/u/.bashrc"} {
+		m.ReadDir(d)
+	}
+	for _, tc := range []struct {
+		p      string
+		kind   string
+		lookup bool
+	}{
+		{"/home/u/.aws", invocation.KindAbsent, false},
+		{"/home/u/.ssh", invocation.KindDir, true},
+		{"/home/u/link", invocation.KindSymlink, true},
+		{"/shut/b", invocation.KindOther, true},
+		{"/empty/x", invocation.KindAbsent, true},
+		{"/home/u/.bashrc/x", invocation.KindAbsent, true},
+		{"/home/u/proj/x", invocation.KindAbsent, true},
+	} {
+		before := under.calls["lstat "+tc.p]
+		if st := m.Lstat(tc.p); st.Kind != tc.kind {
+			t.Errorf("Lstat(%s) = %s, want %s", tc.p, st.Kind, tc.kind)
+		}
+		if looked := under.calls["lstat "+tc.p] > before; looked != tc.lookup {
+			t.Errorf("Lstat(%s): looked up %v, want %v", tc.p, looked, tc.lookup)
 		}
 	}
 }
