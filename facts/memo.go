@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -80,27 +81,28 @@ func (m *Memo) lstat(p string) Stat {
 	return st
 }
 
-// listedAbsent tells whether p's directory was listed, is searchable,
-// and does not hold p's name. The kernel resolves the directory part
-// of p as it did for the listing, whatever it spells.
+// listedAbsent tells whether a directory above p was listed, is
+// searchable, and does not hold the name p goes on with: then p is not
+// there (/h/.claude/x, when the listing of /h has no .claude). The
+// nearest listed directory decides; p must be absolute and clean (the
+// kernel then walks the directory part of p as it did for the listing).
 func (m *Memo) listedAbsent(p string) bool {
-	i := strings.LastIndexByte(p, '/')
-	if i < 0 {
+	if p == "/" || !path.IsAbs(p) || path.Clean(p) != p {
 		return false
 	}
-	dir, name := p[:i], p[i+1:]
-	if dir == "" {
-		dir = "/"
+	for end := len(p); end > 0; {
+		i := strings.LastIndexByte(p[:end], '/')
+		dir, name := p[:i], p[i+1:end]
+		if dir == "" {
+			dir = "/"
+		}
+		if d, ok := m.dirs[dir]; ok && d.err == nil && d.searchable {
+			_, found := slices.BinarySearch(d.names, name)
+			return !found
+		}
+		end = i
 	}
-	if name == "" || name == "." || name == ".." {
-		return false
-	}
-	d, ok := m.dirs[dir]
-	if !ok || d.err != nil || !d.searchable {
-		return false
-	}
-	_, found := slices.BinarySearch(d.names, name)
-	return !found
+	return false
 }
 
 // ReadDir implements FS (a copy of the names each time). The first

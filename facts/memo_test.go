@@ -144,16 +144,17 @@ func (s searchDeniedFS) Lstat(p string) Stat {
 }
 
 // TestMemoListedAbsent: once a directory is listed, a name it does not
-// hold is absent without a lookup, and a name it holds is looked up as
-// before; a directory that can be listed but not searched, an empty one
-// or a failed listing infers nothing.
+// hold is absent without a lookup, and so is anything below that name;
+// a name it holds (and what lies below it) is looked up as before, as
+// is a path that is not clean; a directory that can be listed but not
+// searched, an empty one or a failed listing infers nothing.
 func TestMemoListedAbsent(t *testing.T) {
 	tree := memoTree()
 	tree["/shut/a"] = Stat{Kind: invocation.KindFile}
 	tree["/empty"] = Stat{Kind: invocation.KindDir}
 	under := &countingFS{FS: searchDeniedFS{tree}, calls: map[string]int{}}
 	m := NewMemo(under)
-	for _, d := range []string{"/home/u", "/shut", "/empty", "/home/u/.bashrc"} {
+	for _, d := range []string{"/", "/home/u", "/shut", "/empty", "/home/u/.bashrc"} {
 		m.ReadDir(d)
 	}
 	for _, tc := range []struct {
@@ -162,6 +163,10 @@ func TestMemoListedAbsent(t *testing.T) {
 		lookup bool
 	}{
 		{"/home/u/.aws", invocation.KindAbsent, false},
+		{"/home/u/.aws/credentials", invocation.KindAbsent, false},
+		{"/home/u/.ssh/id_rsa", invocation.KindAbsent, true},
+		{"/home/u/./.gnupg", invocation.KindAbsent, true},
+		{"/", invocation.KindDir, true},
 		{"/home/u/.ssh", invocation.KindDir, true},
 		{"/home/u/link", invocation.KindSymlink, true},
 		{"/shut/b", invocation.KindOther, true},
