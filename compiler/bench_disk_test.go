@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/profile"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // BenchmarkCompileHomeOnDisk is BenchmarkCompileHome on a real home
@@ -54,14 +54,8 @@ func BenchmarkCompileHomeOnDisk(b *testing.B) {
 	for _, f := range []string{".npmrc", ".netrc", ".env"} {
 		mk(f, false)
 	}
-	for i := 0; i < 100; i++ {
-		mk(fmt.Sprintf("dir%03d", i), true)
-	}
-	for i, a := range facts.HomeAllowed[:min(50, len(facts.HomeAllowed))] {
-		mk(a.Path, i%2 == 1)
-	}
-	for i := 0; i < 50; i++ {
-		mk(fmt.Sprintf(".unknown%02d", i), true)
+	for _, e := range benchHomeEntries() {
+		mk(e.rel, e.kind == invocation.KindDir)
 	}
 	for _, layout := range []string{"allowlist", "denylist"} {
 		b.Run(layout, func(b *testing.B) {

@@ -104,14 +104,8 @@ func BenchmarkCompileHome(b *testing.B) {
 		b.Run(layout, func(b *testing.B) {
 			req := benchRequest("workspace", 0)
 			tree := req.Host.FS.(facts.Tree)
-			for i := 0; i < 100; i++ {
-				tree[fmt.Sprintf("/home/u/dir%03d", i)] = facts.Stat{Kind: invocation.KindDir}
-			}
-			for i, a := range facts.HomeAllowed[:min(50, len(facts.HomeAllowed))] {
-				tree["/home/u/"+a.Path] = facts.Stat{Kind: []string{invocation.KindFile, invocation.KindDir}[i%2]}
-			}
-			for i := 0; i < 50; i++ {
-				tree[fmt.Sprintf("/home/u/.unknown%02d", i)] = facts.Stat{Kind: invocation.KindDir}
+			for _, e := range benchHomeEntries() {
+				tree["/home/u/"+e.rel] = facts.Stat{Kind: e.kind}
 			}
 			req.Source = append(req.Source, []byte("home:\n  layout: "+layout+"\n")...)
 			if res := Compile(context.Background(), req); res.Invocation == nil {
@@ -123,6 +117,27 @@ func BenchmarkCompileHome(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchHomeEntry is one top-level entry of the benchmarks' home.
+type benchHomeEntry struct{ rel, kind string }
+
+// benchHomeEntries are the 200 top-level entries BenchmarkCompileHome
+// and BenchmarkCompileHomeOnDisk add to the home directory: 100 non-dot
+// directories, 50 allowed dot entries (files and directories in turn)
+// and 50 unknown dot directories.
+func benchHomeEntries() []benchHomeEntry {
+	var out []benchHomeEntry
+	for i := 0; i < 100; i++ {
+		out = append(out, benchHomeEntry{fmt.Sprintf("dir%03d", i), invocation.KindDir})
+	}
+	for i, a := range facts.HomeAllowed[:min(50, len(facts.HomeAllowed))] {
+		out = append(out, benchHomeEntry{a.Path, []string{invocation.KindFile, invocation.KindDir}[i%2]})
+	}
+	for i := 0; i < 50; i++ {
+		out = append(out, benchHomeEntry{fmt.Sprintf(".unknown%02d", i), invocation.KindDir})
+	}
+	return out
 }
 
 // BenchmarkPolicyInput measures the conversion of the policy input to
