@@ -254,14 +254,6 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 		LandlockABI: h.LandlockABI, Arch: h.Arch, Cloud: h.Cloud, EnvNames: h.EnvNames, EnvValueKinds: h.EnvValueKinds, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
 		Observed: g.observed, Walked: g.walked,
 	}
-	if s.HomeLayout() == settings.HomeAllowlist {
-		// The layout lists these directories anyway. Listed first, they
-		// answer for the denied set's names they do not hold (Memo):
-		// most of the set, looked up next, is absent on a given host.
-		for _, rel := range homeLayoutDirs {
-			g.fs.ReadDir(path.Join(h.Home, rel))
-		}
-	}
 	f.Hidden = g.hiddenPaths(h, p)
 	f.HomeMode = s.HomeMode
 	if f.HomeMode == "" {

@@ -1,13 +1,9 @@
 package facts
 
 import (
-	"path"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
-	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Memo is an FS that reads each path of the FS it wraps once and answers
@@ -29,9 +25,6 @@ type Memo struct {
 type memoDir struct {
 	names []string
 	err   error
-	// searchable: a name listed was looked up (the directory grants
-	// search, not only read), so a name missing from names is absent.
-	searchable bool
 }
 
 type memoList struct {
@@ -59,65 +52,25 @@ func NewMemo(fsys FS) *Memo {
 		lists: map[string]memoList{}, files: map[memoFileKey]memoFile{}}
 }
 
-// Lstat implements FS. A path whose directory was listed, searchable,
-// without its name is absent without asking the FS: a compile looks up
-// the whole denied set, mostly names its home directory does not hold.
+// Lstat implements FS.
 func (m *Memo) Lstat(p string) Stat {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.lstat(p)
-}
-
-func (m *Memo) lstat(p string) Stat {
 	st, ok := m.stats[p]
 	if !ok {
-		if m.listedAbsent(p) {
-			st = Stat{Kind: invocation.KindAbsent}
-		} else {
-			st = m.fs.Lstat(p)
-		}
+		st = m.fs.Lstat(p)
 		m.stats[p] = st
 	}
 	return st
 }
 
-// listedAbsent tells whether a directory above p was listed, is
-// searchable, and does not hold the name p goes on with: then p is not
-// there (/h/.claude/x, when the listing of /h has no .claude). The
-// nearest listed directory decides; p must be absolute and clean (the
-// kernel then walks the directory part of p as it did for the listing).
-func (m *Memo) listedAbsent(p string) bool {
-	if p == "/" || !path.IsAbs(p) || path.Clean(p) != p {
-		return false
-	}
-	for end := len(p); end > 0; {
-		i := strings.LastIndexByte(p[:end], '/')
-		dir, name := p[:i], p[i+1:end]
-		if dir == "" {
-			dir = "/"
-		}
-		if d, ok := m.dirs[dir]; ok && d.err == nil && d.searchable {
-			_, found := slices.BinarySearch(d.names, name)
-			return !found
-		}
-		end = i
-	}
-	return false
-}
-
-// ReadDir implements FS (a copy of the names each time). The first
-// name listed is looked up too: if the directory lets this user look
-// names up (search, not only read), what it does not list is absent.
+// ReadDir implements FS (a copy of the names each time).
 func (m *Memo) ReadDir(p string) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d, ok := m.dirs[p]
 	if !ok {
 		d.names, d.err = m.fs.ReadDir(p)
-		if d.err == nil && len(d.names) > 0 && slices.IsSorted(d.names) {
-			first := strings.TrimSuffix(p, "/") + "/" + d.names[0]
-			d.searchable = !invocation.Missing(m.lstat(first).Kind) && m.stats[first].Err == nil
-		}
 		m.dirs[p] = d
 	}
 	return append([]string(nil), d.names...), d.err
