@@ -61,3 +61,21 @@ func manyRepos(n int) Tree {
 	}
 	return t
 }
+
+// TestNestedGitDirsCaseInsensitive: on a case-insensitive directory the
+// listing shows ".GIT" and git's lookup of ".git" finds it: the compile
+// finds that repository (and binds its hooks read-only) as it does a
+// ".git"; on a case-sensitive tree a ".GIT" is no repository.
+func TestNestedGitDirsCaseInsensitive(t *testing.T) {
+	tree := Tree{"/w/sub/.GIT/config": {Kind: invocation.KindFile}, "/w/sub/.GIT/hooks/pre-commit": {Kind: invocation.KindFile}}
+	for _, tc := range []struct {
+		fs   FS
+		want string
+	}{{caseFoldFS{tree}, "[{/w/sub/.git /w/sub}]"}, {tree, "[]"}} {
+		g := &gatherer{fs: tc.fs, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+		repos, _ := g.nestedGitDirs("/w", nil)
+		if got := fmt.Sprint(repos); got != tc.want {
+			t.Errorf("%T: %s, want %s", tc.fs, got, tc.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -72,13 +73,13 @@ func (s *gitScan) walk(root string) {
 // with the link set aside when code was found there.
 func (s *gitScan) linkIntoGitDir(link string) {
 	t, err := filepath.EvalSymlinks(link)
-	if err != nil || !strings.Contains(t+"/", "/.git/") {
+	if err != nil || !slices.ContainsFunc(strings.Split(t, "/"), func(c string) bool { return GitName(c, ".git") }) {
 		return
 	}
 	if fi, err := os.Stat(t); err != nil || !fi.IsDir() {
 		return
 	}
-	for d := t; path.Base(d) != ".git" && d != "/"; d = path.Dir(d) {
+	for d := t; !GitName(path.Base(d), ".git") && d != "/"; d = path.Dir(d) {
 		before := len(s.rep.SetAside)
 		s.inspect(d, d, "")
 		if len(s.rep.SetAside) > before && s.writable(link) {

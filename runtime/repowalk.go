@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"path"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -113,20 +114,24 @@ func (de *DirEntries) Reset() {
 	*de = DirEntries{Names: de.Names[:0], IsDir: de.IsDir[:0], Links: de.Links[:0]}
 }
 
-// Add appends one entry.
+// Add appends one entry. The names git looks for are matched as a
+// case-insensitive directory matches them (GitName): there, git's
+// lookup of ".git" finds the ".GIT" a listing shows. What a match
+// leads to is then looked up by git's own spelling, so on a
+// case-sensitive directory a ".GIT" costs one lookup that finds nothing.
 func (de *DirEntries) Add(name string, isDir bool) {
-	switch name {
-	case ".git":
+	switch {
+	case GitName(name, ".git"):
 		de.Git = true
-	case "HEAD":
+	case GitName(name, "HEAD"):
 		de.head = true
-	case "config":
+	case GitName(name, "config"):
 		de.config = true
-	case "objects":
+	case GitName(name, "objects"):
 		de.objects = true
-	case "refs":
+	case GitName(name, "refs"):
 		de.refs = true
-	case "commondir":
+	case GitName(name, "commondir"):
 		de.commondir = true
 	}
 	de.Names = append(de.Names, name)
@@ -142,4 +147,26 @@ func (de *DirEntries) Add(name string, isDir bool) {
 // it.
 func (de *DirEntries) Bare() bool {
 	return de.head && (de.config || de.objects || de.refs || de.commondir)
+}
+
+// GitName reports whether a directory entry called name is found by a
+// lookup of want (a name git looks for) on a case-insensitive directory:
+// ext4, f2fs or tmpfs casefolding (an owner can turn it on for an empty
+// directory: chattr +F), vfat, exfat, or a share mounted from a
+// case-insensitive system. Those fold case (strings.EqualFold folds
+// "ſ" to "s" and the Kelvin sign to "k", as they do); on a
+// case-sensitive directory this matches more than git would, and the
+// caller's lookup by git's spelling finds nothing there. A walk that
+// skips ".git" directories skips only the exact name: skipping a ".GIT"
+// on a case-sensitive directory would hide a repository inside it.
+func GitName(name, want string) bool {
+	if name == want {
+		return true
+	}
+	// A folded spelling is never shorter, nor more than three bytes a
+	// letter (the Kelvin sign): most names are ruled out here.
+	if len(name) < len(want) || len(name) > 3*len(want) {
+		return false
+	}
+	return strings.EqualFold(name, want)
 }
