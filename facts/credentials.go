@@ -86,6 +86,13 @@ var CredentialStores = []string{
 	".var/app/org.mozilla.firefox/.mozilla", ".var/app/com.google.Chrome/config/google-chrome",
 	".var/app/org.chromium.Chromium/config/chromium", ".var/app/com.brave.Browser/config/BraveSoftware",
 	".var/app/com.microsoft.Edge/config/microsoft-edge", ".var/app/com.vivaldi.Vivaldi/config/vivaldi",
+	// Browser and mail caches: the pages and API answers of signed-in
+	// sessions (webmail, consoles), Evolution's copies of whole messages
+	// (password-reset links, one-time codes). ~/.cache is allowed
+	// (H10), so these would be bound back with it.
+	".cache/mozilla", ".cache/thunderbird", ".cache/evolution",
+	".cache/google-chrome", ".cache/chromium", ".cache/BraveSoftware",
+	".cache/microsoft-edge", ".cache/vivaldi", ".cache/opera",
 }
 
 // credentialStore tells whether a hidden_home name is one of

@@ -24,12 +24,25 @@ var deniedFiles = []string{".netrc", ".npmrc", ".pypirc", ".pgpass", ".env", ".g
 	".config/git/credentials", ".cargo/credentials", ".cargo/credentials.toml", ".m2/settings.xml",
 	".gradle/gradle.properties", ".cache/huggingface/token"}
 
-// plantDenied gives every path of facts.HermesDenied that the fixture
-// lacks a marker (a file, or a directory holding the file m) and
-// returns the marker files.
+// cacheDenied are the denied paths inside ~/.cache, which the layout
+// allows: browser and mail caches, the Hugging Face token, git's
+// credential-cache socket directory.
+func cacheDenied() []string {
+	var out []string
+	for _, p := range facts.CredentialStores {
+		if strings.HasPrefix(p, ".cache/") && !slices.Contains(facts.HermesDenied, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// plantDenied gives every path of facts.HermesDenied, and every denied
+// path inside ~/.cache, that the fixture lacks a marker (a file, or a
+// directory holding the file m) and returns the marker files.
 func (f *fixture) plantDenied() []string {
 	var files []string
-	for _, p := range facts.HermesDenied {
+	for _, p := range append(slices.Clone(facts.HermesDenied), cacheDenied()...) {
 		if f.hostExists("{home}/" + p) {
 			continue // the fixture's own credential
 		}
@@ -44,8 +57,9 @@ func (f *fixture) plantDenied() []string {
 	return files
 }
 
-// H10: every path of Hermes' denied set, present with a marker, is
-// neither listed nor readable: `ls -A` of HOME, .config and .local/share
+// H10: every path of Hermes' denied set, and every denied path inside
+// the allowed ~/.cache (browser and mail caches), present with a marker,
+// is neither listed nor readable: `ls -A` of HOME, .config and .local/share
 // name none of them and a dump of every file under HOME holds no marker
 // (noMarker), including the ones inside allowed entries (.cargo, .m2,
 // .gradle, .cache, .config/git: deny wins). Controls: plain bwrap reads
