@@ -3,8 +3,11 @@ package facts
 // This file finds credentials written into allowed configuration files
 // (H10): an allowed ~/.gitconfig or pip.conf is readable in the sandbox,
 // and a URL with a password or token in it (url.<base>.insteadOf,
-// index-url) hands that credential to every command; so does a registry
-// token in an npm or pnpm configuration file (`//host/:_authToken=…`).
+// index-url, GOPROXY) hands that credential to every command; so does a
+// registry token in an npm or pnpm configuration file
+// (`//host/:_authToken=…`), a cargo registry token in .cargo/config.toml
+// or git send-email's password in .gitconfig (`token = …`,
+// `smtpPass = …`).
 
 import (
 	"path"
@@ -22,7 +25,7 @@ type CredentialURL struct {
 // homeConfigFiles are the allowed configuration files read for URLs
 // with credentials, relative to HOME.
 var homeConfigFiles = []string{".gitconfig", ".config/git/config", ".config/pip/pip.conf", ".pip/pip.conf", ".config/uv/uv.toml", ".condarc",
-	".config/npm/npmrc", ".config/pnpm/rc"}
+	".config/npm/npmrc", ".config/pnpm/rc", ".config/go/env", ".cargo/config.toml", ".cargo/config"}
 
 // maxConfigRead bounds what is read of one configuration file.
 const maxConfigRead = 256 << 10
@@ -34,6 +37,11 @@ var credentialURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://(?:[^/\s:@"']+
 // npmAuthKey matches an npm-style registry credential setting
 // (_authToken, _auth, _password, with or without a //registry/: scope).
 var npmAuthKey = regexp.MustCompile(`(?i)(^|:)_(authToken|auth|password)\s*=\s*\S`)
+
+// secretKey matches a setting that holds a secret itself: cargo's
+// registry `token`, git's `smtpPass` (send-email), an `oauthtoken` or a
+// `password`.
+var secretKey = regexp.MustCompile(`(?i)^(token|oauthtoken|smtppass|password)\s*=\s*\S`)
 
 // homeCredentialURLs returns the lines of the allowed configuration
 // files the layout binds back that hold a URL with credentials.
@@ -56,7 +64,7 @@ func (g *gatherer) homeCredentialURLs(l *HomeLayout) []CredentialURL {
 			continue
 		}
 		for i, line := range strings.Split(string(data), "\n") {
-			if credentialURL.MatchString(line) || npmAuthKey.MatchString(strings.TrimSpace(line)) {
+			if t := strings.TrimSpace(line); credentialURL.MatchString(line) || npmAuthKey.MatchString(t) || secretKey.MatchString(t) {
 				out = append(out, CredentialURL{File: p, Line: i + 1})
 			}
 		}
