@@ -67,6 +67,7 @@ var CredentialStores = []string{
 	".config/stripe", // Stripe CLI keys
 	// Build tools and package registries.
 	".m2/settings.xml", ".gradle/gradle.properties", ".yarnrc", ".config/configstore",
+	".m2/settings-security.xml",                      // Maven's master password: it decrypts the passwords of a settings.xml
 	".curlrc",                                        // `user = name:password`, headers
 	".git-credential-cache", ".cache/git/credential", // git credential-cache daemon's socket
 	// Mail and remote desktops.
