@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/diag"
@@ -165,6 +166,14 @@ type policyInput struct {
 
 // newPolicyInput is the policy input of a compilation that reached the
 // policy stage.
+func init() {
+	// The denied set and the home layout's entries are the bulk of the
+	// policy input and the same from one compile to the next (one
+	// `bwpolicy check` compiles many files): converted once per value.
+	policy.ShareTerms(reflect.TypeFor[facts.Hidden]())
+	policy.ShareTerms(reflect.TypeFor[facts.HomeEntry]())
+}
+
 func newPolicyInput(res *Result) policyInput {
 	return policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts, Known: knownNames}
 }

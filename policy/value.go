@@ -130,11 +130,65 @@ func termOf(v reflect.Value) (*ast.Term, error) {
 			return ast.InternedTerm(s), nil
 		}
 	}
+	if v.Kind() == reflect.Struct {
+		if c, ok := sharedTypes.Load(v.Type()); ok {
+			return c.(*termCache).term(v)
+		}
+	}
 	x, err := valueOf(v)
 	if err != nil {
 		return nil, err
 	}
 	return ast.NewTerm(x), nil
+}
+
+// sharedTypes holds a termCache for each type given to ShareTerms.
+var sharedTypes sync.Map // reflect.Type → *termCache
+
+// maxSharedTerms bounds each termCache: past it, the cache starts over.
+const maxSharedTerms = 4096
+
+// termCache is the terms made for the values of one shared type, by
+// value.
+type termCache struct {
+	mu    sync.Mutex
+	terms map[any]*ast.Term
+}
+
+func (c *termCache) term(v reflect.Value) (*ast.Term, error) {
+	key := v.Interface()
+	c.mu.Lock()
+	t, ok := c.terms[key]
+	c.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	x, err := valueOf(v)
+	if err != nil {
+		return nil, err
+	}
+	t = ast.NewTerm(x)
+	c.mu.Lock()
+	if len(c.terms) >= maxSharedTerms {
+		clear(c.terms)
+	}
+	c.terms[key] = t
+	c.mu.Unlock()
+	return t, nil
+}
+
+// ShareTerms makes the conversion of values of t, a comparable struct
+// type, remember the term it made for each value and hand the same term
+// out for an equal value later, in any conversion of this process.
+// Terms are not changed once built (OPA shares its own interned terms
+// the same way). For the values every compile repeats: the denied set,
+// the home layout's entries, which `bwpolicy check` would otherwise
+// convert again for each of its files.
+func ShareTerms(t reflect.Type) {
+	if t.Kind() != reflect.Struct || !t.Comparable() {
+		panic("policy.ShareTerms: " + t.String() + " is not a comparable struct type")
+	}
+	sharedTypes.LoadOrStore(t, &termCache{terms: map[any]*ast.Term{}})
 }
 
 var marshalsCache sync.Map // reflect.Type → bool
