@@ -140,7 +140,7 @@ func (e *emitter) hostBinds() {
 func (e *emitter) protections() []hostBind {
 	var out []hostBind
 	for _, p := range e.f.Protected {
-		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) || e.f.HomeLayout.Hides(p.Path) {
+		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) || e.f.HomeLayout.Hides(p.Path) || e.shadowedByBind(p.Path) {
 			continue
 		}
 		if _, dropped := e.drop[p.BindIndex]; dropped && p.BindIndex >= 0 {
@@ -172,6 +172,25 @@ func (e *emitter) protections() []hostBind {
 			pos:    "host: " + p.Path + " exists"})
 	}
 	return out
+}
+
+// shadowedByBind reports whether the host path p lies at or under the
+// destination of a kept user bind from elsewhere (src ≠ dest): inside
+// the sandbox that place shows the bind's source, so the host's p is
+// out of reach and protecting it is moot — and its mount point, looked
+// for in the bind's source, may not exist (bwrap would fail on the
+// read-only bind).
+func (e *emitter) shadowedByBind(p string) bool {
+	for _, b := range e.f.Binds {
+		if _, dropped := e.drop[b.Index]; dropped || !b.DestAbs {
+			continue
+		}
+		dest := path.Clean(b.Dest)
+		if dest != path.Clean(b.SrcReal) && (facts.Within(p, dest) || (b.DestReal != "" && facts.Within(p, b.DestReal))) {
+			return true
+		}
+	}
+	return false
 }
 
 // insideHidden reports whether p lies in a present hidden path (masked
