@@ -164,8 +164,6 @@ type policyInput struct {
 	Known    known            `json:"known"`
 }
 
-// newPolicyInput is the policy input of a compilation that reached the
-// policy stage.
 func init() {
 	// The denied set and the home layout's entries are the bulk of the
 	// policy input and the same from one compile to the next (one
@@ -174,6 +172,8 @@ func init() {
 	policy.ShareTerms(reflect.TypeFor[facts.HomeEntry]())
 }
 
+// newPolicyInput is the policy input of a compilation that reached the
+// policy stage.
 func newPolicyInput(res *Result) policyInput {
 	return policyInput{Settings: mergedSettings(res.Settings, res.Profile), Profile: res.Profile, Facts: res.Facts, Known: knownNames}
 }

@@ -90,6 +90,8 @@ type Facts struct {
 	// MountNotes say what the search for second mounts of hidden paths
 	// could not do (H7): a warning each.
 	MountNotes []string `json:"-"`
+	// settledHidden is 1 + len(Hidden) at the last settle (0: never).
+	settledHidden int
 	// SecretNotes name the shell start-up files hidden for the secret
 	// they hold (file and line, never the value).
 	SecretNotes []string `json:"-"`
@@ -307,34 +309,27 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	// each stage that adds hidden paths (a stage that found nothing
 	// leaves them as they were).
 	cwdWritable := p.CwdWritable && f.Cwd.Exists
-	settled := -1
-	settle := func() {
-		if len(f.Hidden) != settled {
-			f.settle(cwdWritable)
-			settled = len(f.Hidden)
-		}
-	}
-	settle()
+	f.settle(cwdWritable)
 	envHidden, skips := g.envCredentials(h, f)
 	f.Hidden = append(f.Hidden, envHidden...)
 	f.EnvSkips = skips
-	settle()
+	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.movedStores(h, f)...)
-	settle()
+	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
-	settle()
+	f.settle(cwdWritable)
 	rcHidden, rcNotes := g.rcSecrets(h, f)
 	f.Hidden = append(f.Hidden, rcHidden...)
 	f.SecretNotes = rcNotes
-	settle()
+	f.settle(cwdWritable)
 	userSockets, socketNotes := g.userSockets(h, f)
 	f.Hidden = append(f.Hidden, userSockets...)
 	f.MountNotes = append(f.MountNotes, socketNotes...)
-	settle()
+	f.settle(cwdWritable)
 	mirrors, notes := g.mirrors(f)
 	f.Hidden = append(f.Hidden, mirrors...)
 	f.MountNotes = append(f.MountNotes, notes...)
-	settle()
+	f.settle(cwdWritable)
 	f.HiddenPresent = hiddenPresent(f.Hidden)
 	f.CreatableDenied = creatableDenied(f, p.CwdWritable)
 	f.Tracked = g.trackedHidden(s, f, h.Home)
@@ -364,10 +359,15 @@ func (f *Facts) boundProfileHome() *Path {
 }
 
 // settle recomputes the masks and the exceptions from the hidden paths
-// found so far.
+// found so far; when none was added since the last settle (Hidden only
+// grows, and nothing else they read changes meanwhile) they stand.
 func (f *Facts) settle(cwdWritable bool) {
+	if f.settledHidden == len(f.Hidden)+1 {
+		return
+	}
 	f.Masks = computeMasks(f)
 	f.Exceptions = computeExceptions(f, f.Masks, cwdWritable)
+	f.settledHidden = len(f.Hidden) + 1
 }
 
 // writableRoot is a directory the sandbox may write on the host, and the
