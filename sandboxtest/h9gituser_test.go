@@ -3,6 +3,7 @@ package sandboxtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -245,4 +246,55 @@ func testGitUnresolvedCarried(t *testing.T, f *fixture) {
 		t.Errorf("control: host git did not run the planted fsmonitor")
 	}
 	f.exec(call{argv: []string{"chmod", "0755", p + "/vendor/lib/.git"}})
+}
+
+// H9: a protected path under the destination of a user bind from
+// elsewhere. core.hooksPath names data/hooks, and the settings bind an
+// empty host directory (src) at {p}/data. Inside, data shows src, so the
+// host's hooks are out of reach and need no read-only bind; emitting one
+// anyway made bwrap look for its mount point in src: with a read-only
+// bind it could not be created and the sandbox did not start, with a
+// writable one bwrap created an empty data/hooks in src on the host.
+// Both binds: the command runs, bwrap creates nothing in src, a hook
+// the command writes lands in src (where the bind allows it) and host
+// git in {p} runs only the user's own hook. Control: the same hook
+// written on the host into {p}/data/hooks makes host git run it.
+func testProtectionUnderForeignBind(t *testing.T, f *fixture) {
+	p := f.expand("{base}/shadowed")
+	src := f.expand("{base}/shadowsrc")
+	m := p + ".ran"
+	x := strings.NewReplacer("{p}", p, "{m}", m)
+	hook := `printf '#!/bin/sh\ntouch {m}.evil\n' > data/hooks/post-commit && chmod +x data/hooks/post-commit`
+	setup := gitInit + `git config core.hooksPath data/hooks && mkdir -p data/hooks ` + src + ` && printf '#!/bin/sh\ntouch {m}.user\n' > data/hooks/post-commit && chmod +x data/hooks/post-commit`
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + x.Replace(setup)}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	hostGit := func() (user, evil bool) {
+		os.Remove(m + ".user")
+		os.Remove(m + ".evil")
+		f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git commit -q --allow-empty -m host >/dev/null 2>&1; true"}, dir: p})
+		return f.hostExists(m + ".user"), f.hostExists(m + ".evil")
+	}
+	for _, readonly := range []bool{true, false} {
+		inv, _ := f.compile(fmt.Sprintf("cwd: %s\nbinds:\n  - {src: %s, dest: %s/data, readonly: %v}\n", p, src, p, readonly), call{dir: p})
+		r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "ls -A data; mkdir -p data/hooks && " + x.Replace(hook) + " && echo planted; true"}, dir: p})
+		f.wantCode(r, 0)
+		if got := f.hostList(src); readonly && len(got) != 0 {
+			t.Errorf("readonly: bwrap created %v in the bind's source on the host", got)
+		}
+		if planted := strings.Contains(r.stdout, "planted"); planted == readonly {
+			t.Errorf("readonly %v: the command planted a hook in the bound data: %v (want %v): %v", readonly, planted, !readonly, r)
+		}
+		if !readonly && !f.hostExists(src+"/hooks/post-commit") {
+			t.Errorf("the writable bind's source did not receive the command's hook")
+		}
+		if user, evil := hostGit(); !user || evil {
+			t.Errorf("readonly %v: host git ran the user's hook %v (want true) and the command's %v (want false)", readonly, user, evil)
+		}
+	}
+	r = f.exec(call{argv: []string{"/bin/sh", "-c", x.Replace(hook)}, dir: p})
+	if _, evil := hostGit(); r.code != 0 || !evil {
+		t.Errorf("control: host git did not run a hook written into {p}/data/hooks: %v", r)
+	}
 }
