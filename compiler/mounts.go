@@ -140,7 +140,11 @@ func (e *emitter) hostBinds() {
 func (e *emitter) protections() []hostBind {
 	var out []hostBind
 	for _, p := range e.f.Protected {
-		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) || e.f.HomeLayout.Hides(p.Path) || e.shadowedByBind(p.Path) {
+		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) || e.f.HomeLayout.Hides(p.Path) {
+			continue
+		}
+		dest, rootDest := e.placeOf(p)
+		if e.shadowedByBind(dest, rootDest) {
 			continue
 		}
 		if _, dropped := e.drop[p.BindIndex]; dropped && p.BindIndex >= 0 {
@@ -167,27 +171,51 @@ func (e *emitter) protections() []hostBind {
 		if p.Name == ".git/config" {
 			reason += "; git commands that write it (git config, remote add, branch -u/--track, push -u, submodule init) fail with git's message could not write config file (Device or resource busy), and git branch -u/--track still exits 0: run them outside the sandbox"
 		}
-		out = append(out, hostBind{dest: p.Path, src: p.Path, kind: "protect",
+		out = append(out, hostBind{dest: dest, src: p.Path, kind: "protect",
 			reason: reason,
 			pos:    "host: " + p.Path + " exists"})
 	}
 	return out
 }
 
-// shadowedByBind reports whether the host path p lies at or under the
-// destination of a kept user bind from elsewhere (src ≠ dest): inside
-// the sandbox that place shows the bind's source, so the host's p is
-// out of reach and protecting it is moot — and its mount point, looked
-// for in the bind's source, may not exist (bwrap would fail on the
-// read-only bind).
-func (e *emitter) shadowedByBind(p string) bool {
+// placeOf returns where the sandbox shows the protected host path p
+// (dest) and the writable directory holding it there (rootDest): p's own
+// path in the working directory or a read-write bind at its own path,
+// the bind's destination plus p's place below its source in a
+// read-write bind mounted elsewhere (src ≠ dest).
+func (e *emitter) placeOf(p facts.Protected) (dest, rootDest string) {
+	if p.BindIndex >= 0 {
+		for i := range e.f.Binds {
+			if b := &e.f.Binds[i]; b.Index == p.BindIndex && facts.Within(p.Path, b.SrcReal) {
+				d := path.Clean(b.Dest)
+				return path.Join(d, strings.TrimPrefix(p.Path, b.SrcReal)), d
+			}
+		}
+	}
+	return p.Path, p.Root
+}
+
+// shadowedByBind reports whether the sandbox path dest, in the writable
+// directory shown at rootDest, lies at or under the destination of a
+// kept user bind from elsewhere (src ≠ dest) mounted inside that
+// directory: there the sandbox shows the bind's source, so the
+// protected host path is out of reach and protecting it is moot — and
+// its mount point, looked for in the bind's source, may not exist (bwrap
+// would fail on the read-only bind, or create the mount point in the
+// source on the host).
+func (e *emitter) shadowedByBind(dest, rootDest string) bool {
 	for _, b := range e.f.Binds {
 		if _, dropped := e.drop[b.Index]; dropped || !b.DestAbs {
 			continue
 		}
-		dest := path.Clean(b.Dest)
-		if dest != path.Clean(b.SrcReal) && (facts.Within(p, dest) || (b.DestReal != "" && facts.Within(p, b.DestReal))) {
-			return true
+		bd := path.Clean(b.Dest)
+		if bd == path.Clean(b.SrcReal) {
+			continue
+		}
+		for _, d := range []string{bd, b.DestReal} {
+			if d != "" && d != rootDest && facts.Within(d, rootDest) && facts.Within(dest, d) {
+				return true
+			}
 		}
 	}
 	return false
@@ -255,13 +283,16 @@ func (e *emitter) pinsFor(bs []hostBind) []hostBind {
 			if b == nil {
 				break // the read-only root: nothing there can be renamed
 			}
-			if !b.rw || b.kind == "protect" || b.dest == dir || b.src != b.dest || pinned[dir] {
+			if !b.rw || b.kind == "protect" || b.dest == dir || pinned[dir] {
 				continue
 			}
 			pinned[dir] = true
-			pins = append(pins, hostBind{dest: dir, src: dir, rw: true, kind: "pin",
+			// dir's host directory: itself, or its place below the source
+			// of a read-write bind mounted elsewhere.
+			src := path.Join(b.src, strings.TrimPrefix(dir, b.dest))
+			pins = append(pins, hostBind{dest: dir, src: src, rw: true, kind: "pin",
 				reason: "pin: a parent of a hidden or protected path inside a writable directory, bound onto itself so it cannot be renamed",
-				pos:    "host: " + dir + " holds a hidden or protected path"})
+				pos:    "host: " + src + " holds a hidden or protected path"})
 		}
 	}
 	return pins

@@ -82,7 +82,7 @@ const ProfileHomeIndex = -2
 
 // protectedEntries looks for ProtectedNames in the writable directories:
 // the working directory (when the profile makes it writable) and each
-// read-write bind mounted at its own path. Absent entries are recorded
+// read-write bind, at its own path or elsewhere. Absent entries are recorded
 // (a precondition), not listed.
 //
 // allow holds the names protect.allow leaves writable: they are listed
@@ -103,9 +103,11 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 	if cwdWritable && f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir {
 		roots = append(roots, root{f.ProfileHome.Real, ProfileHomeIndex})
 	}
+	// A read-write bind mounted elsewhere (dest ≠ src) shows its
+	// source's entries at dest: they are looked for in the source, and
+	// the emitter protects each at its place below dest.
 	for _, b := range f.Binds {
-		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == invocation.KindDir && !b.SrcHasLink &&
-			path.Clean(b.Dest) == b.SrcReal {
+		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == invocation.KindDir && !b.SrcHasLink {
 			roots = append(roots, root{b.SrcReal, b.Index})
 		}
 	}

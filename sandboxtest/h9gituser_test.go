@@ -298,3 +298,49 @@ func testProtectionUnderForeignBind(t *testing.T, f *fixture) {
 		t.Errorf("control: host git did not run a hook written into {p}/data/hooks: %v", r)
 	}
 }
+
+// H9: a read-write bind mounted elsewhere (src ≠ dest) gets the same
+// compile-time protections as the working directory, at its place below
+// the destination: a repository bound at /tmp/moved-TAG keeps its
+// config and hooks read-only there and .git cannot be renamed away,
+// while commits and new files work; bwrun has nothing to set aside and
+// real host git in the source runs nothing. Control: the same mounts
+// without the read-only bind of the config, run by bwrap alone (no
+// post-command scan), let the command plant a core.fsmonitor that host
+// git in the source then runs.
+func testMovedBindProtected(t *testing.T, f *fixture) {
+	src := f.expand("{base}/movedsrc")
+	dest := f.expand("/tmp/moved-{tag}")
+	m := src + ".ran"
+	x := strings.NewReplacer("{p}", src, "{m}", m, "{d}", dest)
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + x.Replace(gitInit) + "true"}, dir: "{base}"})
+	if r.code != 0 {
+		t.Fatalf("setup: %v", r)
+	}
+	hostGit := func() bool {
+		os.Remove(m)
+		f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; git commit -q --allow-empty -m host >/dev/null 2>&1; true"}, dir: src})
+		return f.hostExists(m)
+	}
+	inv, _ := f.compile(x.Replace("binds:\n  - {src: {p}, dest: {d}, readonly: false}\n"), call{})
+	r = f.bwrun(inv, gitEnvSetup+x.Replace(`
+ok config 'printf "[core]\n\tfsmonitor = touch {m}\n" >> {d}/.git/config'
+ok hook 'printf "#!/bin/sh\ntouch {m}\n" > {d}/.git/hooks/post-commit && chmod +x {d}/.git/hooks/post-commit'
+ok rename 'mv {d}/.git {d}/.git-away'
+ok commit 'git -C {d} commit -q --allow-empty -m inside'
+ok file 'echo x > {d}/new'
+`), call{})
+	f.expect(r, want{"config": "no", "hook": "no", "rename": "no", "commit": "yes", "file": "yes"})
+	if strings.Contains(r.stderr, "set aside") {
+		t.Errorf("bwrun set something aside: the protections did not hold: %v", r)
+	}
+	if hostGit() {
+		t.Errorf("host git in the bind's source ran code after the sandbox")
+	}
+	// Control: without the config's read-only bind and without bwrun.
+	bare := f.withoutArgs(inv, "--ro-bind", src+"/.git/config", dest+"/.git/config")
+	r = f.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, bare)...), "--", "/bin/sh", "-c", x.Replace(fsm+` >> {d}/.git/config`)), dir: "{proj}"})
+	if r.code != 0 || !hostGit() {
+		t.Errorf("control: host git in the source did not run what the command planted through the bind: %v", r)
+	}
+}

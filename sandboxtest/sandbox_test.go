@@ -87,6 +87,7 @@ var scenarios = []scenario{
 	{"H9_git_nested_indirections_bound", testGitNestedIndirectionsBound},
 	{"H9_git_unresolved_carried", testGitUnresolvedCarried},
 	{"H9_protection_under_foreign_bind", testProtectionUnderForeignBind},
+	{"H9_moved_bind_protected", testMovedBindProtected},
 	{"H9_profile_home_rc", testProfileHomeRC},
 	{"H9_cwd_in_profile_home", testCwdInProfileHome},
 	{"H9_python_site_hooks", testPythonSiteHooks},

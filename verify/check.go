@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -34,8 +35,9 @@ const (
 	InvPinned = "pinned-parents"
 	// InvProtected: every entry kept read-only inside a writable
 	// directory (H9, recorded present and reached without a symlink) is
-	// read-only in the sandbox, and no directory between it and its
-	// writable mount can be renamed.
+	// read-only in the sandbox wherever a bind shows it (its own path,
+	// or its place below the destination of a bind mounted elsewhere),
+	// and no directory between it and its writable mount can be renamed.
 	InvProtected = "protected-read-only"
 	// InvMountPoint: bwrap never has to create a mount point on the host,
 	// nor mount over a symlink (as far as the recorded host state tells).
@@ -290,21 +292,42 @@ func (c *checker) protected() {
 		if real, _, ok := c.rec.resolve(pc.Path); !ok || real != pc.Path {
 			continue // reached through a symlink: cannot be protected (compile warns)
 		}
-		e, w := c.t.Lookup(pc.Path)
-		if e == nil || !e.HostBacked() {
-			continue // masked: not the host's file
-		}
-		if w {
-			c.fail(InvProtected, pc.Path, "a command can change it (it lies in the writable %s), and it runs outside the sandbox later", c.where(e))
-			continue
-		}
-		for a := path.Dir(pc.Path); a != "/"; a = path.Dir(a) {
-			pe, pw := c.t.Lookup(a)
-			if pe != nil && pe.HostBacked() && pw && pe.Dest != a {
-				c.fail(InvProtected, a, "a command can rename this directory (it lies in the writable %s and is not a mount point), moving the protected %s away", c.where(pe), pc.Path)
+		for _, q := range c.placesShowing(pc.Path) {
+			e, w := c.t.Lookup(q)
+			if e == nil || !e.HostBacked() || HostPathAt(e, q) != pc.Path {
+				continue // masked, or another host path shown there
+			}
+			if w {
+				shown := "it"
+				if q != pc.Path {
+					shown = "host " + pc.Path + " shown here"
+				}
+				c.fail(InvProtected, q, "a command can change %s (it lies in the writable %s), and it runs outside the sandbox later", shown, c.where(e))
+				continue
+			}
+			for a := path.Dir(q); a != "/"; a = path.Dir(a) {
+				pe, pw := c.t.Lookup(a)
+				if pe != nil && pe.HostBacked() && pw && pe.Dest != a {
+					c.fail(InvProtected, a, "a command can rename this directory (it lies in the writable %s and is not a mount point), moving the protected %s away", c.where(pe), pc.Path)
+				}
 			}
 		}
 	}
+}
+
+// placesShowing returns the sandbox paths at which a visible bind could
+// show host path p: its own path (the host root), and its place below
+// the destination of every bind whose source holds it (a bind mounted
+// elsewhere shows it there), sorted, each once.
+func (c *checker) placesShowing(p string) []string {
+	out := []string{p}
+	for _, m := range c.t.Visible() {
+		if m.HostBacked() && within(p, m.Source) {
+			out = append(out, join(m.Dest, rel(p, m.Source)))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (c *checker) mountPoints() {

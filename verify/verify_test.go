@@ -235,6 +235,12 @@ func TestBrokenInvocations(t *testing.T) {
 		{"mount point is a symlink", "H9_protected", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--tmpfs", "/home/u/proj/.idea")
 		}, InvMountPoint, "/home/u/proj/.idea"},
+		{"protection at the host path, not where a bind elsewhere shows it", "H9_protected_moved_bind", func(t *testing.T, a []string) []string {
+			return replace(t, a, []string{"--ro-bind", "/srv/repo/.git/config", "/mnt/repo/.git/config"}, "--ro-bind", "/srv/repo/.git/config", "/srv/repo/.git/config")
+		}, InvProtected, "/mnt/repo/.git/config"},
+		{"pin dropped in a bind elsewhere", "H9_protected_moved_bind", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--bind", "/srv/repo/.git", "/mnt/repo/.git")
+		}, InvProtected, "/mnt/repo/.git"},
 		{"undeclared fd", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--json-status-fd", "9"}, "--json-status-fd", "11")
 		}, InvFDs, "fd 11"},
