@@ -21,10 +21,11 @@ const GitScanSlack = time.Second
 // to the kernel's clock, which no unprivileged command can set back
 // (utimensat sets mtime and atime, never ctime); a file copied or
 // unpacked with its old times keeps only its old mtime. Without a
-// compile time (an older invocation), or when p cannot be looked at,
-// everything counts as changed.
+// compile time (an older invocation), when p cannot be looked at, or
+// while the scan looks at what a pointer the command wrote leads to
+// (gitScan.distrust), everything counts as changed.
 func (s *gitScan) changed(p string) bool {
-	if s.since <= 0 {
+	if s.since <= 0 || s.distrust > 0 {
 		return true
 	}
 	limit := s.since - int64(GitScanSlack)

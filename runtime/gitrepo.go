@@ -90,8 +90,18 @@ func (s *gitScan) inspect(g, top, via string) {
 	default:
 		cd = ""
 	}
+	// What a pointer this command wrote leads to, the command chose for
+	// git to use: it is judged as the command's, whatever its age.
+	if (via != "" && s.changed(via)) || (cd != "" && s.changed(cd)) {
+		s.distrust++
+		defer func() { s.distrust-- }()
+	}
 	if !gitDirValid(real, common) {
-		return // not a repository: git passes it by
+		// Not a repository yet: git passes it by, but a later command
+		// (a HEAD, a refs directory, a pointer) can make it one, and
+		// after a recompile what is there would pass as the user's.
+		s.staged(real, common, via, cd)
+		return
 	}
 	if !s.admit(g, real, via) {
 		return // past the bound: set aside whole, or reported
@@ -102,7 +112,7 @@ func (s *gitScan) inspect(g, top, via string) {
 	hp := ""
 	var found []string
 	for _, c := range []string{path.Join(common, "config"), path.Join(real, "config.worktree")} {
-		found = append(found, s.config(c, 0, &hp)...)
+		found = append(found, s.config(c, 0, &hp, true)...)
 	}
 	if hp == "" {
 		hp = s.globalHP
@@ -114,6 +124,7 @@ func (s *gitScan) inspect(g, top, via string) {
 		hooks = s.userPath(top, hp, "core.hooksPath of "+real, real)
 	}
 	found = append(found, s.hooks(hooks)...)
+	found = append(found, s.todos(real)...)
 	if !s.listed[common] {
 		// Once per common directory: each linked worktree leads back to
 		// it, and listing it again for each was quadratic.
@@ -183,8 +194,10 @@ func anyWithin(ps []string, dir string) bool {
 // includes led here) and the files it includes, in order: a writable
 // file holding a code key (GitCodeKeys) or that git cannot parse is set
 // aside. hp, when set, receives core.hooksPath from the files that stay.
-// It returns the paths set aside.
-func (s *gitScan) config(p string, depth int, hp *string) []string {
+// Not strict (a directory git does not take for a repository yet:
+// staged), a file git cannot read or parse is not git's and no finding,
+// unless it is too large to check. It returns the paths set aside.
+func (s *gitScan) config(p string, depth int, hp *string, strict bool) []string {
 	if depth > maxGitIncludeDepth {
 		return nil // git dies ("exceeded maximum include depth")
 	}
@@ -192,6 +205,9 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || !s.writable(p) || !s.changed(p) {
 			return nil // absent (git passes it by), or not the command's
+		}
+		if !strict && !errors.Is(err, errTooLarge) {
+			return nil // a directory, a FIFO, …: not a file git reads
 		}
 		// Fail closed: what the scan cannot read (too large, a FIFO or a
 		// directory in its place, unreadable) it cannot clear.
@@ -209,6 +225,9 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 		}
 	}
 	var found []string
+	if !strict && perr != nil {
+		return nil // not git's: git cannot read it either
+	}
 	if s.writable(p) && (perr != nil || len(keys) > 0) && s.changed(p) {
 		why := "a git configuration that runs code (" + strings.Join(firstN(keys, 4), ", ") + ")"
 		if perr != nil {
@@ -226,7 +245,7 @@ func (s *gitScan) config(p string, depth int, hp *string) []string {
 			continue
 		}
 		if inc = s.userPath(path.Dir(p), inc, "include path in "+p, p); inc != "" {
-			found = append(found, s.config(inc, depth+1, hp)...)
+			found = append(found, s.config(inc, depth+1, hp, strict)...)
 		}
 	}
 	return found

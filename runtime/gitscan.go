@@ -109,7 +109,10 @@ const WhyProfileHome = "H9 (profile home)"
 // through a symlink), as is the ".git" file or "commondir" that led to
 // it. A configuration file or hook whose status has not changed since
 // the invocation was compiled (Invocation.GitScanSince) is not a
-// finding: the user's own core.pager or hook in a repository the
+// finding (unless a pointer the command wrote led there: gitScan.distrust);
+// what is not a repository yet but holds names git runs code from is
+// checked too (gitstaged.go), so that it cannot pass as the user's
+// after a recompile: the user's own core.pager or hook in a repository the
 // invocation leaves writable stays where it is. A protected entry of the profile home that was absent when
 // compiling (WhyProfileHome) and exists now is set aside too, and so is
 // such an entry of another writable directory when it is a start-up file
@@ -168,6 +171,9 @@ type gitScan struct {
 	moved  map[string]bool // paths set aside
 	// globalHP is core.hooksPath of the global configuration.
 	globalHP string
+	// distrust, while above 0, makes changed report true: what a
+	// pointer the command wrote leads to is judged as the command's.
+	distrust int
 	// recorded are the paths the invocation recorded as existing
 	// (scanPythonSites).
 	recorded map[string]bool
@@ -293,7 +299,7 @@ func (s *gitScan) globals() []string {
 func (s *gitScan) globalHooksPath() string {
 	hp := ""
 	for _, g := range s.globals() {
-		s.config(g, 0, &hp)
+		s.config(g, 0, &hp, true)
 	}
 	return hp
 }

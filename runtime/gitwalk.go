@@ -30,6 +30,8 @@ func (s *gitScan) walk(root string) {
 			if de.Bare() {
 				// inspect reads what git reads there.
 				s.inspect(dir, dir, "")
+			} else if de.Staged() {
+				s.stagedDir(dir)
 			}
 			for _, i := range de.Links {
 				s.linkIntoGitDir(path.Join(dir, de.Names[i]))
@@ -68,9 +70,12 @@ func (s *gitScan) walk(root string) {
 // linkIntoGitDir checks what a host git run in the directory symlink
 // link would discover, when the link leads inside a ".git" directory
 // (which the walk does not enter; elsewhere the walk reaches the target
-// itself): git works from the physical directory, so the target and
-// each of its parents below that ".git" are taken as bare repositories,
-// with the link set aside when code was found there.
+// itself): git works from the physical directory, so for the target and
+// each of its parents below that ".git", in git's order, a ".git" entry
+// there (a repository nested inside the git directory) and the
+// directory itself as a bare repository, with the link set aside when
+// code was found there. A link the command made leads where it chose:
+// what it leads to is judged as the command's, whatever its age.
 func (s *gitScan) linkIntoGitDir(link string) {
 	t, err := filepath.EvalSymlinks(link)
 	if err != nil || !slices.ContainsFunc(strings.Split(t, "/"), func(c string) bool { return GitName(c, ".git") }) {
@@ -79,8 +84,13 @@ func (s *gitScan) linkIntoGitDir(link string) {
 	if fi, err := os.Stat(t); err != nil || !fi.IsDir() {
 		return
 	}
+	if s.changed(link) {
+		s.distrust++
+		defer func() { s.distrust-- }()
+	}
 	for d := t; !GitName(path.Base(d), ".git") && d != "/"; d = path.Dir(d) {
 		before := len(s.rep.SetAside)
+		s.repo(d, path.Join(d, ".git"))
 		s.inspect(d, d, "")
 		if len(s.rep.SetAside) > before && s.writable(link) {
 			s.setAside(link, "a symlink into "+d+", where code was set aside")

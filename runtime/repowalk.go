@@ -107,6 +107,10 @@ type DirEntries struct {
 	// a repository's worktree.
 	Git                                    bool
 	head, config, objects, refs, commondir bool
+	// staged: a name git runs code from once the directory is a git
+	// directory (config.worktree, hooks, rebase-merge, sequencer;
+	// config itself is config).
+	staged bool
 }
 
 // Reset empties de, keeping its storage.
@@ -133,6 +137,8 @@ func (de *DirEntries) Add(name string, isDir bool) {
 		de.refs = true
 	case GitName(name, "commondir"):
 		de.commondir = true
+	case GitName(name, "config.worktree"), GitName(name, "hooks"), GitName(name, "rebase-merge"), GitName(name, "sequencer"):
+		de.staged = true
 	}
 	de.Names = append(de.Names, name)
 	de.IsDir = append(de.IsDir, isDir)
@@ -147,6 +153,15 @@ func (de *DirEntries) Add(name string, isDir bool) {
 // it.
 func (de *DirEntries) Bare() bool {
 	return de.head && (de.config || de.objects || de.refs || de.commondir)
+}
+
+// Staged reports whether the directory holds a name git runs code from
+// once it is a git directory (config, config.worktree, hooks,
+// rebase-merge, sequencer), though it is no bare repository: a command
+// can make it one later (ScanGit checks such names after every
+// command).
+func (de *DirEntries) Staged() bool {
+	return !de.Bare() && (de.config || de.staged)
 }
 
 // GitName reports whether a directory entry called name is found by a

@@ -1,0 +1,137 @@
+package runtime
+
+// This file is the post-command scan's look at what is not a repository
+// yet. The scan judges a file by its status-change time: one older than
+// the compile is taken as the user's. So whatever a command leaves
+// where git would run it once the place becomes a repository (a HEAD
+// added, a refs directory that starts to resolve, a commondir or .git
+// file pointing there) must be caught after the command that wrote it:
+// after a recompile it would pass as the user's, and the compile would
+// even bind it read-only, which the scan trusts. Every file git runs
+// code from has a name git looks for (config, config.worktree, a hook's
+// name in a hooks directory, a rebase or sequencer to-do list), so the
+// scan checks those names wherever the command could write them.
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path"
+	"strings"
+)
+
+// GitHookNames are the hooks git and its bundled commands run
+// (githooks(5)): an executable of such a name in a directory git takes
+// as its hooks directory runs on the host.
+var GitHookNames = []string{
+	"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
+	"pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+	"pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive",
+	"update", "proc-receive", "post-receive", "post-update",
+	"reference-transaction", "push-to-checkout", "pre-auto-gc",
+	"post-rewrite", "sendemail-validate", "fsmonitor-watchman",
+	"p4-changelist", "p4-prepare-changelist", "p4-post-changelist",
+	"p4-pre-submit", "post-index-change",
+}
+
+// gitTodoLists are the to-do lists, relative to a git directory, whose
+// "exec" lines git runs when the user continues (git rebase --continue,
+// git cherry-pick --continue, git revert --continue).
+var gitTodoLists = []string{"rebase-merge/git-rebase-todo", "sequencer/todo"}
+
+// staged checks a directory git does not take for a repository (yet):
+// reached as a ".git" directory, through a pointer, or holding a file
+// named as git's configuration. Its configuration files (real/config
+// or the common directory's, real/config.worktree) are set aside when
+// the command changed them and they hold a code key; a file git cannot
+// parse there is not git's and stays. The hooks directory's executables
+// named as git hooks, and to-do lists with exec lines, are set aside
+// too. The pointer that led here (via, cd) goes with what was found.
+func (s *gitScan) staged(real, common, via, cd string) {
+	var found []string
+	for _, c := range []string{path.Join(common, "config"), path.Join(real, "config.worktree")} {
+		found = append(found, s.config(c, 0, nil, false)...)
+	}
+	found = append(found, s.stagedHooks(path.Join(common, "hooks"))...)
+	found = append(found, s.todos(real)...)
+	if cd != "" && common != real && anyWithin(found, common) && s.writable(cd) {
+		s.setAside(cd, "a commondir that leads to "+common+", where code was set aside")
+	}
+	if via != "" && (anyWithin(found, real) || anyWithin(found, common)) && s.writable(via) {
+		s.setAside(via, "a .git pointer that leads to "+real+", where code was set aside")
+	}
+}
+
+// stagedDir checks a directory the walk found that git does not take
+// for a repository but that holds a name git runs code from
+// (DirEntries.Staged), as staged.
+func (s *gitScan) stagedDir(dir string) {
+	s.staged(dir, dir, "", "")
+}
+
+// stagedHooks sets aside, in a directory named hooks, each executable
+// file or symlink named as a git hook (GitHookNames) that the command
+// could have written: looked up by name (a large directory of other
+// files costs nothing more), as git looks them up.
+func (s *gitScan) stagedHooks(dir string) []string {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !s.writable(dir) {
+		return nil
+	}
+	var found []string
+	for _, n := range GitHookNames {
+		p := path.Join(dir, n)
+		fi, err := os.Lstat(p)
+		if err != nil || !s.writable(p) {
+			continue
+		}
+		if (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) && s.changed(p) {
+			found = append(found, s.found(s.setAside(p, "an executable named as a git hook ("+n+") in a directory git may take as its hooks directory"))...)
+		}
+	}
+	return found
+}
+
+// todos sets aside the to-do lists of git directory g (gitTodoLists)
+// that the command could have written and that hold an exec line: git
+// runs it on the host when the user continues the rebase or sequence.
+func (s *gitScan) todos(g string) []string {
+	var found []string
+	for _, t := range gitTodoLists {
+		found = append(found, s.todo(path.Join(g, t))...)
+	}
+	return found
+}
+
+// todo checks one to-do list (see todos).
+func (s *gitScan) todo(p string) []string {
+	fi, err := os.Lstat(p)
+	if err != nil || !s.writable(p) || !s.changed(p) {
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		return s.found(s.setAside(p, "a git to-do list that is not a regular file"))
+	}
+	b, err := readSmall(p)
+	if err != nil {
+		return s.found(s.setAside(p, "a git to-do list too large to check"))
+	}
+	if todoExec(b) {
+		return s.found(s.setAside(p, "a git to-do list with an exec line (git runs it when the rebase or sequence is continued)"))
+	}
+	return nil
+}
+
+// todoExec reports whether a to-do list holds a line git would run:
+// "exec" or "x" as its first word (git's parse_insn_line accepts either,
+// after leading blanks, in any list it reads).
+func todoExec(b []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 4096), len(b)+1)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,210 @@
+package runtime
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// stagedAttacks leave, in the writable project, code where git would run
+// it once the place is a repository, and then (finish) make it one
+// without a new pointer, as a later command would after a recompile.
+var stagedAttacks = []struct {
+	name string
+	// plant runs as the first command; finish as the second.
+	plant, finish func(t *testing.T, f *scanFixture) (gitWork string)
+	want          func(f *scanFixture) []string // set aside by the first scan
+}{
+	{name: "git directory without HEAD: config",
+		plant: func(t *testing.T, f *scanFixture) string {
+			w := filepath.Join(f.proj, "w")
+			runGit(t, f.home, f.proj, "init", "-q", w)
+			os.Remove(filepath.Join(w, ".git", "HEAD"))
+			mustWrite(t, filepath.Join(w, ".git", "config"), "[core]\n\tfsmonitor = \""+f.evil()+"\"\n", 0o644)
+			return w
+		},
+		finish: func(t *testing.T, f *scanFixture) string {
+			w := filepath.Join(f.proj, "w")
+			mustWrite(t, filepath.Join(w, ".git", "HEAD"), "ref: refs/heads/master\n", 0o644)
+			return w
+		},
+		want: func(f *scanFixture) []string { return []string{filepath.Join(f.proj, "w", ".git", "config")} }},
+	{name: "git directory whose refs do not resolve: hook",
+		plant: func(t *testing.T, f *scanFixture) string {
+			w := filepath.Join(f.proj, "h")
+			runGit(t, f.home, f.proj, "init", "-q", w)
+			g := filepath.Join(w, ".git")
+			if err := os.Rename(filepath.Join(g, "refs"), filepath.Join(w, "r")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../r", filepath.Join(g, "refs")); err != nil {
+				t.Fatal(err)
+			}
+			os.Rename(filepath.Join(w, "r"), filepath.Join(w, "r-away")) // refs dangles: no repository
+			mustWrite(t, filepath.Join(g, "hooks", "post-commit"), "#!/bin/sh\n"+f.evil()+"\n", 0o755)
+			return w
+		},
+		finish: func(t *testing.T, f *scanFixture) string {
+			w := filepath.Join(f.proj, "h")
+			os.Rename(filepath.Join(w, "r-away"), filepath.Join(w, "r"))
+			return w
+		},
+		want: func(f *scanFixture) []string {
+			return []string{filepath.Join(f.proj, "h", ".git", "hooks", "post-commit")}
+		}},
+	{name: "rebase to-do list with an exec line",
+		plant: func(t *testing.T, f *scanFixture) string {
+			w := filepath.Join(f.proj, "rb")
+			runGit(t, f.home, f.proj, "init", "-q", w)
+			for _, m := range []string{"a", "b", "c"} {
+				runGit(t, f.home, w, "commit", "-q", "--allow-empty", "-m", m)
+			}
+			todo := filepath.Join(f.proj, "todo")
+			mustWrite(t, todo, "break\nexec "+f.evil()+"\n", 0o644)
+			cmd := gitCmd(f.home, w, "rebase", "-i", "HEAD~2")
+			cmd.Env = append(cmd.Env, "GIT_SEQUENCE_EDITOR=cp "+todo)
+			cmd.CombinedOutput() // stops at "break"
+			if _, err := os.Stat(filepath.Join(w, ".git", "rebase-merge", "git-rebase-todo")); err != nil {
+				t.Fatalf("no rebase in progress: %v", err)
+			}
+			return w
+		},
+		finish: func(t *testing.T, f *scanFixture) string { return filepath.Join(f.proj, "rb") },
+		want: func(f *scanFixture) []string {
+			return []string{filepath.Join(f.proj, "rb", ".git", "rebase-merge", "git-rebase-todo")}
+		}},
+}
+
+// H9: what a command leaves where git would run it once the place is a
+// repository is set aside by the scan after that command, though no
+// repository is there yet: after a recompile (its files older than the
+// new compile, and bound read-only by it) it would pass as the user's.
+// Control: without that first scan, the recompile's scan after the
+// command that finishes the repository finds nothing, and host git runs
+// the planted code.
+func TestScanGitStaged(t *testing.T) {
+	for _, a := range stagedAttacks {
+		t.Run(a.name, func(t *testing.T) {
+			for _, control := range []bool{false, true} {
+				f := newScanFixture(t)
+				f.compiledNow()
+				a.plant(t, f)
+				if !control {
+					wantSetAside(t, f.scan(t), a.want(f)...)
+				}
+				f.compiledNow() // the recompile
+				w := a.finish(t, f)
+				rep := f.scan(t)
+				ran := f.hostGitContinues(t, w)
+				switch {
+				case !control && ran:
+					t.Errorf("host git ran the staged code; second scan %+v", rep)
+				case control && !ran:
+					t.Errorf("control: host git did not run the staged code after the recompile (second scan %+v)", rep)
+				}
+			}
+		})
+	}
+}
+
+// hostGitContinues is hostGitRuns plus the continuation of a rebase in
+// progress.
+func (f *scanFixture) hostGitContinues(t *testing.T, dir string) bool {
+	t.Helper()
+	ran := f.hostGitRuns(t, dir)
+	os.Remove(f.marker)
+	gitCmd(f.home, dir, "rebase", "--continue").CombinedOutput()
+	_, err := os.Stat(f.marker)
+	return ran || err == nil
+}
+
+// H9: a directory holding a file named as git's configuration, though
+// not a repository, has that file checked like a repository's: a code
+// key the command wrote is set aside, a file in another format stays,
+// and so does an executable in a hooks directory not named as a hook.
+func TestScanGitStagedNames(t *testing.T) {
+	f := newScanFixture(t)
+	f.compiledNow()
+	stage := filepath.Join(f.proj, ".stash")
+	code := filepath.Join(stage, "config")
+	mustWrite(t, code, "[core]\n\tfsmonitor = \""+f.evil()+"\"\n", 0o644)
+	other := filepath.Join(f.proj, "deploy", "config")
+	mustWrite(t, other, "server: {port: 80}\n", 0o644)
+	hook := filepath.Join(f.proj, "tools", "hooks", "pre-push")
+	mustWrite(t, hook, "#!/bin/sh\n", 0o755)
+	script := filepath.Join(f.proj, "src", "hooks", "useThing.sh")
+	mustWrite(t, script, "#!/bin/sh\n", 0o755)
+	if err := os.MkdirAll(filepath.Join(f.proj, "app", "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep := f.scan(t)
+	wantSetAside(t, rep, code, hook)
+	for _, p := range []string{other, script, filepath.Join(f.proj, "app", "config")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s, not git's, was set aside: %v", p, err)
+		}
+	}
+}
+
+// H9: a symlink into a ".git" directory leads git to a repository
+// nested there (which the walk does not enter): its code is set aside,
+// and so is the link. Control: without the scan, host git run through
+// the link runs it.
+func TestScanGitLinkToNestedInGitDir(t *testing.T) {
+	for _, control := range []bool{false, true} {
+		f := newScanFixture(t)
+		f.compiledNow()
+		x := filepath.Join(f.proj, ".git", "x")
+		runGit(t, f.home, f.proj, "init", "-q", x)
+		mustWrite(t, filepath.Join(x, ".git", "config"), "[core]\n\tfsmonitor = \""+f.evil()+"\"\n", 0o644)
+		link := filepath.Join(f.proj, "docs")
+		if err := os.Symlink(".git/x", link); err != nil {
+			t.Fatal(err)
+		}
+		if !control {
+			wantSetAside(t, f.scan(t), filepath.Join(x, ".git", "config"), link)
+			if f.hostGitRuns(t, x) {
+				t.Errorf("host git in the nested repository ran code after the scan")
+			}
+			continue
+		}
+		if !f.hostGitRuns(t, link) {
+			t.Errorf("control: host git through the link did not run the nested repository's code")
+		}
+	}
+}
+
+// gitCmd is a host git command in dir that reads no global or system
+// configuration.
+func gitCmd(home, dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = dir, gitEnv(home)
+	return cmd
+}
+
+// H9: what a pointer the command wrote leads to is judged as the
+// command's, whatever its age. A common directory with a code key is
+// staged inside the project's .git (which the walk does not enter)
+// before a recompile; after it, a command makes a new repository whose
+// commondir points there. The config, older than the compile, is set
+// aside with the pointer; f.attack's control shows host git runs it
+// before the scan.
+func TestScanGitPointerWrittenDistrustsTarget(t *testing.T) {
+	f := newScanFixture(t)
+	f.compiledNow()
+	stash := filepath.Join(f.proj, ".git", "x")
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(stash, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(stash, "config")
+	mustWrite(t, cfg, "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \""+f.evil()+"\"\n", 0o644)
+	f.compiledNow() // the recompile: the staged config predates it
+	w := filepath.Join(f.proj, "w")
+	f.attack(t, w, func() {
+		runGit(t, f.home, f.proj, "init", "-q", w)
+		mustWrite(t, filepath.Join(w, ".git", "commondir"), "../../.git/x\n", 0o644)
+	}, cfg, filepath.Join(w, ".git", "commondir"))
+}
