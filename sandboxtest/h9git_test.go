@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gitAttack is one way a command can make a later host git run its code
@@ -98,6 +99,17 @@ var gitAttacks = []gitAttack{
 		host:  `(cd $(printf 'a/%.0s' $(seq 66))r && git status; git diff; git commit -q --allow-empty -m host)`},
 	// Configuration keys that run a program, under names outside the
 	// first list (git archive's tar.<format>.command).
+	// A rebase stopped at "break" whose to-do list ends with an exec
+	// line: the host's git rebase --continue runs it.
+	{name: "rebase_todo_exec", setup: gitInit + "git commit -q --allow-empty -m b && git commit -q --allow-empty -m c",
+		plant: `printf 'break\nexec touch {m}\n' > /tmp/todo && GIT_SEQUENCE_EDITOR="cp /tmp/todo" git rebase -i HEAD~2 >/dev/null 2>&1; test -f .git/rebase-merge/git-rebase-todo`,
+		host:  "git status; git rebase --continue"},
+	// A repository nested inside .git (which the walks do not enter),
+	// reached through a symlink: git's discovery from the link's
+	// physical directory finds it (host git runs in that directory:
+	// the scan sets the link aside).
+	{name: "link_into_git_dir_nested", setup: gitInit + "true",
+		plant: `git init -q .git/x && ` + fsm + ` >> .git/x/.git/config && ln -s .git/x docs`, hostDir: "/.git/x"},
 	{name: "tar_command", setup: gitInit + "true",
 		plant:   `git init -q v && git -C v commit -q --allow-empty -m v && git -C v config tar.tar.gz.command "touch {m}; cat"`,
 		hostDir: "/v", host: "git archive -o ../v.tar.gz HEAD"},
@@ -370,4 +382,50 @@ ok envrc_write 'echo "export LEAK=1" >> .envrc'
 `, call{})
 	f.expect(r, want{"bashrc_write": "yes", "envrc_write": "yes"})
 	f.wantHostFile("{hermes}/home/.bashrc", "# rc\nexport LEAK=1\n")
+}
+
+// H9: code staged where git does not see a repository yet is set aside
+// by the scan after the command that wrote it. A command makes w/.git
+// with a core.fsmonitor and no HEAD (git passes it by); the invocation
+// is recompiled (the next compile would bind that config read-only, and
+// the scan trusts what is bound read-only and older than the compile);
+// a second command writes w/.git/HEAD. Host git in w runs nothing.
+// Control: the first command run by bwrap alone (no scan), then the
+// same recompile and second command through bwrun: host git in w runs
+// the staged code.
+func testGitStagedAcrossRecompile(t *testing.T, f *fixture) {
+	for _, control := range []bool{false, true} {
+		p := f.expand("{base}/staged")
+		if control {
+			p += "-control"
+		}
+		m := p + ".ran"
+		x := strings.NewReplacer("{p}", p, "{m}", m)
+		if r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + x.Replace(gitInit) + "true"}, dir: "{base}"}); r.code != 0 {
+			t.Fatalf("setup: %v", r)
+		}
+		stage := x.Replace(`git init -q w && rm w/.git/HEAD && ` + fsm + ` >> w/.git/config`)
+		inv, _ := f.compile("cwd: "+p+"\n", call{dir: p})
+		if control {
+			r := f.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, inv)...), "--", "/bin/sh", "-c", gitEnvSetup+stage), dir: p})
+			f.wantCode(r, 0)
+		} else {
+			r := f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", gitEnvSetup + stage}, dir: p})
+			f.wantCode(r, 0)
+			f.wantStderr(r, "set aside as", p+"/w/.git/config")
+		}
+		time.Sleep(1200 * time.Millisecond) // past the scan's slack: the staged file predates the recompile
+		inv, _ = f.compile("cwd: "+p+"\n", call{dir: p})
+		r := f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "echo 'ref: refs/heads/master' > w/.git/HEAD"}, dir: p})
+		f.wantCode(r, 0)
+		os.Remove(m)
+		f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; true"}, dir: p + "/w"})
+		ran := f.hostExists(m)
+		switch {
+		case !control && ran:
+			t.Errorf("host git ran code staged before the recompile: %v", r)
+		case control && !ran:
+			t.Errorf("control: host git did not run the staged code after the recompile: %v", r)
+		}
+	}
 }

@@ -86,6 +86,7 @@ var scenarios = []scenario{
 	{"H9_git_decoys_refused", testGitDecoysRefused},
 	{"H9_git_nested_indirections_bound", testGitNestedIndirectionsBound},
 	{"H9_git_unresolved_carried", testGitUnresolvedCarried},
+	{"H9_git_staged_across_recompile", testGitStagedAcrossRecompile},
 	{"H9_protection_under_foreign_bind", testProtectionUnderForeignBind},
 	{"H9_moved_bind_protected", testMovedBindProtected},
 	{"H9_profile_home_rc", testProfileHomeRC},
