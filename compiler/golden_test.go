@@ -22,7 +22,7 @@ import (
 
 // A case is a txtar archive (testdata/cases/NAME.txtar) with:
 //
-//	-- host --      key value lines: uid, home, hermes_home, cwd, kernel,
+//	-- host --      key value lines: uid, home, passwd_home, hermes_home, cwd, kernel,
 //	                bwrap PATH VERSION [OPTION...], env NAME=VALUE, hard_as/hard_cpu/hard_nproc N, cloud NAME
 //	-- tree --      one path a line: "dir P", "file P", "file P = CONTENT" (\n and \t escapes), "socket P", "link P -> TARGET",
 //	                "denied P" (P and below: out of this user's reach), "unexaminable P" (lstat fails: a symlink loop)
@@ -107,6 +107,8 @@ func parseHost(t *testing.T, h *facts.Host, s string) {
 			h.UID, _ = strconv.Atoi(v)
 		case "home":
 			h.Home = v
+		case "passwd_home":
+			h.PasswdHome = v
 		case "hermes_home":
 			h.HermesHome = v
 		case "cwd":

@@ -257,6 +257,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 		Observed: g.observed, Walked: g.walked,
 	}
 	f.Hidden = g.hiddenPaths(h, p)
+	f.Hidden = append(f.Hidden, g.passwdHome(h, p)...)
 	f.HomeMode = s.HomeMode
 	if f.HomeMode == "" {
 		f.HomeMode = "auto"

@@ -58,8 +58,16 @@ type Host struct {
 	scans sync.Map
 	// UID is the real user id.
 	UID int `json:"uid"`
-	// Home is $HOME.
+	// Home is $HOME; when HOME is unset, empty, relative or "/", the
+	// user's home in the password database (PasswdHome), as a login
+	// shell would set it (HomeFromPasswd).
 	Home string `json:"home"`
+	// PasswdHome is the user's home in the password database (getpwuid),
+	// "" when unknown. When HOME names another directory, the
+	// credentials the user keeps there are hidden as well (passwdHome).
+	PasswdHome string `json:"passwd_home,omitempty"`
+	// HomeFromPasswd says that Home was taken from PasswdHome.
+	HomeFromPasswd bool `json:"home_from_passwd,omitempty"`
 	// HermesHome is $HERMES_HOME, or Home/.hermes when unset.
 	HermesHome string `json:"hermes_home"`
 	// ProcessCwd is the directory the process was started in.
@@ -102,9 +110,13 @@ type Host struct {
 // ($BWPOLICY_BWRAP or PATH) and its options, the kernel and the limits.
 func FromEnvironment() *Host {
 	h := &Host{FS: OS{}, UID: os.Getuid(), Env: map[string]string{}, Now: time.Now().UnixNano()}
+	h.PasswdHome = passwdHomeOf(h.UID)
 	h.Home = filepath.Clean(os.Getenv("HOME"))
-	if h.Home == "." || h.Home == "" {
+	if !filepath.IsAbs(h.Home) || h.Home == "/" {
 		h.Home = "/"
+		if h.PasswdHome != "" {
+			h.Home, h.HomeFromPasswd = h.PasswdHome, true
+		}
 	}
 	if hh := os.Getenv("HERMES_HOME"); hh != "" {
 		h.HermesHome = absFrom(h.Home, hh)

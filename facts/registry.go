@@ -65,6 +65,7 @@ const (
 	SourceMovedDir         Source = "moved-dir"
 	SourceMountMirror      Source = "mount-mirror"
 	SourceHomeMirror       Source = "home-mirror"
+	SourcePasswdHome       Source = "passwd-home"
 	SourceHostSocket       Source = "host-socket"
 	SourceUserSocket       Source = "user-socket"
 	SourceStartupSecret    Source = "startup-secret"
@@ -132,6 +133,7 @@ var Protections = []Protection{
 	{SourceMovedDir, ReasonCredential, "H7", RoleMask, "movedStores", "the denied entries of .config, .local/share, .local/state and .cache where an XDG base variable moves that directory ($XDG_CONFIG_HOME/gh, …)", "host: ${var} names the directory that holds {entry}", StalePrecondition},
 	{SourceMountMirror, ReasonInherited, "H7", RoleMask, "mirrors", "second locations of a hidden path that another mount of its filesystem shows", "host: a second mount shows {mirror} here (" + MountinfoPath + ")", StaleMountTable},
 	{SourceHomeMirror, ReasonHomeMirror, "H10", RoleMask, "mirrors", "second locations of the home directory, or of a part of it the home layout leaves out, that another mount of its filesystem shows (hidden whole)", "host: a second mount shows {mirror} here (" + MountinfoPath + ")", StaleMountTable},
+	{SourcePasswdHome, ReasonHomeMirror, "H10", RoleMask, "passwdHome", "the user's home in the password database when HOME names another directory: hidden whole, or its denied entries when one of the two lies in the other", "host: {entry} is (in) the user's home in the password database, which HOME does not name", StalePrecondition},
 	{SourceHostSocket, ReasonHostSocket, "H8", RoleMask, "privilegedSockets", "privileged host sockets (container runtimes, systemd, polkit)", "host: a privileged host socket (facts.PrivilegedSockets)", StalePrecondition},
 	{SourceStartupSecret, ReasonCredential, "H7", RoleMask, "rcSecrets", "the shell start-up files of the home directory that hold a secret (an exported token, a password)", "host: {entry} holds a secret", StalePrecondition},
 	{SourceUserSocket, ReasonHostSocket, "H8", RoleMask, "userSockets", "the Unix sockets the user owns that the sandbox would show (ssh ControlMaster, an agent or multiplexer outside /tmp and /run/user)", "host: a socket of the user's own, bound when compiling (" + UnixSocketsPath + ")", StalePrecondition},

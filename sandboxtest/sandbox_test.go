@@ -107,6 +107,7 @@ var scenarios = []scenario{
 	{"H10_symlinked_dotfile", testSymlinkedDotfile},
 	{"H10_pip_npm_cache", testPipNpmCache},
 	{"H10_allow_inside_denied", testAllowInsideDenied},
+	{"H10_passwd_home", testPasswdHome},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file

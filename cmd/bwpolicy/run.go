@@ -81,6 +81,13 @@ func runMain(o *runOptions, argv []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bwpolicy run: refused; the command was not run")
 		return exitRuntime
 	}
+	// The compile's warnings (a HOME the layout cannot apply to, a
+	// credential in an allowed file, a fallback working directory, …)
+	// are the user's to see before the command runs, as compile shows
+	// them.
+	if len(res.Diags) > 0 {
+		diag.Render(stderr, res.Diags, sources(res))
+	}
 	inv := res.Invocation
 	// Compiled for this one command, the invocation has no stale mark to
 	// carry what an earlier run's git scan could not clear
