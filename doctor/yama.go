@@ -16,7 +16,7 @@ const SysYamaPtraceScope = "/proc/sys/kernel/yama/ptrace_scope"
 // what is left open.
 func yamaCheck(h Host) Check {
 	c := Check{Name: CheckYama, OK: true}
-	const open = "a sandboxed command can write the memory of the sandbox's pid 1 (bwrap's init, same user) through /proc/1/mem and take it over: it can make bwrap report an exit status of its choosing and keep processes alive after bwrap exits. bwrun kills the sandbox's whole pid namespace before it returns, so nothing outlives bwrun, and the status channel's outcome cannot be forged; but if bwrun itself is SIGKILLed, a taken-over sandbox keeps running. To refuse the takeover, enable Yama (CONFIG_SECURITY_YAMA, \"yama\" in the lsm= boot parameter) with `sysctl -w kernel.yama.ptrace_scope=1`"
+	const open = "a sandboxed command can write the memory of the sandbox's pid 1 (bwrap's init, same user) through /proc/1/mem and take it over: it can make bwrap report an exit status of its choosing and keep processes alive after bwrap exits. bwrun kills the sandbox's whole pid namespace before it returns, so nothing outlives bwrun, and the status channel's own findings (stale, setup-failed, timeout) cannot be forged, though the exit status it passes on can; but if bwrun itself is SIGKILLed, a taken-over sandbox keeps running. To refuse the takeover, enable Yama (CONFIG_SECURITY_YAMA, \"yama\" in the lsm= boot parameter) with `sysctl -w kernel.yama.ptrace_scope=1`"
 	v, ok := readInt(h, SysYamaPtraceScope)
 	switch {
 	case !ok:

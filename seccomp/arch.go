@@ -45,6 +45,7 @@ var archs = map[string]*archInfo{
 			"clone3": 435, "mount_setattr": 442, "open_tree_attr": 467,
 			"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
 			"socket": 41, "sendto": 44, "sendmsg": 46, "sendmmsg": 307,
+			"pidfd_getfd": 438,
 		},
 	},
 	"aarch64": {
@@ -62,6 +63,7 @@ var archs = map[string]*archInfo{
 			"mount_setattr": 442, "open_tree_attr": 467,
 			"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
 			"socket": 198, "sendto": 206, "sendmsg": 211, "sendmmsg": 269,
+			"pidfd_getfd": 438,
 		},
 	},
 }

@@ -29,6 +29,7 @@ func TestNativeNumbersMatchKernelHeaders(t *testing.T) {
 		"io_uring_setup": unix.SYS_IO_URING_SETUP, "io_uring_enter": unix.SYS_IO_URING_ENTER,
 		"io_uring_register": unix.SYS_IO_URING_REGISTER,
 		"socket":            unix.SYS_SOCKET, "sendto": unix.SYS_SENDTO, "sendmsg": unix.SYS_SENDMSG, "sendmmsg": unix.SYS_SENDMMSG,
+		"pidfd_getfd": unix.SYS_PIDFD_GETFD,
 	}
 	arch, err := NativeArch()
 	if err != nil {

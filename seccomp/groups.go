@@ -111,8 +111,8 @@ var groups = []Group{
 	},
 	{
 		Name:        "ptrace",
-		Description: "tracing and cross-process memory access (relax for debuggers such as gdb or strace)",
-		Syscalls:    []string{"ptrace", "process_vm_readv", "process_vm_writev"},
+		Description: "tracing, cross-process memory access and taking another process's descriptors (pidfd_getfd: the sandbox's pid 1 holds the channel its exit status comes back on) (relax for debuggers such as gdb or strace)",
+		Syscalls:    []string{"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd"},
 		Errno:       EPERM,
 	},
 	{

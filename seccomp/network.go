@@ -6,7 +6,7 @@ import (
 )
 
 // Network is the socket policy that goes with the network settings (H3).
-// Both fields false adds nothing to the program.
+// Whatever its fields, socket(AF_VSOCK) is refused (group vsock).
 //
 // Landlock's TCP rights (LANDLOCK_ACCESS_NET_CONNECT_TCP and _BIND_TCP)
 // apply to connect(2) and bind(2) on TCP sockets only: the kernel's
@@ -36,6 +36,7 @@ const (
 	afInet        = 2
 	afInet6       = 10
 	afNetlink     = 16
+	afVsock       = 40
 	sockStream    = 1
 	sockDgram     = 2
 	sockTypeMask  = 0xf // SOCK_TYPE_MASK: drops SOCK_NONBLOCK, SOCK_CLOEXEC
@@ -50,6 +51,7 @@ const (
 	groupFamilies = "net-families"
 	groupFastOpen = "tcp-fastopen"
 	groupUDP      = "udp"
+	groupVsock    = "vsock"
 )
 
 // netGroups are the groups Network can add, in their stable order. The
@@ -78,6 +80,11 @@ var netGroups = []Group{
 		Errno: eOpNotSupp,
 	},
 	{
+		Name:        groupVsock,
+		Description: "socket(AF_VSOCK), in every profile: hypervisor sockets are in no network namespace, so the host's vsock listeners and the hypervisor (CID 2) would stay reachable with the network unshared",
+		Errno:       eAFNoSupport,
+	},
+	{
 		Name:        groupUDP,
 		Description: "socket(AF_INET/AF_INET6, SOCK_DGRAM): UDP, UDP-Lite and ICMP ping sockets (network.udp: false)",
 		Errno:       eACCES,
@@ -92,11 +99,11 @@ func NetGroups() []Group {
 	return out
 }
 
-// groups returns the net groups n puts in force.
+// groups returns the net groups n puts in force: vsock always.
 func (n Network) groups() []Group {
 	var out []Group
 	for _, g := range netGroups {
-		if (g.Name == groupUDP && n.NoUDP) || (g.Name != groupUDP && n.TCPOnly) {
+		if g.Name == groupVsock || (g.Name == groupUDP && n.NoUDP) || (g.Name != groupUDP && g.Name != groupVsock && n.TCPOnly) {
 			out = append(out, g)
 		}
 	}
@@ -106,7 +113,7 @@ func (n Network) groups() []Group {
 // socketArgNames names the socket(2) constants the disassembler shows,
 // per argument.
 var socketArgNames = map[int]map[uint32]string{
-	0: {afUnix: "AF_UNIX", afInet: "AF_INET", afInet6: "AF_INET6", afNetlink: "AF_NETLINK"},
+	0: {afUnix: "AF_UNIX", afInet: "AF_INET", afInet6: "AF_INET6", afNetlink: "AF_NETLINK", afVsock: "AF_VSOCK"},
 	1: {sockStream: "SOCK_STREAM", sockDgram: "SOCK_DGRAM"},
 	2: {ipprotoIP: "IPPROTO_IP (0)", ipprotoTCP: "IPPROTO_TCP"},
 }
@@ -115,9 +122,6 @@ var socketArgNames = map[int]map[uint32]string{
 // holding the syscall number. A call that is not socket(2) falls through
 // to the next instruction; socket(2) ends in "allow" or an errno label.
 func emitSocket(p *asm, a *archInfo, n Network, errLabel func(syscall.Errno) string, errnoOf func(Group) syscall.Errno) error {
-	if !n.TCPOnly && !n.NoUDP {
-		return nil
-	}
 	nr, ok := a.nr["socket"]
 	if !ok {
 		return fmt.Errorf("seccomp: internal error: no number for socket on %s", a.name)
@@ -128,6 +132,12 @@ func emitSocket(p *asm, a *archInfo, n Network, errLabel func(syscall.Errno) str
 	}
 	p.jump(opJeqK, nr, "", "socket.end")
 	p.ld(offArgs) // family
+	if !n.TCPOnly && !n.NoUDP {
+		p.jump(opJeqK, afVsock, deny[groupVsock], "allow") // the rest: allowed
+		p.mark("socket.end")
+		return nil
+	}
+	p.jump(opJeqK, afVsock, deny[groupVsock], "")
 	p.jump(opJeqK, afInet, "socket.inet", "")
 	if n.TCPOnly {
 		p.jump(opJeqK, afInet6, "socket.inet", "")

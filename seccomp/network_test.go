@@ -14,13 +14,13 @@ const (
 	ipprotoUDP    = 17
 	ipprotoSCTP   = 132
 	ipprotoMPTCP  = 262
-	afVsock       = 40
 	afSMC         = 43
 	afPacket      = 17
 )
 
-// TestNetworkSocket: the socket(2) verdicts of every Network setting,
-// including the SOCK_NONBLOCK/SOCK_CLOEXEC flags masked off the type.
+// TestNetworkSocket: the socket(2) verdicts of every Network setting
+// (none included: AF_VSOCK is refused in every profile), including the
+// SOCK_NONBLOCK/SOCK_CLOEXEC flags masked off the type.
 func TestNetworkSocket(t *testing.T) {
 	allow := uint32(retAllow)
 	noProto, noFamily, noUDP := errnoAction(eProtoNoSupp), errnoAction(eAFNoSupport), errnoAction(eACCES)
@@ -48,7 +48,7 @@ func TestNetworkSocket(t *testing.T) {
 		"high bits of family": {1<<32 | afInet, sockStream, ipprotoMPTCP, noProto, allow},
 	}
 	for _, arch := range Arches() {
-		for _, net := range []Network{{TCPOnly: true}, {NoUDP: true}, {TCPOnly: true, NoUDP: true}} {
+		for _, net := range []Network{{}, {TCPOnly: true}, {NoUDP: true}, {TCPOnly: true, NoUDP: true}} {
 			p, err := BuildNetwork(arch, nil, net)
 			if err != nil {
 				t.Fatal(err)
@@ -60,6 +60,9 @@ func TestNetworkSocket(t *testing.T) {
 				}
 				if net.NoUDP && k.noUDP != allow {
 					want = k.noUDP
+				}
+				if k.family == afVsock {
+					want = noFamily // in every profile
 				}
 				expect(t, arch+" "+name+" "+strings.Join(p.Blocked[len(p.Blocked)-len(net.groups()):], "+"),
 					call(t, p, "socket", k.family, k.typ, k.proto), want)
@@ -103,8 +106,8 @@ func TestNetworkNone(t *testing.T) {
 			t.Errorf("%s: Network{} changes the program", arch)
 		}
 		p, _ := BuildNetwork(arch, []string{"ptrace"}, Network{TCPOnly: true, NoUDP: true})
-		want := []string{groupTCPOnly, groupFamilies, groupFastOpen, groupUDP}
-		if got := p.Blocked[len(p.Blocked)-4:]; !slices.Equal(got, want) || slices.Contains(p.Blocked, "ptrace") {
+		want := []string{groupTCPOnly, groupFamilies, groupFastOpen, groupVsock, groupUDP}
+		if got := p.Blocked[len(p.Blocked)-5:]; !slices.Equal(got, want) || slices.Contains(p.Blocked, "ptrace") {
 			t.Errorf("%s: blocked %v", arch, p.Blocked)
 		}
 	}

@@ -123,9 +123,21 @@ var probes = map[string]probe{
 	"ptrace":            sys(unix.SYS_PTRACE, unix.PTRACE_PEEKDATA, 0, 0, 0),
 	"process_vm_readv":  onSelf(unix.SYS_PROCESS_VM_READV),
 	"process_vm_writev": onSelf(unix.SYS_PROCESS_VM_WRITEV),
+	// pidfd_getfd: a bad pidfd (EBADF).
+	"pidfd_getfd": sys(unix.SYS_PIDFD_GETFD, badFD, 0, 0),
 
 	"perf_event_open": sys(unix.SYS_PERF_EVENT_OPEN, 0, 0, badFD, badFD, 0),
-	"bpf":             sys(unix.SYS_BPF, 0xffff, 0, 0),
+
+	// vsock (a network group, in every profile): a hypervisor socket,
+	// closed at once (EAFNOSUPPORT outside too on a kernel without vsock).
+	"vsock": func() (unix.Errno, error) {
+		fd, _, e := unix.Syscall(unix.SYS_SOCKET, unix.AF_VSOCK, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if e == 0 {
+			unix.Close(int(fd))
+		}
+		return e, nil
+	},
+	"bpf": sys(unix.SYS_BPF, 0xffff, 0, 0),
 	"userfaultfd": func() (unix.Errno, error) {
 		fd, _, e := unix.Syscall(unix.SYS_USERFAULTFD, unix.O_CLOEXEC|uffdUserModeOnly, 0, 0)
 		if e == 0 {
