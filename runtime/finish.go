@@ -109,10 +109,16 @@ func pidfdExited(pidfd int, d time.Duration) bool {
 // and bwrap wrote before bwrap exited is already in the pipe.
 func (r *runner) drain() {
 	r.errR.SetReadDeadline(time.Now())
+	if r.outR != nil {
+		r.outR.SetReadDeadline(time.Now())
+	}
 	if r.fds.status != nil {
 		r.readStatus()
 	}
 	<-r.copyDone
+	if r.outDone != nil {
+		<-r.outDone
+	}
 }
 
 // readStatus reads the --json-status-fd documents once bwrap has exited

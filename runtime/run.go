@@ -34,7 +34,10 @@ var ForwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // Stdio is the command's standard streams. A nil stream is /dev/null.
 //
 // Stdin and Stdout are handed to bwrap (and so to the command) as they
-// are. Stderr is interposed: the command writes to a pipe that Run copies
+// are, unless they are a file, a directory or a block device: those the
+// command could reopen through /proc/self/fd on the host's mount, so
+// they are interposed with a pipe the runtime copies (stdiopipe.go).
+// Stderr is always interposed: the command writes to a pipe that Run copies
 // to Stderr, keeping the last few kilobytes so that bwrap's own "bwrap:"
 // message can be reported when the sandbox cannot be set up. When Stdout
 // and Stderr are the same file (2>&1) and not a terminal, both streams go
@@ -185,6 +188,13 @@ type runner struct {
 	merged                bool     // stdout goes through the pipe too
 	tail                  tailBuffer
 	copyDone              chan struct{}
+	// childStdio are the sandbox's ends of the interposed stdin and
+	// stdout pipes (stdiopipe.go), closed here once bwrap has started;
+	// outR, outDst and outDone the runtime's copy of stdout.
+	childStdio []*os.File
+	outR       *os.File
+	outDst     *os.File
+	outDone    chan struct{}
 
 	fds          *fdSet
 	bwrapPID     int
@@ -328,7 +338,7 @@ func (r *runner) cleanup() {
 	if r.fds != nil {
 		r.fds.closeAll()
 	}
-	for _, f := range []*os.File{r.errR, r.errW} {
+	for _, f := range append([]*os.File{r.errR, r.errW, r.outR}, r.childStdio...) {
 		if f != nil {
 			f.Close()
 		}

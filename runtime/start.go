@@ -80,8 +80,16 @@ func (r *runner) start(argv []string) (unlock func(), err error) {
 	r.fds.closeChild()
 	r.errW.Close()
 	r.errW = nil
+	for _, f := range r.childStdio {
+		f.Close()
+	}
+	r.childStdio = nil
 	r.copyDone = make(chan struct{})
 	go r.copyStderr(r.merged)
+	if r.outR != nil {
+		r.outDone = make(chan struct{})
+		go r.copyStdout()
+	}
 	return unlock, nil
 }
 

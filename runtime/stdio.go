@@ -47,7 +47,10 @@ func (r *runner) openStdio(s Stdio) error {
 		return err
 	}
 	r.merged = sameFile(r.stdout, r.stderr) && !isTerminal(r.stderr)
-	return nil
+	if err := r.interposeStdin(); err != nil {
+		return err
+	}
+	return r.interposeStdout()
 }
 
 // copyStderr copies the interposed pipe to the caller's stream, keeping
@@ -70,8 +73,15 @@ func (r *runner) copyStderr(toStdout bool) {
 			}
 		}
 	}
+	pump(r.errR, buf, emit)
+}
+
+// pump reads src into buf and hands each read to emit until EOF or an
+// error; after a past read deadline (drain), it takes what is still
+// buffered without waiting, and returns.
+func pump(src *os.File, buf []byte, emit func([]byte)) {
 	for {
-		n, err := r.errR.Read(buf)
+		n, err := src.Read(buf)
 		if n > 0 {
 			emit(buf[:n])
 		}
@@ -80,8 +90,8 @@ func (r *runner) copyStderr(toStdout bool) {
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			// Final non-blocking pass over what is already buffered.
-			r.errR.SetReadDeadline(time.Time{})
-			if rc, err := r.errR.SyscallConn(); err == nil {
+			src.SetReadDeadline(time.Time{})
+			if rc, err := src.SyscallConn(); err == nil {
 				_ = rc.Read(func(fd uintptr) bool {
 					for {
 						n, err := unix.Read(int(fd), buf)

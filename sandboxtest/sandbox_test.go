@@ -76,6 +76,7 @@ var scenarios = []scenario{
 	{"H9_protected_entries", testProtectedEntries},
 	{"invocation_trust", testInvocationTrust},
 	{"H5_env_secrets", testEnvSecrets},
+	{"S_stdio_reopen", testStdioReopen},
 	{"H7_credential_files", testCredentialFiles},
 	{"H7_second_mount", testSecondMount},
 	{"H4_hide_tracked_by_git", testHideTracked},
