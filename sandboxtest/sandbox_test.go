@@ -104,6 +104,8 @@ var scenarios = []scenario{
 	{"H10_home_allow", testHomeAllow},
 	{"H10_cwd_left_out_refused", testCwdLeftOutRefused},
 	{"H10_symlinked_dotfile", testSymlinkedDotfile},
+	{"H10_denied_chain_relink", testDeniedChainRelink},
+	{"H10_startup_chain_dangling", testStartupChainDangling},
 	{"H10_pip_npm_cache", testPipNpmCache},
 	{"H10_allow_inside_denied", testAllowInsideDenied},
 }
