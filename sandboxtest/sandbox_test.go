@@ -106,6 +106,7 @@ var scenarios = []scenario{
 	{"H10_symlinked_dotfile", testSymlinkedDotfile},
 	{"H10_denied_chain_relink", testDeniedChainRelink},
 	{"H10_startup_chain_dangling", testStartupChainDangling},
+	{"H10_hf_stored_tokens", testHFStoredTokens},
 	{"H10_pip_npm_cache", testPipNpmCache},
 	{"H10_allow_inside_denied", testAllowInsideDenied},
 }
