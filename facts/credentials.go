@@ -42,7 +42,11 @@ var CredentialStores = []string{
 	".config/hcloud",
 	".oci",
 	".yarnrc.yml", // npmAuthToken
-	".cache/huggingface/token", ".huggingface/token",
+	// Hugging Face: huggingface_hub keeps the active token in token and
+	// every named one (hf auth login --token … --add-to-git-credential,
+	// hf auth switch) in stored_tokens.
+	".cache/huggingface/token", ".cache/huggingface/stored_tokens",
+	".huggingface/token", ".huggingface/stored_tokens",
 	// Other AI agents' own logins.
 	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
 	".claude.json",           // Claude Code's settings, with its API key

@@ -125,3 +125,25 @@ func TestXDGRelocated(t *testing.T) {
 		t.Errorf("recorded: %v", cp)
 	}
 }
+
+// TestHuggingFaceTokens: huggingface_hub's active token and its named
+// tokens (stored_tokens), in ~/.cache/huggingface and the legacy
+// ~/.huggingface, are credential stores, hidden at HF_HOME too.
+func TestHuggingFaceTokens(t *testing.T) {
+	for _, name := range []string{".cache/huggingface/token", ".cache/huggingface/stored_tokens", ".huggingface/token", ".huggingface/stored_tokens"} {
+		if !slices.Contains(CredentialStores, name) {
+			t.Errorf("%s is not a credential store", name)
+		}
+	}
+	tree := Tree{"/home/u/proj": {Kind: "dir"}, "/data/hf/stored_tokens": {Kind: "file"}}
+	h := &Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj",
+		Env: map[string]string{"HF_HOME": "/data/hf"}}
+	hidden := map[string]bool{}
+	for _, name := range CredentialStores {
+		hidden[name] = true
+	}
+	f := Gather(h, &settings.Settings{}, &profile.Profile{HiddenHome: hidden})
+	if !slices.ContainsFunc(f.Hidden, func(x Hidden) bool { return x.Path == "/data/hf/stored_tokens" && x.Kind == "file" }) {
+		t.Errorf("HF_HOME's stored_tokens is not hidden: %v", f.Hidden)
+	}
+}

@@ -81,6 +81,12 @@ type Facts struct {
 	Masks      []Mask      `json:"masks"`
 	Exceptions []Exception `json:"exceptions"`
 
+	// HomeChains are the home paths the host reads or runs (denied,
+	// allowed and start-up entries) whose symlink chain passes through a
+	// link in the writable set, or ends at an absent path there (H10,
+	// refused).
+	HomeChains []HomeChain `json:"home_chains"`
+
 	// CreatableDenied are absent denied paths a command could create on
 	// the host (refused by the policy), at most maxCreatable.
 	CreatableDenied []CreatableDenied `json:"creatable_denied"`
@@ -333,6 +339,7 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.settle(cwdWritable)
 	f.HiddenPresent = hiddenPresent(f.Hidden)
 	f.CreatableDenied = creatableDenied(f, p.CwdWritable)
+	f.HomeChains = g.homeChains(f, p.CwdWritable, protectAllow(s))
 	f.Tracked = g.trackedHidden(s, f, h.Home)
 	relate(f)
 	return f

@@ -156,6 +156,17 @@ func Resolve(fsys FS, p string) (real string, hasLink bool, err error) {
 // resolveLinks is Resolve for a path with a symlink on the way (or one
 // that is not clean): component by component, following each link.
 func resolveLinks(fsys FS, p string) (real string, hasLink bool, err error) {
+	real, _, hasLink, err = walkChain(fsys.Lstat, p, nil)
+	return real, hasLink, err
+}
+
+// walkChain resolves p component by component, as the kernel does,
+// looking at each path with lstat, and calls link (when not nil) for
+// each symlink it passes (followed: a link was followed before it). It
+// returns where the chain ends (the part past an absent component, or
+// past a file in the middle, appended unresolved), whether it ends at
+// an absent path, and whether any link was followed.
+func walkChain(lstat func(string) Stat, p string, link func(at string, followed bool)) (end string, missing, followed bool, err error) {
 	links := 0
 	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	cur := "/"
@@ -170,15 +181,18 @@ func resolveLinks(fsys FS, p string) (real string, hasLink bool, err error) {
 			continue
 		}
 		next := path.Join(cur, name)
-		st := fsys.Lstat(next)
+		st := lstat(next)
 		switch st.Kind {
 		case invocation.KindAbsent:
-			return path.Join(append([]string{next}, rest...)...), hasLink, nil
+			return path.Join(append([]string{next}, rest...)...), true, followed, nil
 		case invocation.KindSymlink:
-			hasLink = true
+			if link != nil {
+				link(next, followed)
+			}
+			followed = true
 			links++
 			if links > maxLinks {
-				return "", true, errors.New("too many levels of symbolic links")
+				return "", false, true, errors.New("too many levels of symbolic links")
 			}
 			t := st.Target
 			if !path.IsAbs(t) {
@@ -189,12 +203,12 @@ func resolveLinks(fsys FS, p string) (real string, hasLink bool, err error) {
 		default:
 			if len(rest) > 0 && st.Kind != invocation.KindDir {
 				// A file in the middle of the path: the rest cannot exist.
-				return path.Join(append([]string{next}, rest...)...), hasLink, nil
+				return path.Join(append([]string{next}, rest...)...), false, followed, nil
 			}
 			cur = next
 		}
 	}
-	return cur, hasLink, nil
+	return cur, false, followed, nil
 }
 
 // KindAt returns the kind of p after resolving every symlink.

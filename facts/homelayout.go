@@ -57,10 +57,6 @@ type HomeLayout struct {
 	// Dangling are allowed symlink entries whose target is left out or
 	// hidden: a warning each.
 	Dangling []string `json:"dangling"`
-	// WritableLinks are links on the symlink chain of an allowed entry
-	// (past the entry itself) that lie in the writable set: a command
-	// could re-point them. Refused (H10).
-	WritableLinks []string `json:"writable_links"`
 	// CredentialURLs are the lines of allowed configuration files that
 	// hold a URL with credentials (warned; never the value).
 	CredentialURLs []CredentialURL `json:"credential_urls"`

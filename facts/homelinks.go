@@ -7,7 +7,6 @@ package facts
 
 import (
 	"path"
-	"slices"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
@@ -24,8 +23,8 @@ const maxLinkHops = 40
 // roots (the working directory, read-write binds at their own path): it
 // is kept read-only like an H9 entry, its parents pinned. A link further
 // on the chain inside a writable root cannot be kept (a bind onto a
-// symlink mounts at its target, or bwrap refuses it): it goes in
-// HomeLayout.WritableLinks, and policy rule H10 refuses the layout.
+// symlink mounts at its target, or bwrap refuses it): homeChains lists
+// it, and policy rule H10 refuses the layout.
 func (g *gatherer) homeLinkTargets(f *Facts, cwdWritable bool) []Protected {
 	l := f.HomeLayout
 	if !l.Active() {
@@ -69,9 +68,6 @@ func (g *gatherer) homeLinkTargets(f *Facts, cwdWritable bool) []Protected {
 			if st.Kind != invocation.KindSymlink {
 				add(cur)
 				break
-			}
-			if _, inRoot := rootOf(cur); hop > 0 && inRoot && !slices.Contains(l.WritableLinks, cur) {
-				l.WritableLinks = append(l.WritableLinks, cur) // replacing it would redirect the entry
 			}
 			t := st.Target
 			if !path.IsAbs(t) {

@@ -10,7 +10,7 @@ layout := input.facts.home_layout
 # could start there (and binding it would show what the layout hides).
 # METADATA
 # title: "The home directory's allowlist layout: only non-dot entries and allowed dot entries are visible, and no command creates a denied path on the host."
-# description: "HOME is a fresh tmpfs with its non-dot entries bound back and only the allowed dot entries (a built-in list of shell rc files and toolchains, the PATH directories under HOME, home.allow) bound back read-only; denied paths inside them stay masked. A working directory or bind inside an entry the layout leaves out, or a writable directory where a command could create an absent denied path, is refused: add the entry to home.allow, use the allowlist layout, or narrow the working directory."
+# description: "HOME is a fresh tmpfs with its non-dot entries bound back and only the allowed dot entries (a built-in list of shell rc files and toolchains, the PATH directories under HOME, home.allow) bound back read-only; denied paths inside them stay masked. A working directory or bind inside an entry the layout leaves out, or a writable directory where a command could create an absent denied path, is refused: add the entry to home.allow, use the allowlist layout, or narrow the working directory. So is, in both layouts, a home path the host reads or runs (a denied entry, an allowed entry, an H9 start-up name) whose symlink chain passes through a link in the writable set or ends at a missing path there: point it straight at the final target, or create the target first."
 # custom:
 #   id: H10
 #   name: HomeLayout
@@ -51,9 +51,50 @@ deny contains object.union(v("H10", sprintf("%s has more entries than the home l
 	some d in layout.truncated
 }
 
-deny contains object.union(v("H10", sprintf("%s is a symlink inside the writable set on the symlink chain of an allowed home entry: a command could re-point it and change what the host's shells and tools read; point the home entry at the final target, or move the link out of the writable directory", [p]), []), {"host": true}) if {
-	some p in layout.writable_links
+# A home path the host reads or runs (a denied entry, masked at its
+# target; an allowed entry; a start-up name, shown or not) whose symlink
+# chain passes through a link in the writable set, or ends at an absent
+# path there: a command could re-point the link or create the path, and
+# the host would read what it chose. A bind can keep neither in place.
+deny contains v("H10", chain_msg(c), chain_key(c)) if {
+	some c in input.facts.home_chains
+	not c.allowed
 }
+
+warn contains v("H10", sprintf("%s (protect.allow names it: left so)", [chain_msg(c)]), chain_key(c)) if {
+	some c in input.facts.home_chains
+	c.allowed
+}
+
+chain_key(c) := ["cwd"] if c.bind_index == -1
+
+chain_key(c) := ["binds", c.bind_index] if c.bind_index >= 0
+
+chain_where(c) := sprintf("the writable directory %s", [c.root]) if c.bind_index == -1
+
+chain_where(c) := sprintf("this read-write bind %s", [c.root]) if c.bind_index >= 0
+
+chain_what(c) := sprintf("the denied home path %s (hidden in the sandbox, its mask at the chain's present end)", [c.entry]) if c.why == "denied"
+
+chain_what(c) := sprintf("the allowed home entry %s", [c.entry]) if c.why == "allowed"
+
+chain_what(c) := sprintf("the start-up entry %s (the host's shells, session or tools run it)", [c.entry]) if c.why == "start-up"
+
+chain_fix(c) := sprintf("point %s straight at the final target, move the link out of the writable directory, or %s", [c.entry, chain_narrow(c)]) if not c.missing
+
+chain_fix(c) := sprintf("create the target first (it is then bound read-only), point %s elsewhere, or %s%s", [c.entry, chain_narrow(c), chain_allow(c)]) if c.missing
+
+chain_narrow(c) := "use a working directory that does not hold it" if c.bind_index == -1
+
+chain_narrow(c) := "bind it read-only or bind a narrower directory" if c.bind_index >= 0
+
+chain_allow(c) := sprintf(" (or name %s in protect.allow to accept it)", [trim_prefix(c.entry, concat("", [input.facts.home, "/"]))]) if c.why == "start-up"
+
+chain_allow(c) := "" if c.why != "start-up"
+
+chain_msg(c) := sprintf("%s is a symlink inside %s on the symlink chain of %s: a command could re-point it, and the host would read what it chose; %s", [c.path, chain_where(c), chain_what(c), chain_fix(c)]) if not c.missing
+
+chain_msg(c) := sprintf("the symlink chain of %s ends at %s, which does not exist and lies inside %s: a command could create it, and the host would read or run it later; %s", [chain_what(c), c.path, chain_where(c), chain_fix(c)]) if c.missing
 
 warn contains object.union(v("H10", sprintf("%s is allowed but is a symlink to a path the home layout leaves out or hides: it dangles in the sandbox", [p]), []), {"host": true}) if {
 	some p in layout.dangling

@@ -22,7 +22,7 @@ import (
 // (the rest are directories holding a file m).
 var deniedFiles = []string{".netrc", ".npmrc", ".pypirc", ".pgpass", ".env", ".git-credentials",
 	".config/git/credentials", ".cargo/credentials", ".cargo/credentials.toml", ".m2/settings.xml",
-	".gradle/gradle.properties", ".cache/huggingface/token"}
+	".gradle/gradle.properties", ".cache/huggingface/token", ".cache/huggingface/stored_tokens"}
 
 // cacheDenied are the denied paths inside ~/.cache, which the layout
 // allows: browser and mail caches, the Hugging Face token, git's
