@@ -27,7 +27,7 @@ type seccompGroup struct {
 
 // knownNames is the "known" section, built once.
 var knownNames = func() known {
-	k := known{ProtectNames: append(append([]string(nil), facts.ProtectedNames...), "core.hooksPath", facts.AllowPastBound)}
+	k := known{ProtectNames: append(append([]string(nil), facts.ProtectedNames...), "core.hooksPath", facts.AllowPath, facts.AllowPastBound)}
 	for _, g := range seccomp.Groups() {
 		rw := g.RelaxWith
 		if rw == nil {

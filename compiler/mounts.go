@@ -164,6 +164,8 @@ func (e *emitter) protections() []hostBind {
 			rel += " (a git pointer to the configuration and hooks git runs)"
 		case facts.PythonHookName:
 			rel += " (a python start-up hook: every python with this home runs it)"
+		case facts.AllowPath:
+			rel += " (a directory on PATH: the host's shells run what is there)"
 		case facts.HomeLinkTarget:
 			rel += " (on the symlink chain of an allowed home entry: the host's shells and tools read it)"
 		}

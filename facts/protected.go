@@ -138,6 +138,21 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 			out = append(out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
 				Symlink: pp.HasLink, Allowed: allow[name]})
 		}
+		// The directories on PATH inside the root: what a command plants
+		// there runs in the user's next host shell.
+		for _, d := range g.pathDirsIn(h, r.dir) {
+			if seen[d] || isRoot[d] {
+				continue
+			}
+			seen[d] = true
+			if !allow[AllowPath] {
+				looked = append(looked, d)
+			}
+			if pp := g.path(d); pp.Kind == invocation.KindDir {
+				out = append(out, Protected{Name: AllowPath, Root: r.dir, BindIndex: r.index, Path: d, Kind: pp.Kind,
+					Symlink: pp.HasLink, Allowed: allow[AllowPath]})
+			}
+		}
 		py, pyLooked := g.pythonHooks(r.dir, r.index, homes, seen)
 		out, looked = append(out, py...), append(looked, pyLooked...)
 		// Hooks kept in the worktree through core.hooksPath (husky and

@@ -112,6 +112,7 @@ var scenarios = []scenario{
 	{"H10_pip_npm_cache", testPipNpmCache},
 	{"H10_allow_inside_denied", testAllowInsideDenied},
 	{"H10_passwd_home", testPasswdHome},
+	{"H9_path_dirs_protected", testPathDirsProtected},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file
