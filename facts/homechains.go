@@ -11,6 +11,7 @@ package facts
 
 import (
 	"path"
+	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
@@ -92,8 +93,13 @@ func (g *gatherer) homeChains(f *Facts, cwdWritable bool, allow map[string]bool)
 			add(start{entry: h.Entry, why: HomeChainDenied})
 		}
 	}
+	homeLinked := g.path(f.Home).HasLink
 	for _, name := range ProtectedNames {
-		add(start{entry: path.Join(f.Home, name), why: HomeChainStartup, allowed: allow[name]})
+		// The common case costs one lookup a name: absent, or no link on
+		// the way (below a home with no link on its own way).
+		if homeLinked || linkBelow(g.fs.Lstat, f.Home, name) {
+			add(start{entry: path.Join(f.Home, name), why: HomeChainStartup, allowed: allow[name]})
+		}
 	}
 	if l.Active() {
 		for _, e := range l.Entries {
@@ -133,4 +139,22 @@ func (g *gatherer) homeChains(f *Facts, cwdWritable bool, allow map[string]bool)
 		}
 	}
 	return out
+}
+
+// linkBelow reports whether a symlink lies on the way from dir (with no
+// link on its own way) to dir/name, looking at name's components in
+// turn: it stops at the first that is absent or not a directory.
+func linkBelow(lstat func(string) Stat, dir, name string) bool {
+	p := dir
+	for _, c := range strings.Split(name, "/") {
+		p = path.Join(p, c)
+		switch lstat(p).Kind {
+		case invocation.KindSymlink:
+			return true
+		case invocation.KindDir:
+		default:
+			return false
+		}
+	}
+	return false
 }
