@@ -21,6 +21,7 @@ var SecretNameRules = []string{
 	"*_URL, *_URI, *_DSN and *_CONNECTION_STRING of a database or broker (a word DATABASE, DB, REDIS, MONGO, MONGODB, POSTGRES, POSTGRESQL, PG, MYSQL, MARIADB, SQL, AMQP, RABBITMQ, BROKER, CELERY, SQLALCHEMY)",
 	"OP_SESSION_* (1Password CLI sessions)",
 	"TF_VAR_*, NPM_CONFIG_* and PULUMI_CONFIG_* whose rest matches one of the above",
+	"a word PRIVKEY, PASSKEY, PASSCODE, MNEMONIC, SEEDPHRASE, MASTERKEY, LICENSEKEY, STOREPASS or KEYPASS (or ending in PRIVKEY, STOREPASS, MASTERKEY, PASSCODE: ETH_PRIVKEY, KEYSTOREPASS); PRIVATE as the last word or before DATA, PEM, JSON, … (RSA_PRIVATE, PRIVATE_PEM); SEED before PHRASE or with TOTP, HOTP, OTP, MFA, 2FA, WALLET (TOTP_SEED); REFRESH with OAUTH",
 	"each rule also with digits after the word (GITHUB_TOKEN2, OPENAI_API_KEY_2, DB_PASSWORD1)",
 }
 
@@ -32,6 +33,8 @@ var SecretNames = []string{
 	"PASSWORD", "PASSWD", "PASSPHRASE", "DATABASE_URL", "REDIS_URL", "MONGODB_URI", "MONGO_URL", "MONGO_URI",
 	"GOOGLE_APPLICATION_CREDENTIALS", "DOCKER_AUTH_CONFIG", "BW_SESSION", "PGPASSFILE",
 	"ANSIBLE_VAULT_PASSWORD_FILE", "VAULT_TOKEN", "KUBECONFIG",
+	"KEY", "PASS", "PGPASS", "ID_RSA", "ID_ED25519", "ID_ECDSA", "ID_DSA", "DOCKERCONFIGJSON", "KUBECONFIG_DATA",
+	"KUBECONFIG_CONTENT", "DOCKER_CONFIG_JSON",
 }
 
 // maxNameWords bounds the words SecretName looks at; a longer name is
@@ -136,14 +139,16 @@ func joinWords(w []string) string {
 func secretWord(x string) bool {
 	switch x {
 	case "TOKEN", "TOKENS", "SECRET", "SECRETS", "CREDENTIAL", "CREDENTIALS", "CRED", "CREDS", "COOKIE", "COOKIES",
-		"PASSWORD", "PASSWORDS", "PASSWD", "PASSPHRASE", "APIKEY", "BEARER", "JWT":
+		"PASSWORD", "PASSWORDS", "PASSWD", "PASSPHRASE", "APIKEY", "BEARER", "JWT",
+		"PRIVKEY", "PASSKEY", "PASSCODE", "MNEMONIC", "SEEDPHRASE", "MASTERKEY", "LICENSEKEY", "STOREPASS", "KEYPASS":
 		return true
 	}
 	return false
 }
 
 var secretWordSuffixes = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY",
-	"SECRETKEY", "PRIVATEKEY", "ACCESSKEY", "AUTHKEY", "SIGNINGKEY", "ENCRYPTIONKEY"}
+	"SECRETKEY", "PRIVATEKEY", "ACCESSKEY", "AUTHKEY", "SIGNINGKEY", "ENCRYPTIONKEY",
+	"PRIVKEY", "STOREPASS", "MASTERKEY", "PASSCODE"}
 
 // trimDigits drops the digits that end a word of letters (TOKEN2 → TOKEN,
 // KEY01 → KEY); a word of digits alone, or with none, is returned as it is.
@@ -258,6 +263,42 @@ func secretWords(w []string) bool {
 	}
 	for i := 0; i+1 < n; i++ {
 		if w[i] == "KEY" && (keyMaterial(w[i+1]) || qualified && w[i+1] == "ID") {
+			return true
+		}
+		if w[i] == "PRIVATE" && keyMaterial(w[i+1]) { // PRIVATE_PEM
+			return true
+		}
+	}
+	if last == "PRIVATE" { // RSA_PRIVATE, SSH_PRIVATE
+		return true
+	}
+	for i, x := range w {
+		if x == "SEED" && (i+1 < n && w[i+1] == "PHRASE" || seedQualified(w)) { // TOTP_SEED, SEED_PHRASE
+			return true
+		}
+		if x == "REFRESH" && slicesContainsWord(w, "OAUTH") { // OAUTH_REFRESH
+			return true
+		}
+	}
+	return false
+}
+
+// seedQualified reports whether a name with a word SEED names a secret
+// seed (a one-time-password or wallet seed), not a random seed.
+func seedQualified(w []string) bool {
+	for _, x := range w {
+		switch x {
+		case "TOTP", "HOTP", "OTP", "MFA", "2FA", "WALLET", "MNEMONIC", "BIP39":
+			return true
+		}
+	}
+	return false
+}
+
+// slicesContainsWord reports whether w holds x.
+func slicesContainsWord(w []string, x string) bool {
+	for _, y := range w {
+		if y == x {
 			return true
 		}
 	}
