@@ -72,7 +72,7 @@ type Host struct {
 	HermesHome string `json:"hermes_home"`
 	// ProcessCwd is the directory the process was started in.
 	ProcessCwd string `json:"process_cwd"`
-	// Env holds the values of CAVars, TempVars, CredentialVars, MovedDirs and PATH
+	// Env holds the values of CAVars, TempVars, CredentialVars, MovedDirs, StartupVars and PATH
 	// (the home layout allows its directories under HOME) that are set.
 	Env map[string]string `json:"env"`
 	// EnvNames lists the names (never the values) of the environment
@@ -146,6 +146,11 @@ func FromEnvironment() *Host {
 	for _, v := range runtime.MovedDirs {
 		if val := os.Getenv(v.Name); val != "" {
 			h.Env[v.Name] = val
+		}
+	}
+	for _, v := range StartupVars {
+		if val := os.Getenv(v); val != "" {
+			h.Env[v] = val
 		}
 	}
 	for _, kv := range os.Environ() {

@@ -120,8 +120,15 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 	for _, r := range roots {
 		isRoot[r.dir] = true
 	}
+	relocated := relocatedStartup(h)
 	for _, r := range roots {
-		for _, np := range protectedPaths(r.dir, homes) {
+		nps := protectedPaths(r.dir, homes)
+		for _, np := range relocated {
+			if np[1] != r.dir && Within(np[1], r.dir) {
+				nps = append(nps, np)
+			}
+		}
+		for _, np := range nps {
 			name, p := np[0], np[1]
 			if seen[p] {
 				continue

@@ -72,7 +72,7 @@ var HomeStartupNames = []string{
 // entry of some directory.
 func homeStartupPath(p string) bool {
 	for _, n := range HomeStartupNames {
-		if strings.HasSuffix(p, "/"+n) {
+		if strings.HasSuffix(p, "/"+n) || relocatedSuffix(p, n) {
 			return true
 		}
 	}

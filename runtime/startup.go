@@ -46,9 +46,22 @@ var StartupNames = []string{
 // HomeStartupNames entry of some directory (p ends in "/" + a name).
 func startupPath(p string) bool {
 	for _, n := range StartupNames {
-		if strings.HasSuffix(p, "/"+n) {
+		if strings.HasSuffix(p, "/"+n) || relocatedSuffix(p, n) {
 			return true
 		}
 	}
 	return homeStartupPath(p)
+}
+
+// relocatedSuffix reports whether p ends in name's part below .config or
+// .local/share: where XDG_CONFIG_HOME or XDG_DATA_HOME moves it
+// (~/dots/xdg/systemd/user for .config/systemd/user). Only recorded
+// paths are judged so (the compile recorded them as start-up names).
+func relocatedSuffix(p, name string) bool {
+	for _, dir := range []string{".config/", ".local/share/"} {
+		if rest, ok := strings.CutPrefix(name, dir); ok && strings.HasSuffix(p, "/"+rest) {
+			return true
+		}
+	}
+	return false
 }

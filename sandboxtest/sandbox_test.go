@@ -113,6 +113,7 @@ var scenarios = []scenario{
 	{"H10_allow_inside_denied", testAllowInsideDenied},
 	{"H10_passwd_home", testPasswdHome},
 	{"H9_path_dirs_protected", testPathDirsProtected},
+	{"H9_startup_vars_protected", testStartupVarsProtected},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file
