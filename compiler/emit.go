@@ -157,6 +157,7 @@ func (e *emitter) invocation() *invocation.Invocation {
 		inv.Rlimits.CPUSeconds = clamp(uint64(cpu), f.HardCPU)
 	}
 	inv.Rlimits.NProc = e.nproc()
+	inv.Rlimits.NoFile = e.nofile()
 	inv.Rlimits.TmpBytes = e.tmpBytes()
 	if mb := pr.Defaults.MemoryMB; mb > 0 {
 		inv.Rlimits.MemoryMax = cgroupMemoryFactor * uint64(mb) << 20

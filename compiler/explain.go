@@ -35,6 +35,9 @@ func WriteExplain(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "  RLIMIT_AS    %s\n", limitText(inv.Rlimits.AsBytes, func(v uint64) string { return fmt.Sprintf("%d MiB", v>>20) }))
 	fmt.Fprintf(w, "  RLIMIT_CPU   %s\n", limitText(inv.Rlimits.CPUSeconds, func(v uint64) string { return fmt.Sprintf("%d s", v) }))
 	fmt.Fprintf(w, "  RLIMIT_NPROC %s\n", limitText(inv.Rlimits.NProc, func(v uint64) string { return fmt.Sprintf("%d (max_procs + 2)", v) }))
+	fmt.Fprintf(w, "  RLIMIT_NOFILE %s\n", limitText(inv.Rlimits.NoFile, func(v uint64) string {
+		return fmt.Sprintf("%d per process (the host's file table shared out among max_procs + 2)", v)
+	}))
 	tmp := "/tmp and /dev/shm unbounded (see the warnings)"
 	if v := inv.Rlimits.TmpBytes; v > 0 {
 		tmp = fmt.Sprintf("/tmp and /dev/shm at most %s each (tmp_mb), masks %s; data only, not inodes", sizeText(v), sizeText(maskTmpfsBytes))

@@ -88,6 +88,33 @@ func (e *emitter) nproc() uint64 {
 	return clamp(uint64(mp)+2, e.f.HardNProc)
 }
 
+// Bounds of RLIMIT_NOFILE (nofile).
+const (
+	minNoFile     = 1024
+	maxNoFile     = 65536
+	defaultNoFile = 4096
+	// noFileProcs stands for max_procs when it is not set.
+	noFileProcs = 1024
+)
+
+// nofile is RLIMIT_NOFILE for every process of the sandbox: the host's
+// file table (fs.file-max) shared out so that max_procs + 2 processes at
+// the limit hold at most a quarter of it, between minNoFile and
+// maxNoFile; defaultNoFile when the table's size is unknown. Without it
+// the inherited limit (524,288 on systemd hosts) lets a handful of
+// processes fill the host's table (ENFILE for every user).
+func (e *emitter) nofile() uint64 {
+	fm := e.st.req.Host.FileMax
+	if fm == 0 {
+		return defaultNoFile
+	}
+	procs := uint64(noFileProcs)
+	if mp := e.st.res.Profile.Defaults.MaxProcs; mp > 0 {
+		procs = uint64(mp) + 2
+	}
+	return min(max(fm/(4*procs), minNoFile), maxNoFile)
+}
+
 func clamp(v, hard uint64) uint64 {
 	if v > hard {
 		return hard

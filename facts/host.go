@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +91,10 @@ type Host struct {
 	HardAS    uint64 `json:"hard_as"`
 	HardCPU   uint64 `json:"hard_cpu"`
 	HardNProc uint64 `json:"hard_nproc"`
+	// FileMax is the host's file table size (/proc/sys/fs/file-max; 0:
+	// unknown), which RLIMIT_NOFILE shares out among the sandbox's
+	// processes.
+	FileMax uint64 `json:"file_max,omitempty"`
 	// LandlockABI is the kernel's Landlock ABI version (0: none).
 	LandlockABI int `json:"landlock_abi"`
 	// Arch is the native architecture for seccomp ("x86_64", "aarch64";
@@ -174,6 +179,9 @@ func FromEnvironment() *Host {
 	h.HardAS = hardLimit(unix.RLIMIT_AS)
 	h.HardCPU = hardLimit(unix.RLIMIT_CPU)
 	h.HardNProc = hardLimit(unix.RLIMIT_NPROC)
+	if b, err := os.ReadFile("/proc/sys/fs/file-max"); err == nil {
+		h.FileMax, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	}
 	h.LandlockABI, _ = hostprobe.LandlockABI()
 	h.Cloud = CloudVendor(readDMI)
 	h.Arch, _ = seccomp.NativeArch()

@@ -134,6 +134,9 @@ func (r *runner) applyLimits() error {
 	if err := prlimitClamped(r.pid1, unix.RLIMIT_CPU, l.CPUSeconds); err != nil {
 		return fmt.Errorf("setting RLIMIT_CPU=%d in the sandbox: %w", l.CPUSeconds, err)
 	}
+	if err := prlimitClamped(r.pid1, unix.RLIMIT_NOFILE, l.NoFile); err != nil {
+		return fmt.Errorf("setting RLIMIT_NOFILE=%d in the sandbox: %w", l.NoFile, err)
+	}
 	return nil
 }
 

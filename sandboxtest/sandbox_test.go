@@ -77,6 +77,7 @@ var scenarios = []scenario{
 	{"invocation_trust", testInvocationTrust},
 	{"H5_env_secrets", testEnvSecrets},
 	{"S_stdio_reopen", testStdioReopen},
+	{"S1_nofile", testNoFileLimit},
 	{"H7_credential_files", testCredentialFiles},
 	{"H7_second_mount", testSecondMount},
 	{"H4_hide_tracked_by_git", testHideTracked},

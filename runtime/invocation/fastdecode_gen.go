@@ -145,6 +145,8 @@ func (d *fastDec) decodeRlimits(v *Rlimits) bool {
 			return d.uint(&v.CPUSeconds, 64)
 		case "nproc":
 			return d.uint(&v.NProc, 64)
+		case "nofile":
+			return d.uint(&v.NoFile, 64)
 		case "tmp_bytes":
 			return d.uint(&v.TmpBytes, 64)
 		case "memory_max":

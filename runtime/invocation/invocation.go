@@ -132,6 +132,10 @@ type Rlimits struct {
 	// NProc is RLIMIT_NPROC, set on the sandbox's first process inside its
 	// user namespace (max_procs + 2), so that it counts per namespace.
 	NProc uint64 `json:"nproc"`
+	// NoFile is RLIMIT_NOFILE, set before bwrap starts: open files per
+	// process, so that the sandbox's processes together cannot fill the
+	// host's file table (0: not set, an older invocation).
+	NoFile uint64 `json:"nofile,omitempty"`
 	// TmpBytes is the size bound of /tmp and /dev/shm (tmp_mb; masks get
 	// a smaller one); 0 means they are unbounded, which the compiler
 	// warned about.
