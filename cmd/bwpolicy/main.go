@@ -15,10 +15,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"sort"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	_ "github.com/bwpolicy/bwpolicy/internal/gctune" // the GC, set before the heavy package inits
 )
 
 // Exit codes shared by the subcommands (README, Commands).
@@ -30,12 +30,8 @@ const (
 )
 
 func main() {
-	// A compilation's heap peaks near 30 MB whatever the GC target, so
-	// collecting from Go's 4 MB starting goal only costs start-up time
-	// (BENCHMARKS.md, "Cold compile"). GOGC still wins when set.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	// The garbage collector is set by internal/gctune, before the
+	// packages that allocate most at start-up are initialised.
 	os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
 }
 
