@@ -126,6 +126,20 @@ const WhyProfileHome = "H9 (profile home)"
 func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
 	s := newGitScan(inv, home, now)
 	for _, p := range inv.Preconditions {
+		if p.Kind == invocation.KindSymlink && (p.Why == WhyProtected || p.Why == WhyProfileHome) && startupPath(p.Path) {
+			// A symlinked start-up entry cannot be bound read-only (a
+			// bind lands on its target): a command may replace the link
+			// itself, and what it put there runs on the host.
+			if _, err := os.Lstat(p.Path); err != nil {
+				continue // gone: nothing runs
+			}
+			if t, err := os.Readlink(p.Path); err != nil || t != p.Target {
+				if s.writable(p.Path) {
+					s.setAside(p.Path, "a start-up file the host would run later (H9), a symlink when compiling, replaced")
+				}
+			}
+			continue
+		}
 		if p.Kind != invocation.KindAbsent {
 			continue
 		}

@@ -115,6 +115,7 @@ var scenarios = []scenario{
 	{"H10_passwd_home", testPasswdHome},
 	{"H9_path_dirs_protected", testPathDirsProtected},
 	{"H9_startup_vars_protected", testStartupVarsProtected},
+	{"H9_startup_link_replaced", testStartupLinkReplaced},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file
