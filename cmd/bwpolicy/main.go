@@ -18,7 +18,7 @@ import (
 	"sort"
 
 	"github.com/bwpolicy/bwpolicy/diag"
-	_ "github.com/bwpolicy/bwpolicy/internal/gctune" // the GC, set before the heavy package inits
+	"github.com/bwpolicy/bwpolicy/internal/gctune" // the GC off during the package inits
 )
 
 // Exit codes shared by the subcommands (README, Commands).
@@ -30,8 +30,9 @@ const (
 )
 
 func main() {
-	// The garbage collector is set by internal/gctune, before the
-	// packages that allocate most at start-up are initialised.
+	// internal/gctune kept the collector off while the packages were
+	// initialised; the command's own work gets its target.
+	gctune.Start()
 	os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
 }
 
