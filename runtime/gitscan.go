@@ -296,10 +296,16 @@ func (s *gitScan) writableLexical(p string) bool {
 }
 
 // globals are the user's global git configuration files: their
-// core.hooksPath applies to every repository that sets none.
+// core.hooksPath applies to every repository that sets none. With
+// GIT_CONFIG_GLOBAL set (in bwrun's environment, as in the host git's
+// that runs later), git reads that file instead; one the command wrote
+// with a code key is set aside (config).
 func (s *gitScan) globals() []string {
 	if s.home == "" {
 		return nil
+	}
+	if v := os.Getenv("GIT_CONFIG_GLOBAL"); path.IsAbs(v) {
+		return []string{v} // git reads it instead of both
 	}
 	xdg := path.Join(s.home, ".config")
 	if v := os.Getenv("XDG_CONFIG_HOME"); path.IsAbs(v) {

@@ -14,8 +14,12 @@ import (
 
 // gitEnv is a host git that reads no global or system configuration.
 func gitEnv(home string) []string {
-	return []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "PATH=/usr/bin:/bin", "LC_ALL=C",
+	env := []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "PATH=/usr/bin:/bin", "LC_ALL=C",
 		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b"}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" { // a test that sets it (t.Setenv)
+		env = append(env, "GIT_CONFIG_GLOBAL="+g)
+	}
+	return env
 }
 
 func runGit(t testing.TB, home, dir string, args ...string) string {

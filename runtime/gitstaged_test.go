@@ -208,3 +208,17 @@ func TestScanGitPointerWrittenDistrustsTarget(t *testing.T) {
 		mustWrite(t, filepath.Join(w, ".git", "commondir"), "../../.git/x\n", 0o644)
 	}, cfg, filepath.Join(w, ".git", "commondir"))
 }
+
+// H9: git's global configuration at GIT_CONFIG_GLOBAL, inside the
+// writable set, is checked like a repository's: a code key the command
+// wrote there is set aside (f.attack's control: host git with that
+// variable runs it before the scan).
+func TestScanGitGlobalConfigFromEnv(t *testing.T) {
+	f := newScanFixture(t)
+	f.compiledNow()
+	g := filepath.Join(f.proj, "dots", "gitconfig")
+	t.Setenv("GIT_CONFIG_GLOBAL", g)
+	f.attack(t, f.proj, func() {
+		mustWrite(t, g, "[core]\n\tfsmonitor = \""+f.evil()+"\"\n", 0o644)
+	}, g)
+}
