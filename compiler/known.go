@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/seccomp"
 )
 
@@ -27,7 +28,7 @@ type seccompGroup struct {
 
 // knownNames is the "known" section, built once.
 var knownNames = func() known {
-	k := known{ProtectNames: append(append([]string(nil), facts.ProtectedNames...), "core.hooksPath", facts.AllowPath, facts.AllowPastBound)}
+	k := known{ProtectNames: append(append(append([]string(nil), facts.ProtectedNames...), "core.hooksPath", facts.AllowPath, facts.AllowPastBound, "PYTHONPATH"), runtime.StartupFileVars...)}
 	for _, g := range seccomp.Groups() {
 		rw := g.RelaxWith
 		if rw == nil {

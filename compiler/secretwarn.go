@@ -23,6 +23,9 @@ func (st *state) secretWarnings() {
 	for _, n := range append(f.MountNotes, f.SecretNotes...) {
 		host("H7", n)
 	}
+	for _, n := range f.CodeDirNotes {
+		host("H9", n)
+	}
 	for _, t := range f.Tracked {
 		files := strings.Join(t.Files, ", ")
 		if more := t.Count - len(t.Files); more > 0 {

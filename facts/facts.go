@@ -101,6 +101,9 @@ type Facts struct {
 	// SecretNotes name the shell start-up files hidden for the secret
 	// they hold (file and line, never the value).
 	SecretNotes []string `json:"-"`
+	// CodeDirNotes warn of the directories of runtime.CodeDirVars
+	// (LD_LIBRARY_PATH, PYTHONPATH, …) that lie in the writable set (H9).
+	CodeDirNotes []string `json:"-"`
 	// Tracked are the hidden paths a git repository tracks (their
 	// content stays readable from its objects): a warning each.
 	Tracked []Tracked `json:"-"`
@@ -301,7 +304,8 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s), s.Protect != nil && s.Protect.Git == "read-only")
 	f.Protected = append(f.Protected, g.homeLinkTargets(f, p.CwdWritable)...)
 	f.Protected = append(f.Protected, g.linkedProtected(f, p.CwdWritable, protectAllow(s))...)
-	f.WritableProtected = g.writableProtected(f, p.CwdWritable)
+	f.WritableProtected = g.writableProtected(h, f, p.CwdWritable)
+	f.CodeDirNotes = g.codeDirNotes(h, writableRoots(f, p.CwdWritable))
 	for _, v := range CAVars {
 		if val, ok := h.Env[v]; ok && path.IsAbs(val) {
 			f.CABundles = append(f.CABundles, CABundle{Var: v, Path: g.path(path.Clean(val))})

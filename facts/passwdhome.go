@@ -51,5 +51,19 @@ func (g *gatherer) passwdHome(h *Host, p *profile.Profile) []Hidden {
 	for _, name := range p.HiddenNames() {
 		out = append(out, g.hidden(path.Join(ph, name), SourcePasswdHome))
 	}
+	if p.HideHermesHome {
+		// Its Hermes home, which HOME's .hermes does not name.
+		out = append(out, g.hidden(path.Join(ph, ".hermes"), SourcePasswdHome))
+	}
 	return out
+}
+
+// otherPasswdHome returns the password database's home when HOME names
+// another directory (its start-up files still run at the user's next
+// login: H9 protects them too); "" otherwise.
+func otherPasswdHome(h *Host) string {
+	if h == nil || h.PasswdHome == "" || h.PasswdHome == h.Home {
+		return ""
+	}
+	return h.PasswdHome
 }

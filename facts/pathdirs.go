@@ -10,41 +10,44 @@ package facts
 import (
 	"path"
 	"strings"
-
-	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // AllowPath is the protect.allow name that leaves the directories on
 // PATH writable inside the writable set (with a warning).
 const AllowPath = "PATH"
 
-// pathDirsIn returns the directories on PATH (absolute entries, cleaned,
-// each once, resolved) that lie strictly inside the writable directory
-// root, written so and resolved so (an entry reaching the root only
-// through a symlink elsewhere is not looked at).
+// pathDirsIn returns the directories on PATH (absolute entries, each
+// resolved, unrecorded: a link outside the writable directory leading
+// into it counts; each once) that lie strictly inside the writable
+// directory root.
 func (g *gatherer) pathDirsIn(h *Host, root string) []string {
-	if h == nil {
-		return nil
-	}
 	var out []string
 	seen := map[string]bool{}
-	for _, d := range strings.Split(h.Env["PATH"], ":") {
-		if !path.IsAbs(d) {
-			continue // "" and relative entries follow the current directory: not a place
-		}
-		d = path.Clean(d)
-		if d == root || !Within(d, root) {
-			continue // looked at only inside the root: every other lookup would be a precondition
-		}
-		real := d
-		if pp := g.path(d); !invocation.Missing(pp.Kind) {
-			real = pp.Real
-		}
+	for _, real := range g.pathDirs(h) {
 		if seen[real] || real == root || !Within(real, root) {
 			continue
 		}
 		seen[real] = true
 		out = append(out, real)
+	}
+	return out
+}
+
+// pathDirs returns the absolute entries of PATH, resolved (unrecorded).
+func (g *gatherer) pathDirs(h *Host) []string {
+	if h == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range strings.Split(h.Env["PATH"], ":") {
+		if !path.IsAbs(d) {
+			continue // "" and relative entries follow the current directory: not a place
+		}
+		d = path.Clean(d)
+		if r, _, err := Resolve(g.fs, d); err == nil {
+			d = r
+		}
+		out = append(out, d)
 	}
 	return out
 }

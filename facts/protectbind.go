@@ -2,6 +2,7 @@ package facts
 
 import (
 	"path"
+	"slices"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
@@ -28,7 +29,7 @@ type WritableProtected struct {
 // inside one of the home's protected entries. Each entry is resolved
 // through the file system unrecorded: a symlink made later is the run
 // time scan's to see, not a precondition of every invocation.
-func (g *gatherer) writableProtected(f *Facts, cwdWritable bool) []WritableProtected {
+func (g *gatherer) writableProtected(h *Host, f *Facts, cwdWritable bool) []WritableProtected {
 	type root struct {
 		index int
 		paths []string
@@ -45,15 +46,30 @@ func (g *gatherer) writableProtected(f *Facts, cwdWritable bool) []WritableProte
 	if f.Home == "" || len(roots) == 0 {
 		return nil
 	}
+	homes := []string{f.Home}
+	if ph := otherPasswdHome(h); ph != "" {
+		homes = append(homes, ph)
+	}
 	var out []WritableProtected
-	for _, name := range ProtectedNames {
-		entries := []string{path.Join(f.Home, name)}
-		if real, _, err := Resolve(g.fs, entries[0]); err == nil && real != entries[0] {
-			entries = append(entries, real)
+	for _, home := range homes {
+		for _, name := range ProtectedNames {
+			entries := []string{path.Join(home, name)}
+			if real, _, err := Resolve(g.fs, entries[0]); err == nil && real != entries[0] {
+				entries = append(entries, real)
+			}
+			for _, r := range roots {
+				if e := firstHolding(entries, r.paths); e != "" {
+					out = append(out, WritableProtected{Index: r.index, Name: name, Entry: e})
+				}
+			}
 		}
+	}
+	// A writable directory that is itself on PATH: what a command puts
+	// there, the host's shells run by name.
+	for _, d := range g.pathDirs(h) {
 		for _, r := range roots {
-			if e := firstHolding(entries, r.paths); e != "" {
-				out = append(out, WritableProtected{Index: r.index, Name: name, Entry: e})
+			if slices.Contains(r.paths, d) {
+				out = append(out, WritableProtected{Index: r.index, Name: AllowPath, Entry: d})
 			}
 		}
 	}

@@ -115,12 +115,15 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 	if f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir {
 		homes = append(homes, f.ProfileHome.Real)
 	}
+	if ph := otherPasswdHome(h); ph != "" {
+		homes = append(homes, ph) // its start-up files run at the user's next login
+	}
 	seen := map[string]bool{}
 	isRoot := map[string]bool{}
 	for _, r := range roots {
 		isRoot[r.dir] = true
 	}
-	relocated := relocatedStartup(h)
+	relocated := g.relocatedStartup(h)
 	for _, r := range roots {
 		nps := protectedPaths(r.dir, homes)
 		for _, np := range relocated {

@@ -8,6 +8,7 @@ package facts
 // start-up names are protected there as they are below the home.
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -15,22 +16,33 @@ import (
 )
 
 // StartupVars are the variables besides runtime.MovedDirs that move a
-// start-up file: ZDOTDIR (zsh's rc files) and GIT_CONFIG_GLOBAL (git's
-// global configuration, a file). FromEnvironment reads them.
-var StartupVars = []string{"ZDOTDIR", "GIT_CONFIG_GLOBAL"}
+// start-up file or name one: ZDOTDIR (zsh's rc files),
+// runtime.StartupFileVars (BASH_ENV, GIT_CONFIG_SYSTEM, EDITOR, …) and
+// runtime.CodeDirVars (LD_LIBRARY_PATH, PYTHONPATH, …).
+// FromEnvironment reads them.
+var StartupVars = append(append([]string{"ZDOTDIR"}, runtime.StartupFileVars...), runtime.CodeDirVars...)
 
 // zshNames are the start-up names zsh reads from $ZDOTDIR.
 var zshNames = []string{".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"}
 
-// relocatedStartup returns the (name, path) pairs of ProtectedNames that
-// the environment moves out of the home: below a directory of
-// runtime.MovedDirs (XDG_CONFIG_HOME for .config/..., XDG_DATA_HOME for
-// .local/share/...), zsh's names below ZDOTDIR, and .gitconfig at
-// GIT_CONFIG_GLOBAL. Relative values are ignored (they follow the
-// current directory of whoever reads them).
-func relocatedStartup(h *Host) [][2]string {
+// relocatedStartup returns the (name, path) pairs of start-up files the
+// environment names outside the home: ProtectedNames below a directory
+// of runtime.MovedDirs (XDG_CONFIG_HOME for .config/..., XDG_DATA_HOME
+// for .local/share/...), zsh's names below ZDOTDIR, the files of
+// runtime.StartupFileVars (named by their variable), and python's
+// start-up modules in the PYTHONPATH directories. Each place is
+// resolved, unrecorded (a link outside the writable directory leading
+// into it counts); relative values are ignored (they follow the current
+// directory of whoever reads them).
+func (g *gatherer) relocatedStartup(h *Host) [][2]string {
 	if h == nil {
 		return nil
+	}
+	real := func(p string) string {
+		if r, _, err := Resolve(g.fs, path.Clean(p)); err == nil {
+			return r
+		}
+		return path.Clean(p)
 	}
 	var out [][2]string
 	for _, md := range runtime.MovedDirs {
@@ -38,6 +50,7 @@ func relocatedStartup(h *Host) [][2]string {
 		if !path.IsAbs(dir) {
 			continue
 		}
+		dir = real(dir)
 		for _, name := range ProtectedNames {
 			if rest, ok := strings.CutPrefix(name, md.Default+"/"); ok {
 				out = append(out, [2]string{name, path.Join(dir, rest)})
@@ -45,12 +58,48 @@ func relocatedStartup(h *Host) [][2]string {
 		}
 	}
 	if z := h.Env["ZDOTDIR"]; path.IsAbs(z) {
+		z = real(z)
 		for _, name := range zshNames {
 			out = append(out, [2]string{name, path.Join(z, name)})
 		}
 	}
-	if g := h.Env["GIT_CONFIG_GLOBAL"]; path.IsAbs(g) {
-		out = append(out, [2]string{".gitconfig", path.Clean(g)})
+	for _, f := range runtime.StartupFiles(func(v string) string { return h.Env[v] }) {
+		out = append(out, [2]string{f[0], real(f[1])})
+	}
+	for _, d := range strings.Split(h.Env["PYTHONPATH"], ":") {
+		if path.IsAbs(d) {
+			for _, m := range []string{"sitecustomize.py", "usercustomize.py"} {
+				out = append(out, [2]string{"PYTHONPATH", path.Join(real(d), m)})
+			}
+		}
+	}
+	return out
+}
+
+// codeDirNotes returns a warning for each directory of
+// runtime.CodeDirVars that lies in a writable root: what a command
+// writes there, a host program started with that variable loads.
+func (g *gatherer) codeDirNotes(h *Host, roots []writableRoot) []string {
+	if h == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range runtime.CodeDirVars {
+		for _, d := range strings.Split(h.Env[v], ":") {
+			if !path.IsAbs(d) {
+				continue
+			}
+			r := path.Clean(d)
+			if x, _, err := Resolve(g.fs, r); err == nil {
+				r = x
+			}
+			for _, root := range roots {
+				if Within(r, root.dir) {
+					out = append(out, fmt.Sprintf("$%s names %s, inside the writable %s: host programs started with it load what a command writes there (libraries, modules); point it elsewhere while an agent works there, or review the directory before running them", v, d, root.dir))
+					break
+				}
+			}
+		}
 	}
 	return out
 }

@@ -148,7 +148,7 @@ func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanRepo
 			if _, err := os.Lstat(p.Path); err == nil {
 				s.setAside(p.Path, "a start-up file of the profile home (it would run in every later command of the profile)")
 			}
-		case p.Why == WhyProtected && startupPath(p.Path):
+		case p.Why == WhyProtected && (startupPath(p.Path) || startupVarPath(p.Path, os.Getenv)):
 			if _, err := os.Lstat(p.Path); err == nil {
 				s.setAside(p.Path, "a start-up file the host would run later (H9), absent when compiling")
 			}

@@ -116,6 +116,7 @@ var scenarios = []scenario{
 	{"H9_path_dirs_protected", testPathDirsProtected},
 	{"H9_startup_vars_protected", testStartupVarsProtected},
 	{"H9_startup_link_replaced", testStartupLinkReplaced},
+	{"H9_startup_file_vars", testStartupFileVars},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file
