@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,6 +35,12 @@ var errGitConfig = errors.New("bad config line")
 // and trailing ones dropped. Anything else is an error naming the line,
 // as git's "bad config line".
 func ParseGitConfig(content []byte) ([]GitConfigEntry, error) {
+	// git's reader (config.c, get_next_char) turns every CR LF into LF
+	// before anything else looks at it: a backslash before a CR LF is a
+	// line continuation there, and must be here.
+	if bytes.Contains(content, []byte("\r\n")) {
+		content = bytes.ReplaceAll(content, []byte("\r\n"), []byte("\n"))
+	}
 	p := gitConfigParser{s: content, line: 1}
 	if strings.HasPrefix(string(content), "\xef\xbb\xbf") {
 		p.i = 3

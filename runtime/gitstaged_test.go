@@ -222,3 +222,21 @@ func TestScanGitGlobalConfigFromEnv(t *testing.T) {
 		mustWrite(t, g, "[core]\n\tfsmonitor = \""+f.evil()+"\"\n", 0o644)
 	}, g)
 }
+
+// ParseGitConfig reads a backslash before CR LF as git does: a line
+// continuation (the second review hid a core.fsmonitor behind one, which
+// the parser refused and a not-yet repository's check then passed by).
+// Checked against real git.
+func TestParseGitConfigCRLFContinuation(t *testing.T) {
+	cfg := "[core]\r\n\tfsmonitor = \\\r\ntouch /x\r\n"
+	es, err := ParseGitConfig([]byte(cfg))
+	if err != nil || len(es) != 1 || es[0].Key != "core.fsmonitor" || es[0].Value != "touch /x" {
+		t.Fatalf("ParseGitConfig = %+v, %v; want core.fsmonitor = \"touch /x\"", es, err)
+	}
+	p := filepath.Join(t.TempDir(), "config")
+	mustWrite(t, p, cfg, 0o644)
+	out, err := exec.Command("git", "config", "--file", p, "core.fsmonitor").Output()
+	if err != nil || string(out) != "touch /x\n" {
+		t.Errorf("git reads %q (%v): the test's premise no longer holds", out, err)
+	}
+}
