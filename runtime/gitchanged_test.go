@@ -70,6 +70,9 @@ func TestScanGitLeavesUnchangedUserKeys(t *testing.T) {
 
 	// A new hook next to the user's, and the config swapped for a symlink
 	// to an old file of the user's that holds a code key: both are new.
+	// The hooks directory changed, so the user's own hook in it goes
+	// too: a directory of hooks renamed into place (written before a
+	// recompile) looks the same to the scan.
 	f3 := newScanFixture(t)
 	dir3, cfg3, hook3 := f3.userRepo(t)
 	old := filepath.Join(f3.proj, "old.cfg")
@@ -80,10 +83,7 @@ func TestScanGitLeavesUnchangedUserKeys(t *testing.T) {
 		mustWrite(t, newHook, "#!/bin/sh\n"+f3.evil()+"\n", 0o755)
 		os.Rename(cfg3, cfg3+".orig")
 		os.Symlink(old, cfg3)
-	}, newHook, cfg3)
-	if _, err := os.Stat(hook3); err != nil {
-		t.Errorf("the user's unchanged hook was moved: %v", err)
-	}
+	}, newHook, cfg3, hook3)
 
 	// Control: an invocation without a compile time sets the user's own
 	// keys and hook aside.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -220,13 +221,13 @@ func (s *gitScan) config(p string, depth int, hp *string, strict bool) []string 
 	entries, perr := ParseGitConfig(b)
 	var keys []string
 	for _, e := range entries {
-		if gitCodeKey(e) {
+		if gitCodeKey(e) || e.Key == "core.worktree" && s.worktreeAway(path.Dir(p), e) {
 			keys = append(keys, e.Key)
 		}
 	}
 	var found []string
-	if !strict && perr != nil {
-		return nil // not git's: git cannot read it either
+	if !strict && perr != nil && !mentionsCodeKey(b) {
+		return nil // not git's: git cannot read it either, and it names nothing git runs
 	}
 	if s.writable(p) && (perr != nil || len(keys) > 0) && s.changed(p) {
 		why := "a git configuration that runs code (" + strings.Join(firstN(keys, 4), ", ") + ")"
@@ -271,6 +272,13 @@ func (s *gitScan) hooks(dir string) []string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !s.writable(dir) {
 		return nil
 	}
+	if s.changed(dir) {
+		// Renamed into place (the second review moved a directory of
+		// hooks written before a recompile), or added to: its hooks are
+		// the command's, whatever their own age.
+		s.distrust++
+		defer func() { s.distrust-- }()
+	}
 	names, ok := s.list(dir, maxGitHooks)
 	if !ok {
 		if s.changed(dir) {
@@ -311,7 +319,7 @@ func (s *gitScan) modules(dir string, depth int) {
 			continue
 		}
 		if _, err := os.Lstat(path.Join(p, "HEAD")); err == nil {
-			s.inspect(p, p, "")
+			s.inspectMoved(p, p)
 			continue
 		}
 		if depth+1 >= maxModuleDepth {
@@ -333,6 +341,67 @@ func (s *gitScan) worktrees(dir string) {
 				top = path.Dir(t)
 			}
 		}
-		s.inspect(w, top, "")
+		s.inspectMoved(w, top)
 	}
+}
+
+// inspectMoved inspects the git directory g below a repository's
+// modules or worktrees, judging everything in it as the command's when
+// its own status changed since the compile: renamed into place (the
+// second review moved a submodule's git directory, hooks and all,
+// written before a recompile), or completed (a HEAD added).
+func (s *gitScan) inspectMoved(g, top string) {
+	if s.changed(g) {
+		s.distrust++
+		defer func() { s.distrust-- }()
+	}
+	s.inspect(g, top, "")
+}
+
+// worktreeAway reports whether a core.worktree entry of a configuration
+// in git directory gd names a place outside the writable set, or inside
+// a git directory: git checks files out there (a merge or pull writes
+// the branch's files), so a command that sets it writes on the host,
+// later, where it could not (the second review had a later host merge
+// write ~/.bash_aliases). git submodule's own (../../../NAME, inside the
+// superproject) is neither.
+func (s *gitScan) worktreeAway(gd string, e GitConfigEntry) bool {
+	if e.Bool || e.Value == "" {
+		return false
+	}
+	wt := e.Value
+	if !path.IsAbs(wt) {
+		wt = path.Join(gd, wt)
+	}
+	wt = path.Clean(wt)
+	if slices.ContainsFunc(strings.Split(wt, "/"), func(c string) bool { return GitName(c, ".git") }) {
+		return true
+	}
+	return !s.writable(wt) && !s.writableLexical(path.Dir(wt))
+}
+
+// mentionsCodeKey reports whether a configuration file the parser could
+// not read names, anywhere, what git runs: a file named as git's
+// configuration that git might read differently is judged by its words
+// (the section and key names of GitCodeKeys and gitCodeSuffixes, ext::).
+func mentionsCodeKey(b []byte) bool {
+	low := strings.ToLower(string(b))
+	if strings.Contains(low, "ext::") {
+		return true
+	}
+	for _, k := range GitCodeKeys {
+		section, key, _ := strings.Cut(k, ".")
+		if key == "*" || strings.HasPrefix(key, "*.") {
+			key = strings.TrimPrefix(strings.TrimPrefix(key, "*"), ".")
+		}
+		if key != "" && strings.Contains(low, key) || key == "" && strings.Contains(low, "["+section) {
+			return true
+		}
+	}
+	for _, suf := range gitCodeSuffixes {
+		if strings.Contains(low, suf) {
+			return true
+		}
+	}
+	return false
 }

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"os"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -77,6 +78,12 @@ func (s *gitScan) stagedHooks(dir string) []string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !s.writable(dir) {
 		return nil
 	}
+	if s.changed(dir) {
+		// Renamed into place (or added to): its files are the command's,
+		// whatever their own age.
+		s.distrust++
+		defer func() { s.distrust-- }()
+	}
 	var found []string
 	for _, n := range GitHookNames {
 		p := path.Join(dir, n)
@@ -92,14 +99,60 @@ func (s *gitScan) stagedHooks(dir string) []string {
 }
 
 // todos sets aside the to-do lists of git directory g (gitTodoLists)
-// that the command could have written and that hold an exec line: git
-// runs it on the host when the user continues the rebase or sequence.
+// that the command could have written and that hold an exec line, and
+// the merge strategy a rebase or sequence continues with when it is not
+// one of git's own (git runs git-merge-NAME, and a NAME with a slash
+// from the worktree): git runs them on the host when the user continues
+// the rebase or sequence. A rebase-merge or sequencer directory the
+// command renamed into place (its own status changed) has every file
+// judged as the command's.
 func (s *gitScan) todos(g string) []string {
 	var found []string
-	for _, t := range gitTodoLists {
-		found = append(found, s.todo(path.Join(g, t))...)
+	for _, dir := range []string{"rebase-merge", "sequencer"} {
+		d := path.Join(g, dir)
+		if _, err := os.Lstat(d); err != nil {
+			continue
+		}
+		moved := s.changed(d)
+		if moved {
+			s.distrust++
+		}
+		found = append(found, s.todo(path.Join(d, map[string]string{"rebase-merge": "git-rebase-todo", "sequencer": "todo"}[dir]))...)
+		found = append(found, s.strategy(d)...)
+		if moved {
+			s.distrust--
+		}
 	}
 	return found
+}
+
+// gitStrategies are git's own merge strategies.
+var gitStrategies = []string{"ort", "recursive", "resolve", "octopus", "ours", "subtree"}
+
+// strategy checks the merge strategy a rebase (rebase-merge/strategy) or
+// a sequence (sequencer/opts, options.strategy) continues with.
+func (s *gitScan) strategy(d string) []string {
+	var names []string
+	p := path.Join(d, "strategy")
+	if b, err := readSmall(p); err == nil {
+		names = append(names, strings.TrimSpace(string(b)))
+	} else {
+		p = path.Join(d, "opts")
+		if b, err := readSmall(p); err == nil {
+			entries, _ := ParseGitConfig(b)
+			for _, e := range entries {
+				if e.Key == "options.strategy" {
+					names = append(names, e.Value)
+				}
+			}
+		}
+	}
+	for _, n := range names {
+		if n != "" && !slices.Contains(gitStrategies, n) && s.writable(p) && s.changed(p) {
+			return s.found(s.setAside(p, "a merge strategy that is not git's own ("+n+"): git runs git-merge-"+n+" when the rebase or sequence is continued"))
+		}
+	}
+	return nil
 }
 
 // todo checks one to-do list (see todos).

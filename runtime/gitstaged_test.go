@@ -240,3 +240,92 @@ func TestParseGitConfigCRLFContinuation(t *testing.T) {
 		t.Errorf("git reads %q (%v): the test's premise no longer holds", out, err)
 	}
 }
+
+// H9: a directory of hooks written under another name before a recompile
+// and renamed into a new repository's git directory after it: the files
+// keep their old status-change time, the directory does not, and every
+// hook in it is judged the command's. f.attack's control: host git runs
+// the hook before the scan.
+func TestScanGitHooksRenamedIntoPlace(t *testing.T) {
+	f := newScanFixture(t)
+	f.compiledNow()
+	staged := filepath.Join(f.proj, ".cache", "x", "hk")
+	mustWrite(t, filepath.Join(staged, "post-commit"), "#!/bin/sh\n"+f.evil()+"\n", 0o755)
+	f.compiledNow() // the recompile
+	app := filepath.Join(f.proj, "app")
+	f.attack(t, app, func() {
+		runGit(t, f.home, f.proj, "init", "-q", app)
+		if err := os.RemoveAll(filepath.Join(app, ".git", "hooks")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(staged, filepath.Join(app, ".git", "hooks")); err != nil {
+			t.Fatal(err)
+		}
+	}, filepath.Join(app, ".git", "hooks", "post-commit"))
+}
+
+// H9: a rebase left stopped with a merge strategy that is not git's own
+// (a name with a slash runs a file of the worktree: git-merge-../../x
+// is ./x below a directory git-merge-..) is set aside; host git rebase
+// --skip and --continue then run nothing. Control: without the scan
+// they run x.
+func TestScanGitRebaseStrategy(t *testing.T) {
+	for _, control := range []bool{false, true} {
+		f := newScanFixture(t)
+		f.compiledNow()
+		w := filepath.Join(f.proj, "w")
+		runGit(t, f.home, f.proj, "init", "-q", "-b", "master", w)
+		mustWrite(t, filepath.Join(w, "a"), "a\n", 0o644)
+		runGit(t, f.home, w, "add", "a")
+		runGit(t, f.home, w, "commit", "-qm", "a")
+		runGit(t, f.home, w, "checkout", "-q", "-b", "side")
+		runGit(t, f.home, w, "commit", "-q", "--allow-empty", "-m", "s")
+		runGit(t, f.home, w, "checkout", "-q", "master")
+		runGit(t, f.home, w, "commit", "-q", "--allow-empty", "-m", "m")
+		runGit(t, f.home, w, "commit", "-q", "--allow-empty", "-m", "m2")
+		if err := os.Mkdir(filepath.Join(w, "git-merge-.."), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, filepath.Join(w, "x"), "#!/bin/sh\n[ -e "+f.marker+".armed ] && "+f.evil()+"\nexit 2\n", 0o755)
+		gitCmd(f.home, w, "rebase", "-s", "../../x", "side").CombinedOutput() // stops: x exits 2
+		if _, err := os.Stat(filepath.Join(w, ".git", "rebase-merge", "strategy")); err != nil {
+			t.Fatalf("no rebase stopped with the strategy: %v", err)
+		}
+		if !control {
+			wantSetAside(t, f.scan(t), filepath.Join(w, ".git", "rebase-merge", "strategy"))
+		}
+		mustWrite(t, f.marker+".armed", "", 0o644)
+		os.Remove(f.marker)
+		gitCmd(f.home, w, "rebase", "--skip").CombinedOutput()
+		gitCmd(f.home, w, "rebase", "--continue").CombinedOutput()
+		_, err := os.Stat(f.marker)
+		switch {
+		case !control && err == nil:
+			t.Errorf("host git rebase --continue ran the strategy after the scan")
+		case control && err != nil:
+			t.Errorf("control: host git rebase --continue did not run the strategy")
+		}
+	}
+}
+
+// H9: core.worktree naming a place outside the writable set counts as a
+// code key (a later host merge or checkout writes the branch's files
+// there); the one git submodule writes (../../../NAME, inside the
+// superproject) does not.
+func TestScanGitWorktreeAway(t *testing.T) {
+	f := newScanFixture(t)
+	f.compiledNow()
+	away := filepath.Join(f.proj, "away")
+	runGit(t, f.home, f.proj, "init", "-q", away)
+	runGit(t, f.home, away, "config", "core.worktree", f.home)
+	sub := filepath.Join(f.proj, "sub")
+	runGit(t, f.home, f.proj, "init", "-q", sub)
+	runGit(t, f.home, sub, "config", "core.worktree", "../../sub")
+	rep := f.scan(t)
+	wantSetAside(t, rep, filepath.Join(away, ".git", "config"))
+	for _, s := range rep.SetAside {
+		if s.Path == filepath.Join(sub, ".git", "config") {
+			t.Errorf("a core.worktree inside the writable set was set aside: %+v", s)
+		}
+	}
+}
