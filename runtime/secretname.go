@@ -33,7 +33,7 @@ var SecretNames = []string{
 	"PASSWORD", "PASSWD", "PASSPHRASE", "DATABASE_URL", "REDIS_URL", "MONGODB_URI", "MONGO_URL", "MONGO_URI",
 	"GOOGLE_APPLICATION_CREDENTIALS", "DOCKER_AUTH_CONFIG", "BW_SESSION", "PGPASSFILE",
 	"ANSIBLE_VAULT_PASSWORD_FILE", "VAULT_TOKEN", "KUBECONFIG",
-	"KEY", "PASS", "PGPASS", "ID_RSA", "ID_ED25519", "ID_ECDSA", "ID_DSA", "DOCKERCONFIGJSON", "KUBECONFIG_DATA",
+	"KEY", "KEYS", "PASS", "PGPASS", "AUTHORIZATION", "DSN", "WEBHOOK", "ID_RSA", "ID_ED25519", "ID_ECDSA", "ID_DSA", "DOCKERCONFIGJSON", "KUBECONFIG_DATA",
 	"KUBECONFIG_CONTENT", "DOCKER_CONFIG_JSON",
 }
 
@@ -148,7 +148,16 @@ func secretWord(x string) bool {
 
 var secretWordSuffixes = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY",
 	"SECRETKEY", "PRIVATEKEY", "ACCESSKEY", "AUTHKEY", "SIGNINGKEY", "ENCRYPTIONKEY",
-	"PRIVKEY", "STOREPASS", "MASTERKEY", "PASSCODE"}
+	"PRIVKEY", "STOREPASS", "MASTERKEY", "PASSCODE", "ENCRYPTKEY", "CRYPTKEY"}
+
+// singular drops a plural's S (API_KEYS, APITOKENS, PASSPHRASES): the
+// rules compare the word's singular too.
+func singular(x string) string {
+	if len(x) > 3 && x[len(x)-1] == 'S' && x[len(x)-2] != 'S' {
+		return x[:len(x)-1]
+	}
+	return x
+}
 
 // trimDigits drops the digits that end a word of letters (TOKEN2 → TOKEN,
 // KEY01 → KEY); a word of digits alone, or with none, is returned as it is.
@@ -226,11 +235,14 @@ func secretWords(w []string) bool {
 	qualified, database, key := false, false, false
 	for i, raw := range w {
 		x := trimDigits(raw)
-		if secretWord(x) {
+		if secretWord(x) || secretWord(singular(x)) {
+			return true
+		}
+		if i > 0 && x == "DSN" { // SENTRY_DSN_PROD
 			return true
 		}
 		for _, s := range secretWordSuffixes {
-			if len(x) >= len(s) && x[len(x)-len(s):] == s {
+			if y := singular(x); len(y) >= len(s) && y[len(y)-len(s):] == s || len(x) >= len(s) && x[len(x)-len(s):] == s {
 				return true
 			}
 		}
@@ -239,7 +251,7 @@ func secretWords(w []string) bool {
 		}
 		qualified = qualified || keyQualifier(x)
 		database = database || databaseWord(x)
-		key = key || x == "KEY"
+		key = key || x == "KEY" || x == "KEYS"
 	}
 	if n == 1 {
 		return false
@@ -247,7 +259,7 @@ func secretWords(w []string) bool {
 	if key && qualified {
 		return true // API_KEY_PROD, ACCESS_KEY_ID, PRIVATE_KEY_PATH
 	}
-	last := trimDigits(w[n-1])
+	last := singular(trimDigits(w[n-1]))
 	if last == w[n-1] && n > 2 && isDigits(last) {
 		last = trimDigits(w[n-2]) // OPENAI_KEY_2: the word before a number
 	}
