@@ -93,7 +93,7 @@ func (s *gitScan) inspect(g, top, via string) {
 	}
 	// What a pointer this command wrote leads to, the command chose for
 	// git to use: it is judged as the command's, whatever its age.
-	if (via != "" && s.changed(via)) || (cd != "" && s.changed(cd)) {
+	if (via != "" && (s.changed(via) || s.movedInto(real))) || (cd != "" && (s.changed(cd) || s.movedInto(common))) {
 		s.distrust++
 		defer func() { s.distrust-- }()
 	}
@@ -345,13 +345,34 @@ func (s *gitScan) worktrees(dir string) {
 	}
 }
 
+// movedInto reports whether the git directory d, reached through a
+// pointer, or a directory between it and the git directory (or writable
+// root) holding it, changed since the compile: a directory written
+// under another name before a recompile and renamed onto the place a
+// pointer already named keeps its files' old times (the third review
+// renamed a whole fake git directory, .git/worktrees among them, onto a
+// .git file's and a commondir's missing target). The ".git" directory
+// holding it is not asked: git changes it with every command.
+func (s *gitScan) movedInto(d string) bool {
+	for i := 0; i < 8 && d != "/" && !GitName(path.Base(d), ".git"); i++ {
+		if !s.writable(d) {
+			return false
+		}
+		if s.changed(d) {
+			return true
+		}
+		d = path.Dir(d)
+	}
+	return false
+}
+
 // inspectMoved inspects the git directory g below a repository's
 // modules or worktrees, judging everything in it as the command's when
 // its own status changed since the compile: renamed into place (the
 // second review moved a submodule's git directory, hooks and all,
 // written before a recompile), or completed (a HEAD added).
 func (s *gitScan) inspectMoved(g, top string) {
-	if s.changed(g) {
+	if s.movedInto(g) {
 		s.distrust++
 		defer func() { s.distrust-- }()
 	}

@@ -329,3 +329,43 @@ func TestScanGitWorktreeAway(t *testing.T) {
 		}
 	}
 }
+
+// H9: a .git file (and a commondir) written before a recompile names a
+// git directory that does not exist yet; after the recompile a command
+// renames a fake git directory, staged inside .git where the walk does
+// not look, onto that name. Its files keep their old times, the renamed
+// directory does not: everything in it is judged the command's.
+// f.attack's control: host git runs it before the scan.
+func TestScanGitRenamedOntoPointerTarget(t *testing.T) {
+	for _, viaCommondir := range []bool{false, true} {
+		f := newScanFixture(t)
+		f.compiledNow()
+		g := filepath.Join(f.proj, ".git")
+		stage := filepath.Join(g, "y")
+		for _, d := range []string{"refs/heads", "objects", "hooks"} {
+			if err := os.MkdirAll(filepath.Join(stage, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustWrite(t, filepath.Join(stage, "HEAD"), "ref: refs/heads/main\n", 0o644)
+		cfg := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"" + f.evil() + "\"\n"
+		mustWrite(t, filepath.Join(stage, "config"), cfg, 0o644)
+		var dir, target string
+		if viaCommondir {
+			dir = filepath.Join(f.proj, "sub")
+			runGit(t, f.home, f.proj, "init", "-q", dir)
+			target = filepath.Join(dir, ".git", "zz")
+			mustWrite(t, filepath.Join(dir, ".git", "commondir"), "zz\n", 0o644)
+		} else {
+			dir = filepath.Join(f.proj, "wt")
+			target = filepath.Join(g, "y2")
+			mustWrite(t, filepath.Join(dir, ".git"), "gitdir: ../.git/y2\n", 0o644)
+		}
+		f.compiledNow() // the recompile
+		f.attack(t, dir, func() {
+			if err := os.Rename(stage, target); err != nil {
+				t.Fatal(err)
+			}
+		}, filepath.Join(target, "config"))
+	}
+}
