@@ -140,11 +140,16 @@ func (e *emitter) hostBinds() {
 func (e *emitter) protections() []hostBind {
 	var out []hostBind
 	for _, p := range e.f.Protected {
-		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex || e.insideHidden(p.Path) || e.f.HomeLayout.Hides(p.Path) {
+		if p.Symlink || p.Allowed || p.BindIndex == facts.ProfileHomeIndex {
 			continue
 		}
 		dest, rootDest := e.placeOf(p)
-		if e.shadowedByBind(dest, rootDest) {
+		// A hidden path's mask and the home layout's left-out entries
+		// cover the host path at its own place only: a bind mounted
+		// elsewhere shows it at dest all the same (the third review
+		// wrote ~/.config/autostart through a bind of ~/.config
+		// elsewhere, under the allowlist layout that leaves it out).
+		if dest == p.Path && (e.insideHidden(p.Path) || e.f.HomeLayout.Hides(p.Path)) || e.shadowedByBind(dest, rootDest) {
 			continue
 		}
 		if _, dropped := e.drop[p.BindIndex]; dropped && p.BindIndex >= 0 {

@@ -107,7 +107,10 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 	// source's entries at dest: they are looked for in the source, and
 	// the emitter protects each at its place below dest.
 	for _, b := range f.Binds {
-		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == invocation.KindDir && !b.SrcHasLink {
+		// A source reached through a symlink is protected at its place
+		// below dest too (the third review bound ~/.config through a
+		// link to the home: its entries were writable).
+		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == invocation.KindDir {
 			roots = append(roots, root{b.SrcReal, b.Index})
 		}
 	}

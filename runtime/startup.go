@@ -40,6 +40,9 @@ var StartupNames = []string{
 	// tasks and context servers, Continue, Roo, Amazon Q and opencode.
 	".devcontainer.json", ".claude/settings.local.json", ".cursor/hooks.json", ".gemini/commands",
 	".zed", ".continue", ".roo/mcp.json", ".amazonq", "opencode.json",
+	// Mercurial's repository configuration: [hooks] and [extensions]
+	// run on the host at the next hg status (a shell prompt runs it).
+	".hg/hgrc",
 }
 
 // startupPath reports whether host path p is a StartupNames or

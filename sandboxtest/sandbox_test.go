@@ -117,6 +117,8 @@ var scenarios = []scenario{
 	{"H9_startup_vars_protected", testStartupVarsProtected},
 	{"H9_startup_link_replaced", testStartupLinkReplaced},
 	{"H9_startup_file_vars", testStartupFileVars},
+	{"H9_config_bound_elsewhere", testConfigBoundElsewhere},
+	{"H9_hgrc_protected", testHgrcProtected},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file
