@@ -11,10 +11,10 @@ import (
 // whatever HOME says. With HOME naming the fixture's home, the real home
 // (/root, /home/bwtest) is hidden whole: a marker file there cannot be
 // read. With HOME unset, the real home is HOME and its layout applies:
-// a dot entry that is not allowed is absent. Controls: the same
-// invocations without the mask over the real home (bwrun would refuse
-// an edited invocation's explanation rows; withoutArgs drops them) show
-// the marker.
+// a dot entry that is not allowed is absent. Controls: the first
+// invocation without the mask over the real home (bwrun would refuse
+// an edited invocation's explanation rows; withoutArgs drops them), and
+// the denylist layout with HOME unset, show the marker.
 func testPasswdHome(t *testing.T, f *fixture) {
 	u, err := user.Lookup(f.id.login)
 	if err != nil || u.HomeDir == "" || u.HomeDir == "/" {
@@ -56,9 +56,11 @@ func testPasswdHome(t *testing.T, f *fixture) {
 		t.Errorf("with HOME unset, a dot entry of %s that is not allowed was readable: %v", ph, r)
 	}
 	f.noMarker(r)
-	bare = f.withoutArgs(inv, "--size", "268435456", "--tmpfs", ph)
-	r = f.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, bare)...), "--", "/bin/sh", "-c", read(dot)), env: []string{"-HOME"}})
-	if r.stdout != "READ\n" {
-		t.Errorf("control: without the layout's tmpfs over %s the dot entry was not readable: %v", ph, r)
+	// Control: the denylist layout over the same home shows an unknown
+	// dot entry (only the allowlist layout leaves it out).
+	inv, _ = f.compile(denylist, call{env: []string{"-HOME"}})
+	r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", read(dot)}, env: []string{"-HOME"}})
+	if r.code != 0 || r.stdout != "READ\n" {
+		t.Errorf("control: under the denylist layout the dot entry of %s was not readable: %v", ph, r)
 	}
 }
