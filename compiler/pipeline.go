@@ -84,6 +84,7 @@ var stages = []stage{
 	{"facts", gatherFacts},      // host facts against settings and profile (facts)
 	{"policy", evaluatePolicy},  // Rego rules R1–R13 and custom rules (policy)
 	{"emit", emitInvocation},    // the frozen, explained invocation (this package)
+	{"self-check", selfCheck},   // verify's invariants on it, or nothing (verify)
 }
 
 // Compile runs the pipeline.

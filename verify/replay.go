@@ -371,7 +371,9 @@ func within(p, base string) bool {
 	if base == "/" {
 		return strings.HasPrefix(p, "/")
 	}
-	return p == base || strings.HasPrefix(p, base+"/")
+	// Without building base+"/": the replay calls this for every pair of
+	// mounts.
+	return len(p) >= len(base) && p[:len(base)] == base && (len(p) == len(base) || p[len(base)] == '/')
 }
 
 // rel returns p relative to base ("" when equal); p must lie within base.
