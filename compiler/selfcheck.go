@@ -23,7 +23,7 @@ func selfCheck(st *state) {
 		return
 	}
 	for _, v := range vs {
-		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "verify", Host: true,
+		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "H6", Host: true,
 			Pos:     st.res.Document.FilePos(),
 			Summary: "the compiled invocation breaks its own invariant (an internal error; nothing was written): " + v.String()})
 	}
