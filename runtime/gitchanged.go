@@ -65,3 +65,16 @@ func (s *gitScan) created(p string) bool {
 	}
 	return t.Sec*int64(time.Second)+int64(t.Nsec) >= limit
 }
+
+// distrustIf, when cond holds, makes changed report true until the
+// returned function runs (gitScan.distrust): what a pointer the command
+// wrote leads to, or a directory renamed into place holds, is judged as
+// the command's whatever its files' own times. Use as
+// defer s.distrustIf(cond)().
+func (s *gitScan) distrustIf(cond bool) (undo func()) {
+	if !cond {
+		return func() {}
+	}
+	s.distrust++
+	return func() { s.distrust-- }
+}

@@ -93,10 +93,7 @@ func (s *gitScan) inspect(g, top, via string) {
 	}
 	// What a pointer this command wrote leads to, the command chose for
 	// git to use: it is judged as the command's, whatever its age.
-	if (via != "" && (s.changed(via) || s.movedInto(real))) || (cd != "" && (s.changed(cd) || s.movedInto(common))) {
-		s.distrust++
-		defer func() { s.distrust-- }()
-	}
+	defer s.distrustIf(via != "" && (s.changed(via) || s.movedInto(real)) || cd != "" && (s.changed(cd) || s.movedInto(common)))()
 	if !gitDirValid(real, common) {
 		// Not a repository yet: git passes it by, but a later command
 		// (a HEAD, a refs directory, a pointer) can make it one, and
@@ -269,16 +266,11 @@ func firstN(xs []string, n int) []string {
 // hooks sets aside every executable file and every symlink (git follows
 // it) in a writable hooks directory, but git's inert "*.sample" files.
 func (s *gitScan) hooks(dir string) []string {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !s.writable(dir) {
+	undo, ok := s.hookDir(dir)
+	if !ok {
 		return nil
 	}
-	if s.changed(dir) {
-		// Renamed into place (the second review moved a directory of
-		// hooks written before a recompile), or added to: its hooks are
-		// the command's, whatever their own age.
-		s.distrust++
-		defer func() { s.distrust-- }()
-	}
+	defer undo()
 	names, ok := s.list(dir, maxGitHooks)
 	if !ok {
 		if s.changed(dir) {
@@ -294,16 +286,33 @@ func (s *gitScan) hooks(dir string) []string {
 		if strings.HasSuffix(n, ".sample") {
 			continue
 		}
-		p := path.Join(dir, n)
-		fi, err := os.Lstat(p)
-		if err != nil || !s.writable(p) {
-			continue
-		}
-		if (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) && s.changed(p) {
-			found = append(found, s.found(s.setAside(p, "an executable git hook"))...)
-		}
+		found = append(found, s.hookFile(path.Join(dir, n), "an executable git hook")...)
 	}
 	return found
+}
+
+// hookDir tells whether dir is a hooks directory the command could have
+// written, and, when its own status changed since the compile (renamed
+// into place after being written before a recompile, as the second
+// review did, or added to), makes its files the command's until undo.
+func (s *gitScan) hookDir(dir string) (undo func(), ok bool) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !s.writable(dir) {
+		return nil, false
+	}
+	return s.distrustIf(s.changed(dir)), true
+}
+
+// hookFile sets aside p, in a hooks directory, when it is an executable
+// file or a symlink (git follows it) the command could have written.
+func (s *gitScan) hookFile(p, why string) []string {
+	fi, err := os.Lstat(p)
+	if err != nil || !s.writable(p) {
+		return nil
+	}
+	if (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) && s.changed(p) {
+		return s.found(s.setAside(p, why))
+	}
+	return nil
 }
 
 // modules inspects the submodule git directories below dir
@@ -372,10 +381,7 @@ func (s *gitScan) movedInto(d string) bool {
 // second review moved a submodule's git directory, hooks and all,
 // written before a recompile), or completed (a HEAD added).
 func (s *gitScan) inspectMoved(g, top string) {
-	if s.movedInto(g) {
-		s.distrust++
-		defer func() { s.distrust-- }()
-	}
+	defer s.distrustIf(s.movedInto(g))()
 	s.inspect(g, top, "")
 }
 

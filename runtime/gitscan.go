@@ -126,7 +126,7 @@ const WhyProfileHome = "H9 (profile home)"
 func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
 	s := newGitScan(inv, home, now)
 	for _, p := range inv.Preconditions {
-		if p.Kind == invocation.KindSymlink && (p.Why == WhyProtected || p.Why == WhyProfileHome) && startupPath(p.Path) {
+		if p.Kind == invocation.KindSymlink && (p.Why == WhyProtected || p.Why == WhyProfileHome) && s.startupFile(p.Path) {
 			// A symlinked start-up entry cannot be bound read-only (a
 			// bind lands on its target): a command may replace the link
 			// itself, and what it put there runs on the host.
@@ -148,7 +148,7 @@ func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanRepo
 			if _, err := os.Lstat(p.Path); err == nil {
 				s.setAside(p.Path, "a start-up file of the profile home (it would run in every later command of the profile)")
 			}
-		case p.Why == WhyProtected && (startupPath(p.Path) || startupVarPath(p.Path, os.Getenv)):
+		case p.Why == WhyProtected && s.startupFile(p.Path):
 			if _, err := os.Lstat(p.Path); err == nil {
 				s.setAside(p.Path, "a start-up file the host would run later (H9), absent when compiling")
 			}
@@ -188,6 +188,9 @@ type gitScan struct {
 	// distrust, while above 0, makes changed report true: what a
 	// pointer the command wrote leads to is judged as the command's.
 	distrust int
+	// envStartup are the files StartupFileVars name in bwrun's
+	// environment (startupFile), read once.
+	envStartup map[string]bool
 	// recorded are the paths the invocation recorded as existing
 	// (scanPythonSites).
 	recorded map[string]bool
@@ -375,4 +378,27 @@ func joinPhysical(dir, rel string) string {
 		return path.Join(r, last)
 	}
 	return path.Clean(p)
+}
+
+// startupFile reports whether host path p, recorded by the compile as
+// a protected entry, is a start-up file: one of StartupNames or
+// HomeStartupNames (startupPath), or a file the environment makes host
+// programs run (StartupFileVars, read from bwrun's environment, the
+// user's, once per scan).
+func (s *gitScan) startupFile(p string) bool {
+	if startupPath(p) {
+		return true
+	}
+	if s.envStartup == nil {
+		s.envStartup = map[string]bool{}
+		for _, f := range StartupFiles(os.Getenv) {
+			s.envStartup[f[1]] = true
+			// The compile records the place resolved (a directory on
+			// the way may be a link).
+			if d, err := filepath.EvalSymlinks(path.Dir(f[1])); err == nil {
+				s.envStartup[path.Join(d, path.Base(f[1]))] = true
+			}
+		}
+	}
+	return s.envStartup[p]
 }

@@ -35,10 +35,11 @@ var GitHookNames = []string{
 	"p4-pre-submit", "post-index-change",
 }
 
-// gitTodoLists are the to-do lists, relative to a git directory, whose
+// gitTodoLists are the directories, relative to a git directory, of a
+// rebase or sequence in progress and their to-do lists, whose
 // "exec" lines git runs when the user continues (git rebase --continue,
 // git cherry-pick --continue, git revert --continue).
-var gitTodoLists = []string{"rebase-merge/git-rebase-todo", "sequencer/todo"}
+var gitTodoLists = [][2]string{{"rebase-merge", "git-rebase-todo"}, {"sequencer", "todo"}}
 
 // staged checks a directory git does not take for a repository (yet):
 // reached as a ".git" directory, through a pointer, or holding a file
@@ -75,25 +76,14 @@ func (s *gitScan) stagedDir(dir string) {
 // could have written: looked up by name (a large directory of other
 // files costs nothing more), as git looks them up.
 func (s *gitScan) stagedHooks(dir string) []string {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !s.writable(dir) {
+	undo, ok := s.hookDir(dir)
+	if !ok {
 		return nil
 	}
-	if s.changed(dir) {
-		// Renamed into place (or added to): its files are the command's,
-		// whatever their own age.
-		s.distrust++
-		defer func() { s.distrust-- }()
-	}
+	defer undo()
 	var found []string
 	for _, n := range GitHookNames {
-		p := path.Join(dir, n)
-		fi, err := os.Lstat(p)
-		if err != nil || !s.writable(p) {
-			continue
-		}
-		if (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && fi.Mode()&0o111 != 0) && s.changed(p) {
-			found = append(found, s.found(s.setAside(p, "an executable named as a git hook ("+n+") in a directory git may take as its hooks directory"))...)
-		}
+		found = append(found, s.hookFile(path.Join(dir, n), "an executable named as a git hook ("+n+") in a directory git may take as its hooks directory")...)
 	}
 	return found
 }
@@ -108,20 +98,15 @@ func (s *gitScan) stagedHooks(dir string) []string {
 // judged as the command's.
 func (s *gitScan) todos(g string) []string {
 	var found []string
-	for _, dir := range []string{"rebase-merge", "sequencer"} {
-		d := path.Join(g, dir)
+	for _, t := range gitTodoLists {
+		d := path.Join(g, t[0])
 		if _, err := os.Lstat(d); err != nil {
 			continue
 		}
-		moved := s.changed(d)
-		if moved {
-			s.distrust++
-		}
-		found = append(found, s.todo(path.Join(d, map[string]string{"rebase-merge": "git-rebase-todo", "sequencer": "todo"}[dir]))...)
+		undo := s.distrustIf(s.changed(d))
+		found = append(found, s.todo(path.Join(d, t[1]))...)
 		found = append(found, s.strategy(d)...)
-		if moved {
-			s.distrust--
-		}
+		undo()
 	}
 	return found
 }

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // stagedAttacks leave, in the writable project, code where git would run
@@ -368,4 +370,30 @@ func TestScanGitRenamedOntoPointerTarget(t *testing.T) {
 			}
 		}, filepath.Join(target, "config"))
 	}
+}
+
+// H9: a file the environment makes host programs run (BASH_ENV), which
+// the compile recorded as a symlink (it cannot be bound read-only) or as
+// absent, and which a command replaced or created, is set aside like a
+// start-up name. Control: the user's own unchanged link stays.
+func TestScanGitStartupVarFiles(t *testing.T) {
+	f := newScanFixture(t)
+	link := filepath.Join(f.proj, "bashenv")
+	if err := os.Symlink("shared/bashenv", link); err != nil {
+		t.Fatal(err)
+	}
+	created := filepath.Join(f.proj, "gitsys")
+	f.inv.Preconditions = append(f.inv.Preconditions,
+		invocation.Precondition{Path: link, Kind: invocation.KindSymlink, Target: "shared/bashenv", Why: WhyProtected},
+		invocation.Precondition{Path: created, Kind: invocation.KindAbsent, Why: WhyProtected})
+	t.Setenv("BASH_ENV", link)
+	t.Setenv("GIT_CONFIG_SYSTEM", created)
+	f.compiledNow()
+	if rep := f.scan(t); len(rep.SetAside) > 0 {
+		t.Fatalf("the user's own BASH_ENV link was set aside: %+v", rep)
+	}
+	os.Remove(link)
+	mustWrite(t, link, "echo evil\n", 0o644)
+	mustWrite(t, created, "[core]\n", 0o644)
+	wantSetAside(t, f.scan(t), link, created)
 }

@@ -84,10 +84,7 @@ func (s *gitScan) linkIntoGitDir(link string) {
 	if fi, err := os.Stat(t); err != nil || !fi.IsDir() {
 		return
 	}
-	if s.changed(link) {
-		s.distrust++
-		defer func() { s.distrust-- }()
-	}
+	defer s.distrustIf(s.changed(link))()
 	for d := t; !GitName(path.Base(d), ".git") && d != "/"; d = path.Dir(d) {
 		before := len(s.rep.SetAside)
 		s.repo(d, path.Join(d, ".git"))

@@ -59,14 +59,3 @@ func StartupFiles(getenv func(string) string) [][2]string {
 	}
 	return out
 }
-
-// startupVarPath reports whether host path p is a file StartupFileVars
-// name in bwrun's environment (the user's, as the host program's later).
-func startupVarPath(p string, getenv func(string) string) bool {
-	for _, f := range StartupFiles(getenv) {
-		if f[1] == p {
-			return true
-		}
-	}
-	return false
-}
