@@ -16,38 +16,39 @@ import (
 // PATH writable inside the writable set (with a warning).
 const AllowPath = "PATH"
 
-// pathDirsIn returns the directories on PATH (absolute entries, each
-// resolved, unrecorded: a link outside the writable directory leading
-// into it counts; each once) that lie strictly inside the writable
-// directory root.
-func (g *gatherer) pathDirsIn(h *Host, root string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, real := range g.pathDirs(h) {
-		if seen[real] || real == root || !Within(real, root) {
-			continue
-		}
-		seen[real] = true
-		out = append(out, real)
-	}
-	return out
-}
-
 // pathDirs returns the absolute entries of PATH, resolved (unrecorded).
 func (g *gatherer) pathDirs(h *Host) []string {
 	if h == nil {
 		return nil
 	}
 	var out []string
-	for _, d := range strings.Split(h.Env["PATH"], ":") {
-		if !path.IsAbs(d) {
-			continue // "" and relative entries follow the current directory: not a place
-		}
-		d = path.Clean(d)
-		if r, _, err := Resolve(g.fs, d); err == nil {
-			d = r
-		}
-		out = append(out, d)
+	for _, d := range absList(h.Env["PATH"]) {
+		out = append(out, g.resolvedUnrecorded(d))
 	}
 	return out
+}
+
+// absList returns the absolute entries of a colon-separated list,
+// cleaned: "" and relative entries follow the current directory of
+// whoever reads them, not a place.
+func absList(v string) []string {
+	var out []string
+	for _, d := range strings.Split(v, ":") {
+		if path.IsAbs(d) {
+			out = append(out, path.Clean(d))
+		}
+	}
+	return out
+}
+
+// resolvedUnrecorded returns p (absolute) with its symlinks resolved,
+// looked at without recording (a link outside the writable set that
+// leads into it counts, and no precondition is added); p cleaned when
+// it cannot be resolved.
+func (g *gatherer) resolvedUnrecorded(p string) string {
+	p = path.Clean(p)
+	if r, _, err := Resolve(g.fs, p); err == nil {
+		return r
+	}
+	return p
 }

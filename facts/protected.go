@@ -126,11 +126,14 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 	for _, r := range roots {
 		isRoot[r.dir] = true
 	}
-	relocated := g.relocatedStartup(h)
+	fromEnv := g.envStartup(h)
 	for _, r := range roots {
 		nps := protectedPaths(r.dir, homes)
-		for _, np := range relocated {
-			if np[1] != r.dir && Within(np[1], r.dir) {
+		for _, np := range fromEnv {
+			// A place that is itself a writable directory of the settings
+			// is writable by the user's choice (a PATH directory that is
+			// the working directory is refused: writableProtected).
+			if !isRoot[np[1]] && Within(np[1], r.dir) {
 				nps = append(nps, np)
 			}
 		}
@@ -150,21 +153,6 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 			// Roots are resolved paths: a link reported lies below the root.
 			out = append(out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
 				Symlink: pp.HasLink, Allowed: allow[name]})
-		}
-		// The directories on PATH inside the root: what a command plants
-		// there runs in the user's next host shell.
-		for _, d := range g.pathDirsIn(h, r.dir) {
-			if seen[d] || isRoot[d] {
-				continue
-			}
-			seen[d] = true
-			if !allow[AllowPath] {
-				looked = append(looked, d)
-			}
-			if pp := g.path(d); pp.Kind == invocation.KindDir {
-				out = append(out, Protected{Name: AllowPath, Root: r.dir, BindIndex: r.index, Path: d, Kind: pp.Kind,
-					Symlink: pp.HasLink, Allowed: allow[AllowPath]})
-			}
 		}
 		py, pyLooked := g.pythonHooks(r.dir, r.index, homes, seen)
 		out, looked = append(out, py...), append(looked, pyLooked...)

@@ -25,53 +25,47 @@ var StartupVars = append(append([]string{"ZDOTDIR"}, runtime.StartupFileVars...)
 // zshNames are the start-up names zsh reads from $ZDOTDIR.
 var zshNames = []string{".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"}
 
-// relocatedStartup returns the (name, path) pairs of start-up files the
-// environment names outside the home: ProtectedNames below a directory
-// of runtime.MovedDirs (XDG_CONFIG_HOME for .config/..., XDG_DATA_HOME
-// for .local/share/...), zsh's names below ZDOTDIR, the files of
-// runtime.StartupFileVars (named by their variable), and python's
-// start-up modules in the PYTHONPATH directories. Each place is
-// resolved, unrecorded (a link outside the writable directory leading
-// into it counts); relative values are ignored (they follow the current
-// directory of whoever reads them).
-func (g *gatherer) relocatedStartup(h *Host) [][2]string {
+// envStartup returns the (name, path) pairs of the places the
+// environment makes host programs run from, wherever they lie:
+// ProtectedNames below a directory of runtime.MovedDirs
+// (XDG_CONFIG_HOME for .config/..., XDG_DATA_HOME for .local/share/...),
+// zsh's names below ZDOTDIR, the files of runtime.StartupFileVars (named
+// by their variable), python's start-up modules in the PYTHONPATH
+// directories, and the PATH directories themselves (AllowPath: what a
+// command plants there runs in the user's next host shell). Each place
+// is resolved, unrecorded (a link outside the writable directory that
+// leads into it counts); relative values are ignored.
+func (g *gatherer) envStartup(h *Host) [][2]string {
 	if h == nil {
 		return nil
 	}
-	real := func(p string) string {
-		if r, _, err := Resolve(g.fs, path.Clean(p)); err == nil {
-			return r
-		}
-		return path.Clean(p)
-	}
 	var out [][2]string
 	for _, md := range runtime.MovedDirs {
-		dir := h.Env[md.Name]
-		if !path.IsAbs(dir) {
-			continue
-		}
-		dir = real(dir)
-		for _, name := range ProtectedNames {
-			if rest, ok := strings.CutPrefix(name, md.Default+"/"); ok {
-				out = append(out, [2]string{name, path.Join(dir, rest)})
+		for _, dir := range absList(h.Env[md.Name]) {
+			dir = g.resolvedUnrecorded(dir)
+			for _, name := range ProtectedNames {
+				if rest, ok := strings.CutPrefix(name, md.Default+"/"); ok {
+					out = append(out, [2]string{name, path.Join(dir, rest)})
+				}
 			}
 		}
 	}
-	if z := h.Env["ZDOTDIR"]; path.IsAbs(z) {
-		z = real(z)
+	for _, z := range absList(h.Env["ZDOTDIR"]) {
+		z = g.resolvedUnrecorded(z)
 		for _, name := range zshNames {
 			out = append(out, [2]string{name, path.Join(z, name)})
 		}
 	}
 	for _, f := range runtime.StartupFiles(func(v string) string { return h.Env[v] }) {
-		out = append(out, [2]string{f[0], real(f[1])})
+		out = append(out, [2]string{f[0], g.resolvedUnrecorded(f[1])})
 	}
-	for _, d := range strings.Split(h.Env["PYTHONPATH"], ":") {
-		if path.IsAbs(d) {
-			for _, m := range []string{"sitecustomize.py", "usercustomize.py"} {
-				out = append(out, [2]string{"PYTHONPATH", path.Join(real(d), m)})
-			}
+	for _, d := range absList(h.Env["PYTHONPATH"]) {
+		for _, m := range []string{"sitecustomize.py", "usercustomize.py"} {
+			out = append(out, [2]string{"PYTHONPATH", path.Join(g.resolvedUnrecorded(d), m)})
 		}
+	}
+	for _, d := range g.pathDirs(h) {
+		out = append(out, [2]string{AllowPath, d})
 	}
 	return out
 }
@@ -85,14 +79,8 @@ func (g *gatherer) codeDirNotes(h *Host, roots []writableRoot) []string {
 	}
 	var out []string
 	for _, v := range runtime.CodeDirVars {
-		for _, d := range strings.Split(h.Env[v], ":") {
-			if !path.IsAbs(d) {
-				continue
-			}
-			r := path.Clean(d)
-			if x, _, err := Resolve(g.fs, r); err == nil {
-				r = x
-			}
+		for _, d := range absList(h.Env[v]) {
+			r := g.resolvedUnrecorded(d)
 			for _, root := range roots {
 				if Within(r, root.dir) {
 					out = append(out, fmt.Sprintf("$%s names %s, inside the writable %s: host programs started with it load what a command writes there (libraries, modules); point it elsewhere while an agent works there, or review the directory before running them", v, d, root.dir))
