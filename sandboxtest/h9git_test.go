@@ -384,48 +384,80 @@ ok envrc_write 'echo "export LEAK=1" >> .envrc'
 	f.wantHostFile("{hermes}/home/.bashrc", "# rc\nexport LEAK=1\n")
 }
 
-// H9: code staged where git does not see a repository yet is set aside
-// by the scan after the command that wrote it. A command makes w/.git
-// with a core.fsmonitor and no HEAD (git passes it by); the invocation
-// is recompiled (the next compile would bind that config read-only, and
-// the scan trusts what is bound read-only and older than the compile);
-// a second command writes w/.git/HEAD. Host git in w runs nothing.
-// Control: the first command run by bwrap alone (no scan), then the
-// same recompile and second command through bwrun: host git in w runs
-// the staged code.
+// stagedAcross are attacks in two commands with a recompile between
+// them: the first stages code where the scan after it finds nothing git
+// would run yet (or, for the first, where it must look although git
+// would not run it yet), the second puts it where git runs it; its
+// files then predate the recompile, whose scan would take them as the
+// user's. setAsideBy is the command whose scan must catch it.
+var stagedAcross = []struct {
+	name, stage, finish, hostDir, setAside string
+	setAsideBy                             int // 1 or 2
+}{
+	// A .git with a core.fsmonitor and no HEAD (git passes it by);
+	// the second command writes HEAD.
+	{name: "no_head", stage: `git init -q w && rm w/.git/HEAD && ` + fsm + ` >> w/.git/config`,
+		finish: "echo 'ref: refs/heads/master' > w/.git/HEAD", hostDir: "/w", setAside: "/w/.git/config", setAsideBy: 1},
+	// Hooks written under another directory name, renamed into a new
+	// repository's .git after the recompile (the second review).
+	{name: "hooks_renamed", stage: `mkdir -p .cache/x/hk && printf '#!/bin/sh\ntouch {m}\n' > .cache/x/hk/post-commit && chmod +x .cache/x/hk/post-commit`,
+		finish: "git init -q app && rm -rf app/.git/hooks && mv .cache/x/hk app/.git/hooks", hostDir: "/app",
+		setAside: "/app/.git/hooks/post-commit", setAsideBy: 2},
+	// A fake git directory staged inside .git (the walk does not enter
+	// it), and a .git file naming a directory that does not exist yet;
+	// the second command renames the fake onto that name (the third
+	// review).
+	{name: "renamed_onto_gitfile_target", stage: `mkdir -p .git/y/refs/heads .git/y/objects && echo 'ref: refs/heads/master' > .git/y/HEAD && printf '[core]\n\tbare = false\n\tfsmonitor = "touch {m}"\n' > .git/y/config && mkdir wt && echo 'gitdir: ../.git/y2' > wt/.git`,
+		finish: "mv .git/y .git/y2", hostDir: "/wt", setAside: "/.git/y2/config", setAsideBy: 2},
+}
+
+// H9: code staged across a recompile is set aside by the scan after
+// the command that could be caught (stagedAcross), and host git (status,
+// commit) in the repository then runs nothing. Control: the same two
+// commands with that command run by bwrap alone (no scan): host git
+// runs the staged code.
 func testGitStagedAcrossRecompile(t *testing.T, f *fixture) {
-	for _, control := range []bool{false, true} {
-		p := f.expand("{base}/staged")
-		if control {
-			p += "-control"
-		}
-		m := p + ".ran"
-		x := strings.NewReplacer("{p}", p, "{m}", m)
-		if r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + x.Replace(gitInit) + "true"}, dir: "{base}"}); r.code != 0 {
-			t.Fatalf("setup: %v", r)
-		}
-		stage := x.Replace(`git init -q w && rm w/.git/HEAD && ` + fsm + ` >> w/.git/config`)
-		inv, _ := f.compile("cwd: "+p+"\n", call{dir: p})
-		if control {
-			r := f.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, inv)...), "--", "/bin/sh", "-c", gitEnvSetup+stage), dir: p})
-			f.wantCode(r, 0)
-		} else {
-			r := f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", gitEnvSetup + stage}, dir: p})
-			f.wantCode(r, 0)
-			f.wantStderr(r, "set aside as", p+"/w/.git/config")
-		}
-		time.Sleep(1200 * time.Millisecond) // past the scan's slack: the staged file predates the recompile
-		inv, _ = f.compile("cwd: "+p+"\n", call{dir: p})
-		r := f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "echo 'ref: refs/heads/master' > w/.git/HEAD"}, dir: p})
-		f.wantCode(r, 0)
-		os.Remove(m)
-		f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; true"}, dir: p + "/w"})
-		ran := f.hostExists(m)
-		switch {
-		case !control && ran:
-			t.Errorf("host git ran code staged before the recompile: %v", r)
-		case control && !ran:
-			t.Errorf("control: host git did not run the staged code after the recompile: %v", r)
-		}
+	for _, a := range stagedAcross {
+		t.Run(a.name, func(t *testing.T) {
+			g := *f
+			g.t = t
+			for _, control := range []bool{false, true} {
+				p := g.expand("{base}/staged-" + a.name)
+				if control {
+					p += "-control"
+				}
+				m := p + ".ran"
+				x := strings.NewReplacer("{p}", p, "{m}", m)
+				if r := g.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + x.Replace(gitInit) + "true"}, dir: "{base}"}); r.code != 0 {
+					t.Fatalf("setup: %v", r)
+				}
+				run := func(step int, script string) {
+					inv, _ := g.compile("cwd: "+p+"\n", call{dir: p})
+					script = gitEnvSetup + x.Replace(script)
+					if control && step == a.setAsideBy {
+						r := g.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, inv)...), "--", "/bin/sh", "-c", script), dir: p})
+						g.wantCode(r, 0)
+						return
+					}
+					r := g.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", script}, dir: p})
+					g.wantCode(r, 0)
+					if step == a.setAsideBy {
+						g.wantStderr(r, "set aside as", p+a.setAside)
+					}
+				}
+				run(1, a.stage)
+				time.Sleep(1200 * time.Millisecond) // past the scan's slack: the staged files predate the recompile
+				run(2, a.finish)
+				os.Remove(m)
+				g.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; git commit -q --allow-empty -m host >/dev/null 2>&1; true"}, dir: p + a.hostDir})
+				ran := g.hostExists(m)
+				switch {
+				case !control && ran:
+					t.Errorf("host git ran code staged before the recompile")
+				case control && !ran:
+					t.Errorf("control: host git did not run the staged code after the recompile")
+				}
+			}
+		})
 	}
 }
