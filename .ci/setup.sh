@@ -51,6 +51,15 @@ export PATH="$PATH:/usr/local/go/bin"
 command -v go >/dev/null 2>&1 || die "go not found in PATH or /usr/local/go/bin; install Go (see go.mod) first"
 log "go: $(go version)"
 
+# staticcheck (make lint, part of make test), pinned; built from the module proxy.
+STATICCHECK_VERSION=v0.8.2
+if [ -x "$(go env GOPATH)/bin/staticcheck" ] && "$(go env GOPATH)/bin/staticcheck" -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
+    log "staticcheck ${STATICCHECK_VERSION} already installed"
+else
+    log "installing staticcheck ${STATICCHECK_VERSION}"
+    go install "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION}" || die "go install staticcheck failed"
+fi
+
 log "building bubblewrap 0.12.0"
 "$REPO_ROOT/.ci/build-bwrap.sh"
 

@@ -74,12 +74,6 @@ func newFixture(tb testing.TB, nBinds, nHide int) fixture {
 	return f
 }
 
-// settings returns a settings file with nBinds binds and nHide hide
-// entries (one glob each).
-func (f fixture) settings(prof string, nBinds, nHide int) []byte {
-	return f.settingsRW(prof, nBinds, nHide, false)
-}
-
 // settingsRW is settings with the binds read-write when rw is set.
 func (f fixture) settingsRW(prof string, nBinds, nHide int, rw bool) []byte {
 	var b strings.Builder
@@ -104,10 +98,6 @@ func (f fixture) host() *facts.Host {
 	return &facts.Host{FS: facts.OS{}, UID: 1000, Home: f.home, HermesHome: filepath.Join(f.home, ".hermes"), ProcessCwd: f.proj,
 		Env: map[string]string{}, Kernel: "6.8.0", HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 60000,
 		Arch: "x86_64", Bwrap: hostprobe.BwrapInfo{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
-}
-
-func request(tb testing.TB, prof string, nBinds, nHide int) *compiler.Request {
-	return requestRW(tb, prof, nBinds, nHide, false)
 }
 
 func requestRW(tb testing.TB, prof string, nBinds, nHide int, rw bool) *compiler.Request {

@@ -61,7 +61,6 @@ type emitter struct {
 	st   *state
 	f    *facts.Facts
 	p    plan
-	inv  *invocation.Invocation
 	drop map[int]string
 	// writable are the host paths the sandbox may write (mount points of
 	// read-write binds).

@@ -38,6 +38,7 @@ func TestRenderEscapesAndWindows(t *testing.T) {
 	var b bytes.Buffer
 	Render(&b, l, map[string][]byte{"f": src})
 	out := b.String()
+	//lint:ignore SA1011 the set holds raw bytes on purpose: 0xff is one of the bytes looked for
 	if strings.ContainsAny(out, "\x1b\x07\xff") {
 		t.Fatalf("raw control bytes in the snippet: %q", out)
 	}

@@ -32,26 +32,27 @@ type inner struct {
 }
 
 type sample struct {
-	Name    string            `json:"name"`
-	Skip    string            `json:"-"`
-	Omitted []string          `json:"omitted,omitempty"`
-	Nil     []string          `json:"nil"`
-	Empty   []string          `json:"empty"`
-	Bytes   []byte            `json:"bytes"`
-	Map     map[string]bool   `json:"map"`
-	NilMap  map[string]int    `json:"nil_map"`
-	Ptr     *inner            `json:"ptr"`
-	NilPtr  *inner            `json:"nil_ptr"`
-	Any     any               `json:"any"`
-	Nums    []any             `json:"nums"`
-	Untag   int               `json:""`
-	Bad     string            `json:"bad"`
-	Arr     [2]uint8          `json:"arr"`
-	Nested  map[string][]any  `json:"nested"`
-	unexp   string            //nolint:unused // not in the JSON
-	ByName  map[string]string `json:"by_name,omitempty"`
-	inner                     // flattened
-	*Extra                    // nil: its fields are left out
+	Name    string           `json:"name"`
+	Skip    string           `json:"-"`
+	Omitted []string         `json:"omitted,omitempty"`
+	Nil     []string         `json:"nil"`
+	Empty   []string         `json:"empty"`
+	Bytes   []byte           `json:"bytes"`
+	Map     map[string]bool  `json:"map"`
+	NilMap  map[string]int   `json:"nil_map"`
+	Ptr     *inner           `json:"ptr"`
+	NilPtr  *inner           `json:"nil_ptr"`
+	Any     any              `json:"any"`
+	Nums    []any            `json:"nums"`
+	Untag   int              `json:""`
+	Bad     string           `json:"bad"`
+	Arr     [2]uint8         `json:"arr"`
+	Nested  map[string][]any `json:"nested"`
+	//lint:ignore U1000 an unexported field: not in the JSON
+	unexp  string
+	ByName map[string]string `json:"by_name,omitempty"`
+	inner                    // flattened
+	*Extra                   // nil: its fields are left out
 }
 
 type Extra struct {

@@ -121,7 +121,9 @@ func (r *runner) waitBwrap() waitResult {
 		if rc, err := r.bwrapPidFile.SyscallConn(); err == nil {
 			var werr error
 			reaped := false
-			err = rc.Read(func(uintptr) bool {
+			// An error of Read (the descriptor cannot be polled) leaves
+			// the blocking wait below.
+			_ = rc.Read(func(uintptr) bool {
 				pid, err := syscall.Wait4(r.bwrapPID, &ws, syscall.WNOHANG, nil)
 				switch {
 				case err == syscall.EINTR:

@@ -1,10 +1,10 @@
 package sandboxtest
 
 import (
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -496,5 +496,5 @@ func goBinary() string {
 			return abs
 		}
 	}
-	return filepath.Join(goruntime.GOROOT(), "bin", "go")
+	return filepath.Join(build.Default.GOROOT, "bin", "go")
 }

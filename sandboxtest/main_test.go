@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/build"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	goruntime "runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -101,7 +101,7 @@ func findBwrap() (string, error) {
 func buildTools(dir string) error {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(goruntime.GOROOT(), "bin", "go")
+		goBin = filepath.Join(build.Default.GOROOT, "bin", "go")
 	}
 	cmd := exec.Command(goBin, "build", "-o", dir+string(filepath.Separator),
 		"github.com/bwpolicy/bwpolicy/cmd/bwpolicy",

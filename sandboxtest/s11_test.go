@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ var s11Tools = sync.OnceValue(func() error {
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(goruntime.GOROOT(), "bin", "go")
+		goBin = filepath.Join(build.Default.GOROOT, "bin", "go")
 	}
 	for _, b := range []struct{ tag, name string }{{"bwpolicy_nocontain", "bwrun-nocontain"}, {"bwpolicy_nopid1check", "bwrun-nopid1check"}} {
 		c = exec.Command(goBin, "build", "-tags", b.tag, "-o", tool(b.name), "github.com/bwpolicy/bwpolicy/cmd/bwrun")

@@ -163,7 +163,7 @@ func TestNonNativeArchKilled(t *testing.T) {
 func TestX32Killed(t *testing.T) {
 	p := mustBuild(t, "x86_64", groupNames()...)
 	for _, nr := range []uint32{
-		x32SyscallBit | 0,   // x32 read
+		x32SyscallBit,       // x32 read (0)
 		x32SyscallBit | 39,  // x32 getpid
 		x32SyscallBit | 521, // x32 ptrace
 		x32SyscallBit | 16,  // x32 ioctl: not the native ioctl rule

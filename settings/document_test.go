@@ -24,7 +24,7 @@ func TestHermesFormPositions(t *testing.T) {
 		var p []any
 		switch path {
 		case "dest":
-			p = []any{"binds", 1 - 1, "dest"}
+			p = []any{"binds", 0, "dest"}
 		default:
 			p = []any{path}
 		}

@@ -25,9 +25,6 @@ var settingsSources = [][]string{
 	{"plugins", "entries", "bubblewrap", "settings"},
 }
 
-// legacySource names the PR-era source in diagnostics.
-const legacySource = "terminal.bubblewrap_*"
-
 // legacyKey is one PR-era terminal.bubblewrap_* key: its settings key
 // path, and how its environment variable is read.
 type legacyKey struct {

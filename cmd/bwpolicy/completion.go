@@ -154,14 +154,12 @@ _bwpolicy() {
 `, strings.Join(names, " "))
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "    %s)\n", c.name)
-		var valued []string
 		byKind := map[string][]string{}
 		for _, f := range c.flags {
 			if f.value == "" {
 				continue
 			}
 			pat := "-" + f.name + "|--" + f.name
-			valued = append(valued, pat)
 			switch f.valueKind() {
 			case "choices":
 				fmt.Fprintf(&b, "        case \"$prev\" in %s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return 0;; esac\n", pat, strings.Join(f.choices, " "))

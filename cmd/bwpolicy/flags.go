@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/compiler"
@@ -58,12 +57,6 @@ func (c *compileFlags) request() (*compiler.Request, diag.List, int) {
 		req.Policy = eng
 	}
 	return req, nil, exitOK
-}
-
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("bwpolicy "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
 }
 
 // sources returns the source bytes of the documents, for snippets.

@@ -48,6 +48,7 @@ func TestGenerateShapes(t *testing.T) {
 		M    map[string][]string `json:"m"`
 		Bare string
 		Skip string `json:"-"`
+		//lint:ignore U1000 an unexported field, which the generator must leave out
 		priv string
 	}
 	src, err := Generate("p", reflect.TypeOf(Outer{}))

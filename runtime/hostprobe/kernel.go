@@ -88,7 +88,7 @@ func LandlockABI() (int, error) {
 		case errors.Is(errno, unix.ENOSYS):
 			return 0, errors.New("kernel built without Landlock (ENOSYS)")
 		case errors.Is(errno, unix.EOPNOTSUPP):
-			return 0, errors.New("Landlock is built in but disabled (EOPNOTSUPP): add landlock to the lsm= boot parameter")
+			return 0, errors.New("landlock is built in but disabled (EOPNOTSUPP): add landlock to the lsm= boot parameter")
 		}
 		return 0, fmt.Errorf("landlock_create_ruleset: %w", errno)
 	}
