@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
+
 	"golang.org/x/tools/txtar"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -25,7 +27,7 @@ import (
 const slowCompile = 10 * time.Second
 
 func FuzzCompile(f *testing.F) {
-	files, _ := filepath.Glob("testdata/cases/*.txtar")
+	files := testglob.Files(f, "testdata/cases/*.txtar")
 	for _, file := range files {
 		ar, err := txtar.ParseFile(file)
 		if err != nil {

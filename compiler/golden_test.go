@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
+
 	"github.com/sebdah/goldie/v2"
 	"golang.org/x/tools/txtar"
 
@@ -194,10 +196,7 @@ func renderDiags(l diag.List) []byte {
 }
 
 func caseFiles(t *testing.T) []string {
-	files, err := filepath.Glob("testdata/cases/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cases: %v", err)
-	}
+	files := testglob.Files(t, "testdata/cases/*.txtar")
 	return files
 }
 

@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -23,7 +24,7 @@ import (
 // against schema/invocation.schema.json.
 func TestGoldenInvocationsMatchSchema(t *testing.T) {
 	sch := schematest.Compile(t, schema.InvocationJSON, "invocation.schema.json")
-	files, _ := filepath.Glob("../golden/*.json")
+	files := testglob.Files(t, "../golden/*.json")
 	if len(files) < 10 {
 		t.Fatalf("only %d golden invocations", len(files))
 	}

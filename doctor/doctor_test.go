@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
@@ -346,7 +347,7 @@ func TestMemoryCgroup(t *testing.T) {
 // uses is one doctor requires, or one the invocation itself names as
 // version-gated (bwrap.requires); and every required option is used.
 func TestRequiredOptionsFollowInvocations(t *testing.T) {
-	files, _ := filepath.Glob("../golden/*.json")
+	files := testglob.Files(t, "../golden/*.json")
 	if len(files) < 20 {
 		t.Fatalf("only %d golden invocations", len(files))
 	}

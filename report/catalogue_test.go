@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
+
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/policy"
 )
@@ -119,7 +121,7 @@ func TestEveryReportedIDIsInTheCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden, _ := filepath.Glob("../golden/*.diags.txt")
+	golden := testglob.Files(t, "../golden/*.diags.txt")
 	tag := regexp.MustCompile(`\[([A-Za-z][A-Za-z0-9.-]*)\]$`)
 	for _, g := range golden {
 		b, _ := os.ReadFile(g)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
+
 	"golang.org/x/tools/txtar"
 )
 
@@ -38,7 +40,7 @@ func TestRulesDoc(t *testing.T) {
 
 func rulesDoc(t *testing.T) []byte {
 	t.Helper()
-	cases, _ := filepath.Glob("../compiler/testdata/cases/*.txtar")
+	cases := testglob.Files(t, "../compiler/testdata/cases/*.txtar")
 	sort.Strings(cases)
 	var b bytes.Buffer
 	b.WriteString("# Rule IDs\n\n")

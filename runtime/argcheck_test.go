@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
+
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -15,10 +17,7 @@ import (
 // runtime accepts: not the one compiled without bwrap).
 func goldenInvocations(t testing.TB) map[string]*invocation.Invocation {
 	t.Helper()
-	files, err := filepath.Glob("../golden/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden invocations: %v", err)
-	}
+	files := testglob.Files(t, "../golden/*.json")
 	out := map[string]*invocation.Invocation{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

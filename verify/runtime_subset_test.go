@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
+
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
@@ -17,7 +19,7 @@ import (
 // repeating one at the end, or turning a read-only bind writable. And
 // the unedited goldens pass both.
 func TestRuntimeCheckIsSubset(t *testing.T) {
-	files, _ := filepath.Glob("../golden/*.json")
+	files := testglob.Files(t, "../golden/*.json")
 	rng := rand.New(rand.NewSource(11))
 	refused := 0
 	for _, file := range files {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
+
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/sebdah/goldie/v2"
 )
@@ -37,7 +39,7 @@ func loadGolden(t *testing.T, name string) *invocation.Invocation {
 var knownBugs = map[string][]string{}
 
 func TestGoldenInvocationsVerify(t *testing.T) {
-	files, _ := filepath.Glob("../golden/*.json")
+	files := testglob.Files(t, "../golden/*.json")
 	if len(files) < 10 {
 		t.Fatalf("only %d golden invocations", len(files))
 	}

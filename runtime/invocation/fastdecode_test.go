@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
+
 	"github.com/bwpolicy/bwpolicy/internal/fastdecodegen"
 )
 
@@ -194,10 +196,8 @@ func FuzzDecode(f *testing.F) {
 // TestFastDecodeGoldens: the compiler's golden invocations take the fast
 // path and decode exactly as encoding/json decodes them.
 func TestFastDecodeGoldens(t *testing.T) {
-	files, _ := filepath.Glob("../golden/*.json")
-	if len(files) == 0 {
-		t.Skip("no golden invocations")
-	}
+	files := testglob.Files(t, "../../golden/*.json")
+	decoded := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -216,7 +216,12 @@ func TestFastDecodeGoldens(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: fast decode differs", f)
 		}
+		decoded++
 	}
+	if decoded == 0 {
+		t.Fatalf("none of the %d golden files is an invocation of format %s", len(files), Format)
+	}
+	t.Logf("%d golden invocations decoded on the fast path", decoded)
 }
 
 // checkOnlyAgrees: the fast path in DecodeFileToRun's mode accepts
