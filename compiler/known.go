@@ -2,7 +2,7 @@ package compiler
 
 import (
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/seccomp"
 )
 
@@ -28,7 +28,7 @@ type seccompGroup struct {
 
 // knownNames is the "known" section, built once.
 var knownNames = func() known {
-	k := known{ProtectNames: append(append(append([]string(nil), facts.ProtectedNames...), "core.hooksPath", facts.AllowPath, facts.AllowPastBound, "PYTHONPATH"), runtime.StartupFileVars...)}
+	k := known{ProtectNames: append(append(append([]string(nil), facts.ProtectedNames...), "core.hooksPath", facts.AllowPath, facts.AllowPastBound, "PYTHONPATH"), startup.FileVars...)}
 	for _, g := range seccomp.Groups() {
 		rw := g.RelaxWith
 		if rw == nil {

@@ -101,7 +101,7 @@ type Facts struct {
 	// SecretNotes name the shell start-up files hidden for the secret
 	// they hold (file and line, never the value).
 	SecretNotes []string `json:"-"`
-	// CodeDirNotes warn of the directories of runtime.CodeDirVars
+	// CodeDirNotes warn of the directories of startup.CodeDirVars
 	// (LD_LIBRARY_PATH, PYTHONPATH, …) that lie in the writable set (H9).
 	CodeDirNotes []string `json:"-"`
 	// Tracked are the hidden paths a git repository tracks (their

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"path"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
@@ -15,28 +16,28 @@ import (
 // files, direnv's .envrc, editor and agent task definitions, autostart
 // entries and user services, ~/.local/bin on PATH — and, in a home
 // directory only, what tools run at their own start
-// (runtime.HomeStartupNames: ~/.npmrc, ~/.Rprofile, …). A command may
+// (startup.HomeNames: ~/.npmrc, ~/.Rprofile, …). A command may
 // edit the project; it may not plant something the host executes.
-var ProtectedNames = append(append(append([]string(nil), gitProtectedNames...), runtime.StartupNames...), runtime.HomeStartupNames...)
+var ProtectedNames = append(append(append([]string(nil), gitProtectedNames...), startup.Names...), startup.HomeNames...)
 
 // gitProtectedNames are the entries of ProtectedNames that are git's:
 // git init, git submodule and hook managers create them, so one created
 // by a command is warned about (and the invocation goes stale) but
 // stays; the scan checks what git would run from them. Every other
-// entry is a runtime.StartupNames or runtime.HomeStartupNames entry,
+// entry is a startup.Names or startup.HomeNames entry,
 // set aside when a command creates it.
 var gitProtectedNames = []string{".git/config", ".git/hooks", ".husky", ".githooks", ".gitconfig", ".config/git/config", ".gitmodules"}
 
 // protectedPaths returns the (name, path) pairs of ProtectedNames to
 // protect in the writable directory root: each name below root but the
-// home-only ones (runtime.HomeStartupNames) and, for each of homes (the
+// home-only ones (startup.HomeNames) and, for each of homes (the
 // home directory, the profile home) that is root or holds it or lies in
 // it, each name below that home that lies inside root (a read-write bind
 // of ~/.config/systemd holds ~/.config/systemd/user, which a login runs
 // whatever the bind's root). A pair may come twice.
 func protectedPaths(root string, homes []string) [][2]string {
 	var out [][2]string
-	for _, name := range append(append([]string(nil), gitProtectedNames...), runtime.StartupNames...) {
+	for _, name := range append(append([]string(nil), gitProtectedNames...), startup.Names...) {
 		out = append(out, [2]string{name, path.Join(root, name)})
 	}
 	for _, home := range homes {

@@ -1,10 +1,9 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"slices"
 	"testing"
-
-	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
 // TestProtectedNamesStartup: every protected name is git's or one the
@@ -12,17 +11,17 @@ import (
 // no start-up name the compile does not protect.
 func TestProtectedNamesStartup(t *testing.T) {
 	for _, n := range ProtectedNames {
-		if !slices.Contains(gitProtectedNames, n) && !slices.Contains(runtime.StartupNames, n) && !slices.Contains(runtime.HomeStartupNames, n) {
-			t.Errorf("%s is neither git's nor in runtime.StartupNames or HomeStartupNames", n)
+		if !slices.Contains(gitProtectedNames, n) && !slices.Contains(startup.Names, n) && !slices.Contains(startup.HomeNames, n) {
+			t.Errorf("%s is neither git's nor in startup.Names or startup.HomeNames", n)
 		}
 	}
-	for _, n := range append(append([]string(nil), runtime.StartupNames...), runtime.HomeStartupNames...) {
+	for _, n := range append(append([]string(nil), startup.Names...), startup.HomeNames...) {
 		if !slices.Contains(ProtectedNames, n) {
-			t.Errorf("runtime.StartupNames has %s, ProtectedNames does not", n)
+			t.Errorf("startup.Names has %s, ProtectedNames does not", n)
 		}
 	}
 	for _, n := range gitProtectedNames {
-		if !slices.Contains(ProtectedNames, n) || slices.Contains(runtime.StartupNames, n) {
+		if !slices.Contains(ProtectedNames, n) || slices.Contains(startup.Names, n) {
 			t.Errorf("git's %s: not protected, or also a start-up name", n)
 		}
 	}

@@ -4,14 +4,13 @@ package facts
 // what every later python runs at start from the user site directory.
 
 import (
-	"path"
-
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"path"
 )
 
 // PythonHookName is the Protected.Name of a python start-up hook in a
-// user site directory (runtime.PythonUserSiteDirs): a .pth file with a
+// user site directory (startup.PythonUserSiteDirs): a .pth file with a
 // code line, a usercustomize or sitecustomize module (any form, its
 // compiled copy in __pycache__ too), and the modules such a .pth file
 // imports. The directory itself stays writable (pip install --user
@@ -47,7 +46,7 @@ func (g *gatherer) pythonHooks(root string, index int, homes []string, seen map[
 		if h == "" {
 			continue
 		}
-		for _, lib := range runtime.PythonLibDirs(h) {
+		for _, lib := range startup.PythonLibDirs(h) {
 			if !Within(lib, root) && !Within(root, lib) {
 				continue
 			}
@@ -59,7 +58,7 @@ func (g *gatherer) pythonHooks(root string, index int, homes []string, seen map[
 				continue
 			}
 			for _, v := range versions {
-				if runtime.PythonVersionDir(v) {
+				if startup.PythonVersionDir(v) {
 					for _, p := range g.siteHooks(path.Join(lib, v, "site-packages")) {
 						add(p)
 					}
@@ -84,27 +83,27 @@ func (g *gatherer) siteHooks(site string) []string {
 		switch {
 		case n == "__pycache__":
 			cache = true
-		case runtime.PythonCustomize(n):
+		case startup.PythonCustomize(n):
 			out = append(out, path.Join(site, n))
-		case runtime.PthFile(n):
+		case startup.PthFile(n):
 			// Read below the resolved directory, unrecorded: a path-only
 			// .pth is data, and pip may remove it.
 			b, err := g.fs.ReadFile(path.Join(real, n), maxPthRead+1)
-			if err != nil || len(b) > maxPthRead || runtime.PthRunsCode(b) {
+			if err != nil || len(b) > maxPthRead || startup.PthRunsCode(b) {
 				out = append(out, path.Join(site, n))
-				mods = append(mods, runtime.PthModules(b)...)
+				mods = append(mods, startup.PthModules(b)...)
 			}
 		}
 	}
 	for _, n := range names {
-		if n != "__pycache__" && !runtime.PythonCustomize(n) && !runtime.PthFile(n) && runtime.PythonModuleEntry(n, mods) {
+		if n != "__pycache__" && !startup.PythonCustomize(n) && !startup.PthFile(n) && startup.PythonModuleEntry(n, mods) {
 			out = append(out, path.Join(site, n))
 		}
 	}
 	if cache {
 		cached, _ := g.fs.ReadDir(path.Join(real, "__pycache__"))
 		for _, n := range cached {
-			if runtime.PythonCustomize(n) || runtime.PythonModuleEntry(n, mods) {
+			if startup.PythonCustomize(n) || startup.PythonModuleEntry(n, mods) {
 				out = append(out, path.Join(site, "__pycache__", n))
 			}
 		}

@@ -9,6 +9,7 @@ package facts
 
 import (
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"path"
 	"strings"
 
@@ -17,10 +18,10 @@ import (
 
 // StartupVars are the variables besides runtime.MovedDirs that move a
 // start-up file or name one: ZDOTDIR (zsh's rc files),
-// runtime.StartupFileVars (BASH_ENV, GIT_CONFIG_SYSTEM, EDITOR, …) and
-// runtime.CodeDirVars (LD_LIBRARY_PATH, PYTHONPATH, …).
+// startup.FileVars (BASH_ENV, GIT_CONFIG_SYSTEM, EDITOR, …) and
+// startup.CodeDirVars (LD_LIBRARY_PATH, PYTHONPATH, …).
 // FromEnvironment reads them.
-var StartupVars = append(append([]string{"ZDOTDIR"}, runtime.StartupFileVars...), runtime.CodeDirVars...)
+var StartupVars = append(append([]string{"ZDOTDIR"}, startup.FileVars...), startup.CodeDirVars...)
 
 // zshNames are the start-up names zsh reads from $ZDOTDIR.
 var zshNames = []string{".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"}
@@ -29,7 +30,7 @@ var zshNames = []string{".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"}
 // environment makes host programs run from, wherever they lie:
 // ProtectedNames below a directory of runtime.MovedDirs
 // (XDG_CONFIG_HOME for .config/..., XDG_DATA_HOME for .local/share/...),
-// zsh's names below ZDOTDIR, the files of runtime.StartupFileVars (named
+// zsh's names below ZDOTDIR, the files of startup.FileVars (named
 // by their variable), python's start-up modules in the PYTHONPATH
 // directories, and the PATH directories themselves (AllowPath: what a
 // command plants there runs in the user's next host shell). Each place
@@ -56,7 +57,7 @@ func (g *gatherer) envStartup(h *Host) [][2]string {
 			out = append(out, [2]string{name, path.Join(z, name)})
 		}
 	}
-	for _, f := range runtime.StartupFiles(func(v string) string { return h.Env[v] }) {
+	for _, f := range startup.Files(func(v string) string { return h.Env[v] }) {
 		out = append(out, [2]string{f[0], g.resolvedUnrecorded(f[1])})
 	}
 	for _, d := range absList(h.Env["PYTHONPATH"]) {
@@ -71,14 +72,14 @@ func (g *gatherer) envStartup(h *Host) [][2]string {
 }
 
 // codeDirNotes returns a warning for each directory of
-// runtime.CodeDirVars that lies in a writable root: what a command
+// startup.CodeDirVars that lies in a writable root: what a command
 // writes there, a host program started with that variable loads.
 func (g *gatherer) codeDirNotes(h *Host, roots []writableRoot) []string {
 	if h == nil {
 		return nil
 	}
 	var out []string
-	for _, v := range runtime.CodeDirVars {
+	for _, v := range startup.CodeDirVars {
 		for _, d := range absList(h.Env[v]) {
 			r := g.resolvedUnrecorded(d)
 			for _, root := range roots {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"os"
 	"path"
 	"path/filepath"
@@ -116,7 +117,7 @@ const WhyProfileHome = "H9 (profile home)"
 // invocation leaves writable stays where it is. A protected entry of the profile home that was absent when
 // compiling (WhyProfileHome) and exists now is set aside too, and so is
 // such an entry of another writable directory when it is a start-up file
-// (WhyProtected, StartupNames: .envrc, .devcontainer.json, a user unit
+// (WhyProtected, startup.Names: .envrc, .devcontainer.json, a user unit
 // directory): git's own entries (.git/config, .git/hooks, .gitmodules)
 // that git init and git submodule create are warned about and stay. The
 // python user site directories of the sandbox's and the host's home are
@@ -188,7 +189,7 @@ type gitScan struct {
 	// distrust, while above 0, makes changed report true: what a
 	// pointer the command wrote leads to is judged as the command's.
 	distrust int
-	// envStartup are the files StartupFileVars name in bwrun's
+	// envStartup are the files startup.FileVars name in bwrun's
 	// environment (startupFile), read once.
 	envStartup map[string]bool
 	// recorded are the paths the invocation recorded as existing
@@ -381,17 +382,17 @@ func joinPhysical(dir, rel string) string {
 }
 
 // startupFile reports whether host path p, recorded by the compile as
-// a protected entry, is a start-up file: one of StartupNames or
-// HomeStartupNames (startupPath), or a file the environment makes host
-// programs run (StartupFileVars, read from bwrun's environment, the
+// a protected entry, is a start-up file: one of startup.Names or
+// startup.HomeNames (startup.NamedPath), or a file the environment makes host
+// programs run (startup.FileVars, read from bwrun's environment, the
 // user's, once per scan).
 func (s *gitScan) startupFile(p string) bool {
-	if startupPath(p) {
+	if startup.NamedPath(p) {
 		return true
 	}
 	if s.envStartup == nil {
 		s.envStartup = map[string]bool{}
-		for _, f := range StartupFiles(os.Getenv) {
+		for _, f := range startup.Files(os.Getenv) {
 			s.envStartup[f[1]] = true
 			// The compile records the place resolved (a directory on
 			// the way may be a link).

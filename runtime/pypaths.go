@@ -7,30 +7,14 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"path"
-	"strings"
 )
 
 // maxPthDirs bounds the directories the path lines of one site
 // directory's .pth files add that the scan lists; past it, the
 // invocation is reported stale.
 const maxPthDirs = 64
-
-// PthPaths returns the path lines of a .pth file as site.py reads them:
-// lines split with universal newlines, comments ("#" first), blank lines
-// and the lines it executes ("import" and a space or tab first) left
-// out, trailing blanks removed.
-func PthPaths(b []byte) []string {
-	var out []string
-	for _, line := range strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' || r == '\r' }) {
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" ||
-			strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t") {
-			continue
-		}
-		out = append(out, strings.TrimRight(line, " \t\f\v"))
-	}
-	return out
-}
 
 // pthPaths is one .pth file's path lines and whether a command could
 // have put the file there.
@@ -77,7 +61,7 @@ func (s *gitScan) customizeIn(dir string, buf []byte) bool {
 	moved := s.changed(dir)
 	left := false
 	for _, n := range de.Names {
-		if PythonCustomize(n) && !s.pythonFinding(dir+"/"+n, moved, "a python start-up module in a directory a .pth file adds (python imports it at every start)") {
+		if startup.PythonCustomize(n) && !s.pythonFinding(dir+"/"+n, moved, "a python start-up module in a directory a .pth file adds (python imports it at every start)") {
 			left = true
 		}
 	}
@@ -86,7 +70,7 @@ func (s *gitScan) customizeIn(dir string, buf []byte) bool {
 	}
 	if listFollowing(path.Join(dir, "__pycache__"), buf, &de) == nil {
 		for _, n := range de.Names {
-			if PythonCustomize(n) {
+			if startup.PythonCustomize(n) {
 				s.pythonFinding(path.Join(dir, "__pycache__", n), moved, "a compiled python start-up module (python loads it instead of its source)")
 			}
 		}

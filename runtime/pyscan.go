@@ -6,6 +6,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"os"
 	"path"
 	"path/filepath"
@@ -38,10 +39,10 @@ func pythonHomes(inv *invocation.Invocation, home string) []string {
 }
 
 // scanPythonSites sets aside, in every user site directory of homes
-// that a command could have written (PythonUserSiteDirs, symlinks
+// that a command could have written (startup.PythonUserSiteDirs, symlinks
 // followed as python follows them), what python would run at its next
 // start and a command left there: a .pth file with a code line
-// (PthRunsCode; one larger than maxGitFile or unreadable counts as code),
+// (startup.PthRunsCode; one larger than maxGitFile or unreadable counts as code),
 // a usercustomize or sitecustomize module in any form,
 // and a module that a .pth file left in place imports. Each is a finding
 // only when it is writable in the sandbox and it changed since the
@@ -61,7 +62,7 @@ func (s *gitScan) scanPythonSites(homes []string, pre []invocation.Precondition)
 	var de DirEntries
 	for _, h := range homes {
 		base := path.Join(h, ".local")
-		for _, lib := range PythonLibDirs(h) {
+		for _, lib := range startup.PythonLibDirs(h) {
 			if fi, err := os.Stat(lib); err != nil || !fi.IsDir() {
 				continue
 			}
@@ -73,7 +74,7 @@ func (s *gitScan) scanPythonSites(homes []string, pre []invocation.Precondition)
 			}
 			var versions []string
 			for i, n := range de.Names {
-				if PythonVersionDir(n) && (de.IsDir[i] || linkIndex(&de, i)) {
+				if startup.PythonVersionDir(n) && (de.IsDir[i] || linkIndex(&de, i)) {
 					versions = append(versions, n)
 				}
 			}
@@ -126,15 +127,15 @@ func (s *gitScan) scanSite(site string, moved bool, buf []byte, de *DirEntries) 
 		switch {
 		case n == "__pycache__":
 			cache = true
-		case PythonCustomize(n):
+		case startup.PythonCustomize(n):
 			s.pythonFinding(p, moved, "a python start-up module (site.py imports "+n+" at every python start)")
-		case PthFile(n):
+		case startup.PthFile(n):
 			// Every .pth is read: its path lines may add a directory
 			// holding usercustomize (scanPthDirs); one bound read-only is
 			// the user's hook, read for the modules it imports.
 			candidate := s.pythonCandidate(p, moved)
 			b, err := readSmall(p) // as site.py reads it, following a symlink
-			code := err != nil || PthRunsCode(b)
+			code := err != nil || startup.PthRunsCode(b)
 			if code && candidate && s.pythonFinding(p, moved, "a python .pth file with a code line (site.py runs it at every python start)") {
 				continue
 			}
@@ -142,9 +143,9 @@ func (s *gitScan) scanSite(site string, moved bool, buf []byte, de *DirEntries) 
 				continue
 			}
 			if code {
-				mods = append(mods, PthModules(b)...)
+				mods = append(mods, startup.PthModules(b)...)
 			}
-			if dirs := PthPaths(b); len(dirs) > 0 {
+			if dirs := startup.PthPaths(b); len(dirs) > 0 {
 				pths = append(pths, pthPaths{pth: p, dirs: dirs, candidate: candidate})
 			}
 		}
@@ -153,7 +154,7 @@ func (s *gitScan) scanSite(site string, moved bool, buf []byte, de *DirEntries) 
 	// The modules the .pth files left in place import at every start.
 	if len(mods) > 0 {
 		for _, n := range names {
-			if n != "__pycache__" && !PythonCustomize(n) && !PthFile(n) && PythonModuleEntry(n, mods) {
+			if n != "__pycache__" && !startup.PythonCustomize(n) && !startup.PthFile(n) && startup.PythonModuleEntry(n, mods) {
 				s.pythonFinding(path.Join(site, n), moved, "a module a python .pth file imports at every python start")
 			}
 		}
@@ -171,7 +172,7 @@ func (s *gitScan) scanSite(site string, moved bool, buf []byte, de *DirEntries) 
 		return
 	}
 	for _, n := range cde.Names {
-		if PythonCustomize(n) || PythonModuleEntry(n, mods) {
+		if startup.PythonCustomize(n) || startup.PythonModuleEntry(n, mods) {
 			s.pythonFinding(path.Join(pc, n), moved, "a compiled python start-up module (python loads it instead of its source)")
 		}
 	}

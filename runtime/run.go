@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"os"
 	"os/signal"
 	"syscall"
@@ -130,7 +131,7 @@ func Run(ctx context.Context, inv *invocation.Invocation, argv []string, stdio S
 //     CheckCredentialEnv (the environment's credential paths; a stale
 //     invocation is refused); Options.Chdir; the environment (os.Environ()
 //     filtered by inv.Env, BuildEnv; a shell's -c script is prefixed with
-//     an unset of inv.Env.UnsetAfterRC, see UnsetAfterRC); the
+//     an unset of inv.Env.UnsetAfterRC, see startup.UnsetAfterRC); the
 //     descriptors of inv.FDs at exactly their numbers.
 //  2. start: bwrap starts as `bwrap ARGS... -- argv...` (same process
 //     group, stdio as described at Stdio; cloned into a memory cgroup
@@ -329,7 +330,7 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 	if fds.info == nil {
 		return nil, errors.New("the invocation has no --info-fd: the runtime could not kill the sandbox's processes when the command ends (S11); recompile with `bwpolicy compile`")
 	}
-	argv, _ = UnsetAfterRC(argv, inv.Env.UnsetAfterRC)
+	argv, _ = startup.UnsetAfterRC(argv, inv.Env.UnsetAfterRC)
 	return argv, nil
 }
 

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"path"
 	"path/filepath"
 
@@ -53,7 +54,7 @@ func (s *gitScan) setAsideWarn(p, why string, warn bool) string {
 }
 
 // setAsideSuffix is what a set-aside name ends with, before its time.
-const setAsideSuffix = ".bwpolicy-set-aside-"
+const setAsideSuffix = startup.SetAsideSuffix
 
 func renameAside(dir, name, stamp string) (string, error) {
 	dir = path.Clean(dir)

@@ -1,4 +1,4 @@
-package runtime
+package startup
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package runtime
+package startup
 
 // This file says what, in a python user site directory, runs at every
 // python start (H9): site.py's rules, read from CPython's Lib/site.py.
@@ -49,11 +49,16 @@ func PythonCustomize(name string) bool {
 	return moduleEntry(name, "usercustomize") || moduleEntry(name, "sitecustomize")
 }
 
+// SetAsideSuffix is what the name of an entry bwrun's post-command scan
+// set aside ends with, before its time: no python import suffix ends
+// such a name, so a set-aside start-up module is no module.
+const SetAsideSuffix = ".bwpolicy-set-aside-"
+
 // moduleEntry reports whether a directory entry name is a form of
 // module mod (mod, mod.py, mod.<anything>), other than one set aside
 // (no import suffix ends a set-aside name).
 func moduleEntry(name, mod string) bool {
-	return name == mod || strings.HasPrefix(name, mod+".") && !strings.Contains(name, setAsideSuffix)
+	return name == mod || strings.HasPrefix(name, mod+".") && !strings.Contains(name, SetAsideSuffix)
 }
 
 // PthFile reports whether a site directory entry is a path
@@ -135,4 +140,20 @@ func PythonModuleEntry(name string, mods []string) bool {
 		}
 	}
 	return false
+}
+
+// PthPaths returns the path lines of a .pth file as site.py reads them:
+// lines split with universal newlines, comments ("#" first), blank lines
+// and the lines it executes ("import" and a space or tab first) left
+// out, trailing blanks removed.
+func PthPaths(b []byte) []string {
+	var out []string
+	for _, line := range strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" ||
+			strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t") {
+			continue
+		}
+		out = append(out, strings.TrimRight(line, " \t\f\v"))
+	}
+	return out
 }

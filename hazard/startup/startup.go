@@ -1,8 +1,8 @@
-package runtime
+package startup
 
 import "strings"
 
-// StartupNames are the entries of a writable directory, other than
+// Names are the entries of a writable directory, other than
 // git's own, that something on the host runs later without being asked
 // (H9): shell start-up files of every shell (and the files the usual
 // ones source), direnv's .envrc, login-session environments, autostart
@@ -12,7 +12,7 @@ import "strings"
 // read-only; one a command creates where none was is set aside after
 // the command (ScanGit), not only warned about: it would run before
 // anyone read the warning.
-var StartupNames = []string{
+var Names = []string{
 	".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".profile",
 	".zlogin", ".zprofile", ".zshenv", ".zshrc",
 	".config/fish/config.fish",
@@ -45,15 +45,15 @@ var StartupNames = []string{
 	".hg/hgrc",
 }
 
-// startupPath reports whether host path p is a StartupNames or
-// HomeStartupNames entry of some directory (p ends in "/" + a name).
-func startupPath(p string) bool {
-	for _, n := range StartupNames {
+// NamedPath reports whether host path p is a Names or
+// HomeNames entry of some directory (p ends in "/" + a name).
+func NamedPath(p string) bool {
+	for _, n := range Names {
 		if strings.HasSuffix(p, "/"+n) || relocatedSuffix(p, n) {
 			return true
 		}
 	}
-	return homeStartupPath(p)
+	return homeNamedPath(p)
 }
 
 // relocatedSuffix reports whether p ends in name's part below .config or

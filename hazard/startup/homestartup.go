@@ -1,8 +1,8 @@
-package runtime
+package startup
 
 import "strings"
 
-// HomeStartupNames are the entries of a home directory (the home
+// HomeNames are the entries of a home directory (the home
 // directory as the working directory or under a read-write bind, and
 // the profile home of home_mode: profile) that a tool reads as code, or
 // as a setting that names a program to run, at its own start, with no
@@ -10,9 +10,9 @@ import "strings"
 // entries of the same names are left alone (build files the user runs
 // knowingly). facts.ProtectedNames binds the existing ones read-only,
 // and bwrun's post-command scan sets aside one a command creates, as
-// for StartupNames. The python user site directory is not a name: its
+// for Names. The python user site directory is not a name: its
 // hooks are found by content (PthRunsCode, PythonCustomize).
-var HomeStartupNames = []string{
+var HomeNames = []string{
 	// npm reads ~/.npmrc at every start: node-options, script-shell,
 	// shell, git, editor, onload-script name programs it runs (pnpm reads
 	// it too); yarn 1's yarn-path, yarn 2+'s yarnPath and plugins, bun's
@@ -68,10 +68,10 @@ var HomeStartupNames = []string{
 	"bin", ".cargo/bin", "go/bin",
 }
 
-// homeStartupPath reports whether host path p is a HomeStartupNames
+// homeNamedPath reports whether host path p is a HomeNames
 // entry of some directory.
-func homeStartupPath(p string) bool {
-	for _, n := range HomeStartupNames {
+func homeNamedPath(p string) bool {
+	for _, n := range HomeNames {
 		if strings.HasSuffix(p, "/"+n) || relocatedSuffix(p, n) {
 			return true
 		}

@@ -1,4 +1,4 @@
-package runtime
+package startup
 
 // This file names the files the user's environment makes host programs
 // run or load (H9): a BASH_ENV every non-interactive bash sources, git's
@@ -13,14 +13,14 @@ import (
 	"strings"
 )
 
-// StartupFileVars are the variables whose value names a file a host
+// FileVars are the variables whose value names a file a host
 // program runs or reads as configuration that can run code: shells'
 // BASH_ENV and ENV, git's GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM,
 // python's PYTHONSTARTUP, the loader's LD_PRELOAD (a list), and the
 // commands other programs start (EDITOR, VISUAL, PAGER, GIT_EDITOR,
 // GIT_PAGER, GIT_SSH, the askpass helpers, …: the first word of the
 // value, when it is a path).
-var StartupFileVars = []string{
+var FileVars = []string{
 	"BASH_ENV", "ENV", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "PYTHONSTARTUP", "LD_PRELOAD",
 	"EDITOR", "VISUAL", "PAGER", "MANPAGER", "GIT_EDITOR", "GIT_PAGER", "GIT_SEQUENCE_EDITOR",
 	"SUDO_EDITOR", "BROWSER", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS",
@@ -32,12 +32,12 @@ var StartupFileVars = []string{
 // its own build, so a writable one is warned about.
 var CodeDirVars = []string{"LD_LIBRARY_PATH", "PYTHONPATH", "PERL5LIB", "PERLLIB", "RUBYLIB", "NODE_PATH", "CLASSPATH"}
 
-// StartupFiles returns the absolute paths the variables of
-// StartupFileVars name in env (looked up with getenv), cleaned, with
+// Files returns the absolute paths the variables of
+// FileVars name in env (looked up with getenv), cleaned, with
 // the variable that names each.
-func StartupFiles(getenv func(string) string) [][2]string {
+func Files(getenv func(string) string) [][2]string {
 	var out [][2]string
-	for _, v := range StartupFileVars {
+	for _, v := range FileVars {
 		val := strings.TrimSpace(getenv(v))
 		if val == "" {
 			continue
