@@ -5,6 +5,7 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"regexp"
 	"slices"
 	"sort"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
 // ruleID matches a reason that is a rule ID ("H7", "S5").
@@ -79,7 +79,7 @@ func (st *state) unexaminableDiag(p string, err error, w string) diag.Diagnostic
 		stop = "remove the bind"
 	}
 	d.Summary = fmt.Sprintf("cannot examine %s (%s): %v", p, what, err)
-	if dir, ok := runtime.DenyingDir(p); ok && errors.Is(err, syscall.EACCES) {
+	if dir, ok := filekind.DenyingDir(p); ok && errors.Is(err, syscall.EACCES) {
 		d.Detail = fmt.Sprintf("the directory %s denies you search permission, but it is yours: a sandboxed command could chmod it and reach %s, so the path does not count as out of reach, and bwrun could never check it. Make it searchable (chmod u+x %s) so that the path is examined and hidden, or %s", dir, p, dir, stop)
 	} else {
 		d.Detail = "bwrun checks every path an invocation depends on before each command and could never check this one: make it examinable, or " + stop

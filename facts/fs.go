@@ -7,6 +7,7 @@ package facts
 
 import (
 	"errors"
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"io"
 	"io/fs"
 	"os"
@@ -73,12 +74,12 @@ func (OS) Lstat(p string) Stat {
 		if err == syscall.ENOENT || err == syscall.ENOTDIR {
 			return Stat{Kind: invocation.KindAbsent}
 		}
-		if runtime.Unreachable(p, err) {
+		if filekind.Unreachable(p, err) {
 			return Stat{Kind: invocation.KindDenied}
 		}
 		return Stat{Kind: invocation.KindOther, Err: &fs.PathError{Op: "lstat", Path: p, Err: err}}
 	}
-	st := Stat{Kind: kindOfMode(sys.Mode), UID: int(sys.Uid)}
+	st := Stat{Kind: filekind.Of(sys.Mode), UID: int(sys.Uid)}
 	switch sys.Mode & syscall.S_IFMT {
 	case syscall.S_IFLNK:
 		st.Target, _ = os.Readlink(p)
@@ -86,21 +87,6 @@ func (OS) Lstat(p string) Stat {
 		st.MTime = time.Unix(sys.Mtim.Unix()).UnixNano()
 	}
 	return st
-}
-
-// kindOfMode is the kind of a file of mode m (a stat's st_mode).
-func kindOfMode(m uint32) string {
-	switch m & syscall.S_IFMT {
-	case syscall.S_IFLNK:
-		return invocation.KindSymlink
-	case syscall.S_IFDIR:
-		return invocation.KindDir
-	case syscall.S_IFREG:
-		return invocation.KindFile
-	case syscall.S_IFSOCK:
-		return invocation.KindSocket
-	}
-	return invocation.KindOther
 }
 
 // ReadDir implements FS.

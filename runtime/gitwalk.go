@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"os"
 	"path"
 	"path/filepath"
@@ -111,7 +112,7 @@ func listDir(dir string, flags int, buf []byte, de *DirEntries) error {
 	}
 	defer unix.Close(fd)
 	de.Reset()
-	return eachDirent(fd, buf, func(nameBytes []byte, typ uint8) {
+	return filekind.EachDirent(fd, buf, func(nameBytes []byte, typ uint8) {
 		name := string(nameBytes)
 		if name == "." || name == ".." {
 			return

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"io/fs"
 	"os"
 	"path"
@@ -133,28 +134,21 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 		if err == unix.ENOENT || err == unix.ENOTDIR {
 			return invocation.KindAbsent, "", 0, nil
 		}
-		if Unreachable(path, err) {
+		if filekind.Unreachable(path, err) {
 			return invocation.KindDenied, "", 0, nil
 		}
 		return "", "", 0, &fs.PathError{Op: "lstat", Path: path, Err: err}
 	}
 	mtime = st.Mtim.Nano()
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return invocation.KindFile, "", mtime, nil
-	case unix.S_IFDIR:
-		return invocation.KindDir, "", mtime, nil
-	case unix.S_IFLNK:
+	kind = filekind.Of(st.Mode)
+	if kind == invocation.KindSymlink {
 		t, err := os.Readlink(path)
 		if err != nil {
 			return "", "", 0, err
 		}
-		return invocation.KindSymlink, t, mtime, nil
-	case unix.S_IFSOCK:
-		return invocation.KindSocket, "", mtime, nil
-	default:
-		return invocation.KindOther, "", mtime, nil
+		return kind, t, mtime, nil
 	}
+	return kind, "", mtime, nil
 }
 
 // CheckPreconditions lstat()s every recorded path (and readlink()s the

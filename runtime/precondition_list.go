@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"path"
 	"slices"
 	"strings"
@@ -100,7 +101,7 @@ func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []st
 	}
 	defer unix.Close(fd)
 	seen := make([]bool, len(idx))
-	err = eachDirent(fd, buf, func(nameBytes []byte, typ uint8) {
+	err = filekind.EachDirent(fd, buf, func(nameBytes []byte, typ uint8) {
 		// name is only compared, never kept: buf is read again by the
 		// next getdents, so it may share buf's memory (a copy per entry
 		// would allocate for every name longer than 32 bytes).
@@ -113,7 +114,7 @@ func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []st
 		})
 		for ; found && k < len(idx) && base(idx[k]) == name; k++ {
 			seen[k] = true // the same path may be recorded more than once
-			kinds[idx[k]] = direntKind(typ)
+			kinds[idx[k]] = filekind.OfDirent(typ)
 		}
 	})
 	if err != nil {
@@ -129,22 +130,5 @@ func listParent(dir string, idx []int, pre []invocation.Precondition, kinds []st
 		if !seen[k] {
 			kinds[i] = invocation.KindAbsent
 		}
-	}
-}
-
-// direntKind is the Kind constant of a d_type, "" where lstat must
-// tell (a symbolic link's target is needed; DT_UNKNOWN says nothing).
-func direntKind(typ byte) string {
-	switch typ {
-	case unix.DT_REG:
-		return invocation.KindFile
-	case unix.DT_DIR:
-		return invocation.KindDir
-	case unix.DT_SOCK:
-		return invocation.KindSocket
-	case unix.DT_FIFO, unix.DT_CHR, unix.DT_BLK:
-		return invocation.KindOther
-	default:
-		return ""
 	}
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"slices"
 	"unsafe"
 
@@ -72,7 +73,7 @@ func (nc *namesCheck) list(buf []byte) {
 	case err == unix.ENOENT || err == unix.ENOTDIR:
 		nc.absent = true
 	case err == nil:
-		err = eachDirent(fd, buf, func(nameBytes []byte, typ uint8) {
+		err = filekind.EachDirent(fd, buf, func(nameBytes []byte, typ uint8) {
 			// Compared, never kept: it may share buf's memory.
 			nc.note(unsafe.String(unsafe.SliceData(nameBytes), len(nameBytes)), typ)
 		})

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +49,7 @@ func TestUnreachableHelper(t *testing.T) {
 		kind, _, err := KindOf(p)
 		if err != nil {
 			line += "error"
-			if _, lerr := os.Lstat(p); Unreachable(p, lerr) || !errors.Is(lerr, os.ErrPermission) {
+			if _, lerr := os.Lstat(p); filekind.Unreachable(p, lerr) || !errors.Is(lerr, os.ErrPermission) {
 				t.Errorf("%s: Unreachable or not EACCES: %v", p, lerr)
 			}
 		} else {

@@ -1,4 +1,4 @@
-package runtime
+package filekind
 
 import (
 	"encoding/binary"
@@ -11,11 +11,11 @@ import (
 // d_ino (8), d_off (8), d_reclen (2), d_type (1).
 const direntHeader = 19
 
-// eachDirent lists the open directory fd with getdents64 into buf and
+// EachDirent lists the open directory fd with getdents64 into buf and
 // calls fn with each entry's name (".", ".." included; the bytes are
 // only valid during the call) and d_type. A malformed record is an
 // error (unix.EIO): a partial listing must not pass for a whole one.
-func eachDirent(fd int, buf []byte, fn func(name []byte, typ uint8)) error {
+func EachDirent(fd int, buf []byte, fn func(name []byte, typ uint8)) error {
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
