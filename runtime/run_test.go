@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/internal/testnet"
+	"github.com/bwpolicy/bwpolicy/runtime/landlock"
 	"io"
 	"net"
 	"os"
@@ -476,14 +478,14 @@ func filterProg(ins [][4]uint32) []byte {
 
 func TestSandboxLandlock(t *testing.T) {
 	abi, _ := hostprobe.LandlockABI()
-	if abi < landlockABINet {
-		t.Skipf("Landlock ABI %d < %d", abi, landlockABINet)
+	if abi < landlock.ABINet {
+		t.Skipf("Landlock ABI %d < %d", abi, landlock.ABINet)
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("needs bash for /dev/tcp")
 	}
-	l := listenAndClose(t, "tcp", "127.0.0.1:0")
+	l := testnet.ListenAndClose(t, "tcp", "127.0.0.1:0")
 	port := l.Addr().(*net.TCPAddr).Port
 	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
 	inv := testInv(t, "--share-net")

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/runtime/landlock"
 	"os"
 	goruntime "runtime"
 	"syscall"
@@ -62,7 +63,7 @@ func (r *runner) start(argv []string) (unlock func(), err error) {
 			// Never unlocked: the thread, restricted by Landlock, ends
 			// with this goroutine, after bwrap has exited.
 			goruntime.LockOSThread()
-			if err := applyLandlock(inv.Landlock, r.warn); err != nil {
+			if err := landlock.Apply(inv.Landlock, r.warn); err != nil {
 				started <- fmt.Errorf("landlock: %w", err)
 				return
 			}

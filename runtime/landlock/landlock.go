@@ -1,4 +1,8 @@
-package runtime
+// Package landlock restricts bwrun's launching thread with Landlock
+// before bwrap starts (Invocation.Landlock: TCP port rules, abstract
+// socket and signal scoping), so bwrap and the whole sandbox inherit
+// the domain. Standard library and golang.org/x/sys only.
+package landlock
 
 import (
 	"fmt"
@@ -12,8 +16,10 @@ import (
 
 // Landlock ABI versions that introduced what Invocation.Landlock uses.
 const (
-	landlockABINet   = 4 // TCP bind/connect port rules
-	landlockABIScope = 6 // abstract-socket and signal scoping
+	// ABINet is the ABI of TCP bind/connect port rules.
+	ABINet = 4
+	// ABIScope is the ABI of abstract-socket and signal scoping.
+	ABIScope = 6
 )
 
 const landlockRuleNetPort = 2 // LANDLOCK_RULE_NET_PORT
@@ -31,13 +37,13 @@ type landlockNetPortAttr struct {
 	port          uint64
 }
 
-// applyLandlock restricts the calling thread (which must be locked to its
+// Apply restricts the calling thread (which must be locked to its
 // goroutine and never be reused: Landlock domains and no_new_privs are
 // per thread) with l's network and scope rules, best effort by the
 // kernel's ABI: what the kernel cannot enforce is reported through warn.
 // The process started from this thread (bwrap) and everything it starts
 // inherit the domain.
-func applyLandlock(l *invocation.Landlock, warn func(string)) error {
+func Apply(l *invocation.Landlock, warn func(string)) error {
 	wantNet := l.TCPConnect != nil || l.TCPBind != nil
 	wantScope := l.ScopeAbstractUnix || l.ScopeSignal
 	if !wantNet && !wantScope {
@@ -51,7 +57,7 @@ func applyLandlock(l *invocation.Landlock, warn func(string)) error {
 	var attr landlockRulesetAttr
 	var skipped []string
 	if wantNet {
-		if abi >= landlockABINet {
+		if abi >= ABINet {
 			if l.TCPConnect != nil {
 				attr.handledAccessNet |= unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 			}
@@ -63,7 +69,7 @@ func applyLandlock(l *invocation.Landlock, warn func(string)) error {
 		}
 	}
 	if wantScope {
-		if abi >= landlockABIScope {
+		if abi >= ABIScope {
 			if l.ScopeAbstractUnix {
 				attr.scoped |= unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 			}

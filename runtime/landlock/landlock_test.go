@@ -1,8 +1,9 @@
-package runtime
+package landlock
 
 import (
 	"errors"
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/internal/testnet"
 	"net"
 	"os/exec"
 	goruntime "runtime"
@@ -23,8 +24,8 @@ func onRestrictedThread(t *testing.T, l *invocation.Landlock, probe func() error
 	go func() {
 		goruntime.LockOSThread()
 		var warnings []string
-		if err := applyLandlock(l, func(s string) { warnings = append(warnings, s) }); err != nil || len(warnings) > 0 {
-			c <- result{setup: fmt.Errorf("applyLandlock: %v %q", err, warnings)}
+		if err := Apply(l, func(s string) { warnings = append(warnings, s) }); err != nil || len(warnings) > 0 {
+			c <- result{setup: fmt.Errorf("Apply: %v %q", err, warnings)}
 			return
 		}
 		c <- result{probe: probe()}
@@ -34,27 +35,6 @@ func onRestrictedThread(t *testing.T, l *invocation.Landlock, probe func() error
 		t.Fatal(r.setup)
 	}
 	return r.probe
-}
-
-// listenAndClose listens on network/address and accepts (and closes)
-// every connection until the test ends.
-func listenAndClose(t *testing.T, network, address string) net.Listener {
-	t.Helper()
-	l, err := net.Listen(network, address)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return l
 }
 
 func needLandlockABI(t *testing.T, want int) {
@@ -71,7 +51,7 @@ func needLandlockABI(t *testing.T, want int) {
 // restricted with ScopeSignal cannot signal a process outside its
 // domain, an unrestricted one can.
 func TestLandlockScopesSignals(t *testing.T) {
-	needLandlockABI(t, landlockABIScope)
+	needLandlockABI(t, ABIScope)
 	sleeper := exec.Command("sleep", "60")
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
@@ -95,9 +75,9 @@ func TestLandlockScopesSignals(t *testing.T) {
 // TestLandlockScopesAbstractSockets: a restricted thread cannot connect
 // to an abstract Unix socket created outside its domain.
 func TestLandlockScopesAbstractSockets(t *testing.T) {
-	needLandlockABI(t, landlockABIScope)
+	needLandlockABI(t, ABIScope)
 	name := fmt.Sprintf("@bwpolicy-landlock-test-%d", unix.Getpid())
-	listenAndClose(t, "unix", name)
+	testnet.ListenAndClose(t, "unix", name)
 	probe := func() error {
 		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
@@ -118,9 +98,9 @@ func TestLandlockScopesAbstractSockets(t *testing.T) {
 // restricted thread reaches the allowed port and is refused (EACCES) on
 // another, both listening on the loopback.
 func TestLandlockTCPConnectAllowlist(t *testing.T) {
-	needLandlockABI(t, landlockABINet)
+	needLandlockABI(t, ABINet)
 	port := func() uint16 {
-		return uint16(listenAndClose(t, "tcp4", "127.0.0.1:0").Addr().(*net.TCPAddr).Port)
+		return uint16(testnet.ListenAndClose(t, "tcp4", "127.0.0.1:0").Addr().(*net.TCPAddr).Port)
 	}
 	allowed, other := port(), port()
 	connect := func(port uint16) func() error {
