@@ -17,7 +17,7 @@ const maskTmpfsBytes = 16 << 10
 // cgroupMemoryFactor is memory.max of the sandbox's own cgroup (where the
 // host delegates a cgroup v2 memory controller) in units of memory_mb:
 // room for a few processes at their RLIMIT_AS, tmpfs data and page cache
-// included (runtime.CgroupMemoryFactor documents it for callers).
+// included (cgroup.MemoryFactor, in runtime/cgroup, documents it for callers).
 const cgroupMemoryFactor = 4
 
 // tmpfs emits a tmpfs at dest bounded to size bytes with bwrap's --size

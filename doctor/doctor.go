@@ -13,16 +13,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/bwpolicy/bwpolicy/runtime"
-	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
-	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Check is the result of one check.
@@ -76,7 +75,7 @@ type Host struct {
 	// stderr with the error.
 	Sandbox func(ctx context.Context, bwrap string) (stderr string, err error)
 	// Cgroup reports whether a sandbox can get a memory cgroup of its own.
-	Cgroup func() runtime.CgroupSupport
+	Cgroup func() cgroup.Support
 }
 
 // SystemHost is the real machine.
@@ -90,7 +89,7 @@ func SystemHost() Host {
 		LandlockABI:   hostprobe.LandlockABI,
 		ProbeBwrap:    hostprobe.ProbeBwrap,
 		Sandbox:       sandboxProbe,
-		Cgroup:        runtime.DetectCgroup,
+		Cgroup:        cgroup.Detect,
 	}
 }
 

@@ -11,8 +11,7 @@ import (
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/internal/testglob"
-
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
@@ -76,8 +75,8 @@ func fakeHost() (Host, map[string]string) {
 			return hostprobe.BwrapInfo{Path: p, Version: "0.8.0", Options: hostprobe.ParseHelp(help080)}, nil
 		},
 		Sandbox: func(context.Context, string) (string, error) { return "", nil },
-		Cgroup: func() runtime.CgroupSupport {
-			return runtime.CgroupSupport{Available: true, Parent: "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service", Detail: "delegated"}
+		Cgroup: func() cgroup.Support {
+			return cgroup.Support{Available: true, Parent: "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service", Detail: "delegated"}
 		},
 	}
 	return h, files
@@ -333,8 +332,8 @@ func TestMemoryCgroup(t *testing.T) {
 	if c := check(t, Run(context.Background(), h), CheckMemoryCgroup); !c.OK {
 		t.Errorf("delegated: %+v", c)
 	}
-	h.Cgroup = func() runtime.CgroupSupport {
-		return runtime.CgroupSupport{Detail: "the memory controller is not in cgroup v2 here"}
+	h.Cgroup = func() cgroup.Support {
+		return cgroup.Support{Detail: "the memory controller is not in cgroup v2 here"}
 	}
 	r := Run(context.Background(), h)
 	c := check(t, r, CheckMemoryCgroup)

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/bwpolicy/bwpolicy/runtime"
-	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // This file finds hidden paths that a second mount shows elsewhere
@@ -52,7 +51,7 @@ func ParseMountinfo(data []byte) ([]Mount, error) {
 		if len(f) < 5 || !strings.Contains(f[2], ":") || !strings.HasPrefix(f[3], "/") || !strings.HasPrefix(f[4], "/") {
 			return nil, fmt.Errorf("mountinfo line %d: malformed", i+1)
 		}
-		out = append(out, Mount{Dev: f[2], Root: path.Clean(runtime.UnescapeMount(f[3])), Point: path.Clean(runtime.UnescapeMount(f[4]))})
+		out = append(out, Mount{Dev: f[2], Root: path.Clean(hostprobe.UnescapeMount(f[3])), Point: path.Clean(hostprobe.UnescapeMount(f[4]))})
 	}
 	return out, nil
 }

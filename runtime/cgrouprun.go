@@ -1,15 +1,16 @@
 package runtime
 
 import (
+	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"syscall"
 )
 
-// detectCgroup and cgroupFor are DetectCgroup and
-// CgroupSupport.ForInvocation; the real-hierarchy test replaces them
+// detectCgroup and cgroupFor are cgroup.Detect and
+// cgroup.Support.ForInvocation; the real-hierarchy test replaces them
 // (this host's cgroup v2 has no memory controller to write memory.max to).
 var (
-	detectCgroup = DetectCgroup
-	cgroupFor    = CgroupSupport.ForInvocation
+	detectCgroup = cgroup.Detect
+	cgroupFor    = cgroup.Support.ForInvocation
 )
 
 // joinCgroup gives the sandbox a memory cgroup of its own when the
@@ -39,13 +40,13 @@ func (r *runner) joinCgroup(sys *syscall.SysProcAttr) error {
 	return nil
 }
 
-// findCgroup starts DetectCgroup (tens of microseconds of /proc reads)
+// findCgroup starts cgroup.Detect (tens of microseconds of /proc reads)
 // while the rest of the run is prepared; joinCgroup takes its answer.
 func (r *runner) findCgroup() {
 	if r.inv.Rlimits.MemoryMax == 0 {
 		return
 	}
-	c := make(chan CgroupSupport, 1)
+	c := make(chan cgroup.Support, 1)
 	r.cgroupFound = c
 	go func() { c <- detectCgroup() }()
 }
@@ -59,7 +60,7 @@ func (r *runner) leaveCgroup() {
 	if !containKill {
 		// The S11 control build: leave what runs alone (Close would kill
 		// it through cgroup.kill).
-		r.cgroup.dir.Close()
+		r.cgroup.Abandon()
 		r.cgroup = nil
 		return
 	}

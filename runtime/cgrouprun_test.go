@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,10 +43,10 @@ func useCgroupParent(t *testing.T, parent string, limits bool) {
 	t.Helper()
 	oldD, oldF := detectCgroup, cgroupFor
 	t.Cleanup(func() { detectCgroup, cgroupFor = oldD, oldF })
-	detectCgroup = func() CgroupSupport { return CgroupSupport{Available: true, Parent: parent} }
+	detectCgroup = func() cgroup.Support { return cgroup.Support{Available: true, Parent: parent} }
 	if !limits {
-		cgroupFor = func(s CgroupSupport, _ *invocation.Invocation) (*Cgroup, error) {
-			return newCgroup(s.Parent, CgroupLimits{})
+		cgroupFor = func(s cgroup.Support, _ *invocation.Invocation) (*cgroup.Group, error) {
+			return cgroup.Make(s.Parent, cgroup.Limits{})
 		}
 	}
 }
@@ -89,7 +90,7 @@ func TestSandboxCgroupReal(t *testing.T) {
 	}
 
 	// Control: no cgroup delegated: nothing runs under parent.
-	detectCgroup = func() CgroupSupport { return CgroupSupport{Detail: "none here"} }
+	detectCgroup = func() cgroup.Support { return cgroup.Support{Detail: "none here"} }
 	go func() { seen <- watchCgroups(parent, 700*time.Millisecond) }()
 	res = run(t, inv, "/bin/sh", "-c", "exec sleep 0.5")
 	if comms := <-seen; res.code != 0 || len(comms) > 0 {

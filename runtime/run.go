@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
+	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"os"
 	"os/signal"
 	"syscall"
@@ -207,9 +208,9 @@ type runner struct {
 	pid1         int // the sandbox's first process (from --info-fd)
 	pidfd        int
 
-	exposed     []exposed            // Options.Expose, opened
-	cgroup      *Cgroup              // the sandbox's own cgroup, if any
-	cgroupFound <-chan CgroupSupport // findCgroup's answer
+	exposed     []exposed             // Options.Expose, opened
+	cgroup      *cgroup.Group         // the sandbox's own cgroup, if any
+	cgroupFound <-chan cgroup.Support // findCgroup's answer
 
 	exitCode *int           // from --json-status-fd
 	created  []string       // CreatedProtected after the command

@@ -142,7 +142,7 @@ type Rlimits struct {
 	TmpBytes uint64 `json:"tmp_bytes,omitempty"`
 	// MemoryMax is memory.max of the sandbox's own cgroup, used where
 	// the host delegates a cgroup v2 memory controller to the user
-	// (CgroupMemoryFactor × memory_mb); 0: no cgroup.
+	// (cgroup.MemoryFactor × memory_mb); 0: no cgroup.
 	MemoryMax uint64 `json:"memory_max,omitempty"`
 }
 

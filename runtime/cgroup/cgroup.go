@@ -1,16 +1,18 @@
-package runtime
-
-// This file holds the sandbox's own memory cgroup: the one bound on the
-// memory of the whole sandbox (every process, tmpfs data, page cache),
-// where the host delegates a cgroup v2 memory controller to the user.
-// RLIMIT_AS bounds each process's address space only, and a tmpfs's
-// --size bounds that tmpfs only.
+// Package cgroup makes the sandbox's own memory cgroup: the one bound on
+// the memory of the whole sandbox (every process, tmpfs data, page
+// cache), where the host delegates a cgroup v2 memory controller to the
+// user. RLIMIT_AS bounds each process's address space only, and a
+// tmpfs's --size bounds that tmpfs only. bwrun detects the delegation
+// (Detect), makes the cgroup (Support.ForInvocation) and clones bwrap
+// into it. Standard library and golang.org/x/sys only.
+package cgroup
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"io/fs"
 	"os"
 	"path"
@@ -24,14 +26,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// CgroupMemoryFactor is memory.max of a sandbox's own cgroup in units of
+// MemoryFactor is memory.max of a sandbox's own cgroup in units of
 // memory_mb (the compiler records the product in Rlimits.MemoryMax): room
 // for a few processes at their RLIMIT_AS, tmpfs data and page cache
 // included.
-const CgroupMemoryFactor = 4
+const MemoryFactor = 4
 
-// CgroupSupport is what DetectCgroup found.
-type CgroupSupport struct {
+// Support is what Detect found.
+type Support struct {
 	// Available is true when a sandbox can get a cgroup of its own with
 	// memory.max: created under Parent.
 	Available bool
@@ -45,9 +47,9 @@ type CgroupSupport struct {
 	Detail string
 }
 
-// CgroupHost is how DetectCgroup sees the machine; tests give it a
+// Host is how Detect sees the machine; tests give it a
 // synthetic tree.
-type CgroupHost struct {
+type Host struct {
 	// MountInfo is /proc/self/mountinfo; SelfCgroup /proc/self/cgroup.
 	MountInfo, SelfCgroup []byte
 	// ProcCgroups is /proc/cgroups (nil: not read); a memory controller
@@ -60,53 +62,53 @@ type CgroupHost struct {
 	UID int
 }
 
-// DetectCgroup reports whether this process can give a sandbox a memory
+// Detect reports whether this process can give a sandbox a memory
 // cgroup of its own.
 // bwrun calls it once per command whose invocation sets memory.max, so
 // the common negative answer (the memory controller bound to cgroup v1)
 // is found from /proc/cgroups before the larger mountinfo is read.
-func DetectCgroup() CgroupSupport {
-	h := CgroupHost{UID: os.Getuid()}
+func Detect() Support {
+	h := Host{UID: os.Getuid()}
 	h.ProcCgroups, _ = os.ReadFile("/proc/cgroups")
 	if s, done := h.earlyV1(); done {
 		return s
 	}
 	var err error
 	if h.SelfCgroup, err = os.ReadFile("/proc/self/cgroup"); err != nil {
-		return CgroupSupport{Detail: "cannot read /proc/self/cgroup: " + err.Error()}
+		return Support{Detail: "cannot read /proc/self/cgroup: " + err.Error()}
 	}
 	if h.MountInfo, err = os.ReadFile("/proc/self/mountinfo"); err != nil {
-		return CgroupSupport{Detail: "cannot read /proc/self/mountinfo: " + err.Error()}
+		return Support{Detail: "cannot read /proc/self/mountinfo: " + err.Error()}
 	}
 	return h.Detect()
 }
 
 // early answers without mountinfo when /proc/cgroups shows the memory
 // controller bound to a v1 hierarchy or the process is in no cgroup v2.
-func (h CgroupHost) early() (CgroupSupport, bool) {
+func (h Host) early() (Support, bool) {
 	if s, done := h.earlyV1(); done {
 		return s, true
 	}
 	if h.self() == "" {
-		return CgroupSupport{Detail: "this process is in no cgroup v2 (only v1 hierarchies in /proc/self/cgroup)"}, true
+		return Support{Detail: "this process is in no cgroup v2 (only v1 hierarchies in /proc/self/cgroup)"}, true
 	}
-	return CgroupSupport{}, false
+	return Support{}, false
 }
 
 // earlyV1 answers from /proc/cgroups alone: the memory controller bound
 // to a v1 hierarchy.
-func (h CgroupHost) earlyV1() (CgroupSupport, bool) {
+func (h Host) earlyV1() (Support, bool) {
 	for _, l := range strings.Split(string(h.ProcCgroups), "\n") {
 		f := strings.Fields(l)
 		if len(f) >= 4 && f[0] == "memory" && f[1] != "0" {
-			return CgroupSupport{Detail: fmt.Sprintf("the memory controller is not in cgroup v2 here: it is bound to cgroup v1 hierarchy %s (/proc/cgroups)", f[1])}, true
+			return Support{Detail: fmt.Sprintf("the memory controller is not in cgroup v2 here: it is bound to cgroup v1 hierarchy %s (/proc/cgroups)", f[1])}, true
 		}
 	}
-	return CgroupSupport{}, false
+	return Support{}, false
 }
 
 // self is this process's cgroup v2 path ("" if none).
-func (h CgroupHost) self() string {
+func (h Host) self() string {
 	self := ""
 	for _, l := range strings.Split(string(h.SelfCgroup), "\n") {
 		if p, ok := strings.CutPrefix(l, "0::"); ok {
@@ -123,36 +125,36 @@ func (h CgroupHost) self() string {
 // cgroup.procs writable by the caller): the delegation rules of
 // cgroup v2 require write access to cgroup.procs of the common ancestor
 // of the source and destination cgroups.
-func (h CgroupHost) Detect() CgroupSupport {
+func (h Host) Detect() Support {
 	if s, done := h.early(); done {
 		return s
 	}
 	self := h.self()
 	mnt, root, ok := cgroup2Mount(h.MountInfo, self)
 	if !ok {
-		return CgroupSupport{Detail: "no cgroup2 file system is mounted that holds this process's cgroup " + self}
+		return Support{Detail: "no cgroup2 file system is mounted that holds this process's cgroup " + self}
 	}
 	mnt = h.Root + mnt
 	dir := path.Join(mnt, strings.TrimPrefix(self, root))
 	if ctl := words(path.Join(mnt, "cgroup.controllers")); !ctl["memory"] {
-		return CgroupSupport{Detail: fmt.Sprintf("the memory controller is not in cgroup v2 here (%s lists %s): it is bound to a cgroup v1 hierarchy (see /proc/cgroups)",
+		return Support{Detail: fmt.Sprintf("the memory controller is not in cgroup v2 here (%s lists %s): it is bound to a cgroup v1 hierarchy (see /proc/cgroups)",
 			path.Join(mnt, "cgroup.controllers"), keysOrNone(ctl))}
 	}
 	for d := dir; ; d = path.Dir(d) {
 		if sub := words(path.Join(d, "cgroup.subtree_control")); sub["memory"] &&
 			h.usable(d) && h.usable(path.Join(d, "cgroup.procs")) {
-			return CgroupSupport{Available: true, Parent: d, Pids: sub["pids"],
-				Detail: fmt.Sprintf("cgroup v2 memory controller delegated at %s: each sandbox runs in a cgroup of its own there, with memory.max = %d × memory_mb", d, CgroupMemoryFactor)}
+			return Support{Available: true, Parent: d, Pids: sub["pids"],
+				Detail: fmt.Sprintf("cgroup v2 memory controller delegated at %s: each sandbox runs in a cgroup of its own there, with memory.max = %d × memory_mb", d, MemoryFactor)}
 		}
 		if d == mnt || len(d) <= len(mnt) {
 			break
 		}
 	}
-	return CgroupSupport{Detail: fmt.Sprintf("no cgroup from %s up to %s both enables memory for its children (cgroup.subtree_control) and is writable by uid %d: the host delegates none to this user (run the agent in a delegated unit, e.g. systemd-run --user -p Delegate=yes)", dir, mnt, h.UID)}
+	return Support{Detail: fmt.Sprintf("no cgroup from %s up to %s both enables memory for its children (cgroup.subtree_control) and is writable by uid %d: the host delegates none to this user (run the agent in a delegated unit, e.g. systemd-run --user -p Delegate=yes)", dir, mnt, h.UID)}
 }
 
 // usable reports whether the caller may write p, by ownership and mode.
-func (h CgroupHost) usable(p string) bool {
+func (h Host) usable(p string) bool {
 	var st unix.Stat_t
 	if unix.Stat(p, &st) != nil {
 		return false
@@ -170,36 +172,15 @@ func cgroup2Mount(mountinfo []byte, self string) (mnt, root string, ok bool) {
 		if !found || len(f) < 5 || len(g) < 1 || g[0] != "cgroup2" {
 			continue
 		}
-		r := UnescapeMount(f[3])
+		r := hostprobe.UnescapeMount(f[3])
 		if r == "/" || self == r || strings.HasPrefix(self, r+"/") {
 			if r == "/" {
 				r = ""
 			}
-			return UnescapeMount(f[4]), r, true
+			return hostprobe.UnescapeMount(f[4]), r, true
 		}
 	}
 	return "", "", false
-}
-
-// UnescapeMount undoes mountinfo's octal escapes (\040 for a space,
-// \011 tab, \012 newline, \134 backslash) in a root or mount point
-// field of /proc/PID/mountinfo.
-func UnescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // words reads a space-separated cgroup file as a set (empty when absent).
@@ -230,33 +211,33 @@ func keysOrNone(m map[string]bool) string {
 // made; the caller refuses to run (exit 125) rather than run unbounded.
 // pids.max is set too where s.Pids: max_procs (inv.Rlimits.NProc, which
 // counts the sandbox's first process) plus bwrap itself.
-func (s CgroupSupport) ForInvocation(inv *invocation.Invocation) (*Cgroup, error) {
+func (s Support) ForInvocation(inv *invocation.Invocation) (*Group, error) {
 	if !s.Available || inv.Rlimits.MemoryMax == 0 {
 		return nil, nil
 	}
-	l := CgroupLimits{MemoryMax: inv.Rlimits.MemoryMax}
+	l := Limits{MemoryMax: inv.Rlimits.MemoryMax}
 	if s.Pids && inv.Rlimits.NProc != 0 {
 		l.PidsMax = inv.Rlimits.NProc + 1
 	}
-	return NewCgroup(s.Parent, l)
+	return New(s.Parent, l)
 }
 
-// CgroupLimits are the limits written into a sandbox's cgroup.
-type CgroupLimits struct {
+// Limits are the limits written into a sandbox's cgroup.
+type Limits struct {
 	// MemoryMax is memory.max in bytes (required).
 	MemoryMax uint64
 	// PidsMax is pids.max (0: not written).
 	PidsMax uint64
 }
 
-// Cgroup is a sandbox's own cgroup.
-type Cgroup struct {
+// Group is a sandbox's own cgroup.
+type Group struct {
 	// Path is the cgroup's directory.
 	Path string
 	dir  *os.File
 }
 
-// NewCgroup creates a cgroup under parent (CgroupSupport.Parent) with
+// New creates a cgroup under parent (Support.Parent) with
 // memory.max set to l.MemoryMax bytes, swap off (memory.swap.max 0,
 // where the file exists) and pids.max when l.PidsMax is set, and opens
 // it for clone's CLONE_INTO_CGROUP. The runtime starts bwrap with
@@ -265,22 +246,22 @@ type Cgroup struct {
 //
 // so bwrap and everything it starts are charged to it from their first
 // page; Close removes it after the sandbox is gone.
-func NewCgroup(parent string, l CgroupLimits) (*Cgroup, error) {
+func New(parent string, l Limits) (*Group, error) {
 	if l.MemoryMax == 0 {
 		return nil, errors.New("cgroup: memory.max 0")
 	}
-	return newCgroup(parent, l)
+	return Make(parent, l)
 }
 
-// newCgroup is NewCgroup without the memory.max requirement (a zero
-// limit is not written): the real-hierarchy test uses it where the
-// memory controller is bound to cgroup v1.
-func newCgroup(parent string, l CgroupLimits) (*Cgroup, error) {
+// Make is New without the memory.max requirement (a zero limit is not
+// written): runtime's real-hierarchy test uses it where the memory
+// controller is bound to cgroup v1. bwrun uses New.
+func Make(parent string, l Limits) (*Group, error) {
 	p := path.Join(parent, fmt.Sprintf("bwpolicy-%d-%d", os.Getpid(), time.Now().UnixNano()))
 	if err := os.Mkdir(p, 0o755); err != nil {
 		return nil, fmt.Errorf("cgroup: %w", err)
 	}
-	fail := func(err error) (*Cgroup, error) {
+	fail := func(err error) (*Group, error) {
 		os.Remove(p)
 		return nil, err
 	}
@@ -303,17 +284,22 @@ func newCgroup(parent string, l CgroupLimits) (*Cgroup, error) {
 	if err != nil {
 		return fail(fmt.Errorf("cgroup: %w", err))
 	}
-	return &Cgroup{Path: p, dir: d}, nil
+	return &Group{Path: p, dir: d}, nil
 }
 
+// Abandon closes the cgroup's directory and leaves the cgroup, and what
+// runs in it, alone (the S11 control build: Close would kill it through
+// cgroup.kill).
+func (c *Group) Abandon() { c.dir.Close() }
+
 // FD returns the cgroup directory's file descriptor.
-func (c *Cgroup) FD() int { return int(c.dir.Fd()) }
+func (c *Group) FD() int { return int(c.dir.Fd()) }
 
 // Close removes the cgroup; if processes are left in it (the runtime
 // calls it after the sandbox's pid namespace is gone, so normally none
 // are), it kills them first (cgroup.kill, Linux 5.14+) and waits up to a
 // second for it to empty.
-func (c *Cgroup) Close() error {
+func (c *Group) Close() error {
 	defer c.dir.Close()
 	err := os.Remove(c.Path)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {

@@ -1,6 +1,7 @@
-package runtime
+package cgroup
 
 import (
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +89,7 @@ func TestDetectCgroup(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := cgroupTree(t, tc.files)
-			got := CgroupHost{MountInfo: []byte(tc.mountinfo), SelfCgroup: []byte(tc.self), ProcCgroups: []byte(tc.procCgroups), Root: root, UID: tc.uid}.Detect()
+			got := Host{MountInfo: []byte(tc.mountinfo), SelfCgroup: []byte(tc.self), ProcCgroups: []byte(tc.procCgroups), Root: root, UID: tc.uid}.Detect()
 			want := ""
 			if tc.wantParent != "" {
 				want = root + tc.wantParent
@@ -101,7 +102,7 @@ func TestDetectCgroup(t *testing.T) {
 }
 
 func TestUnescapeMount(t *testing.T) {
-	if got := UnescapeMount(`/a\040b\134c`); got != `/a b\c` {
+	if got := hostprobe.UnescapeMount(`/a\040b\134c`); got != `/a b\c` {
 		t.Errorf("got %q", got)
 	}
 	mnt, root, ok := cgroup2Mount([]byte(`1 2 0:3 /ns /mnt/cg\040x rw - cgroup2 none rw`+"\n"), "/ns/sub")
@@ -113,12 +114,12 @@ func TestUnescapeMount(t *testing.T) {
 	}
 }
 
-// TestNewCgroupFiles: on a synthetic tree, NewCgroup creates the child
+// TestNewCgroupFiles: on a synthetic tree, New creates the child
 // and writes memory.max (and memory.swap.max only where the kernel has
 // it); an empty memory.max is refused.
 func TestNewCgroupFiles(t *testing.T) {
 	parent := t.TempDir()
-	cg, err := NewCgroup(parent, CgroupLimits{MemoryMax: 1 << 30})
+	cg, err := New(parent, Limits{MemoryMax: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +133,10 @@ func TestNewCgroupFiles(t *testing.T) {
 	if filepath.Dir(cg.Path) != parent || cg.FD() < 0 {
 		t.Errorf("path %s fd %d", cg.Path, cg.FD())
 	}
-	if _, err := NewCgroup(parent, CgroupLimits{PidsMax: 10}); err == nil {
+	if _, err := New(parent, Limits{PidsMax: 10}); err == nil {
 		t.Error("memory.max 0 accepted")
 	}
-	cg2, err := NewCgroup(parent, CgroupLimits{MemoryMax: 1 << 20, PidsMax: 12})
+	cg2, err := New(parent, Limits{MemoryMax: 1 << 20, PidsMax: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,11 +150,11 @@ func TestNewCgroupFiles(t *testing.T) {
 // delegates one; otherwise it says why not (these test machines bind the
 // memory controller to cgroup v1).
 func TestCgroupReal(t *testing.T) {
-	s := DetectCgroup()
+	s := Detect()
 	if !s.Available {
 		t.Skipf("no delegated cgroup v2 memory controller on this host: %s", s.Detail)
 	}
-	cg, err := NewCgroup(s.Parent, CgroupLimits{MemoryMax: 64 << 20})
+	cg, err := New(s.Parent, Limits{MemoryMax: 64 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,14 +174,14 @@ func TestCgroupReal(t *testing.T) {
 
 func TestForInvocation(t *testing.T) {
 	inv := &invocation.Invocation{Rlimits: invocation.Rlimits{MemoryMax: 1 << 30}}
-	if cg, err := (CgroupSupport{}).ForInvocation(inv); cg != nil || err != nil {
+	if cg, err := (Support{}).ForInvocation(inv); cg != nil || err != nil {
 		t.Errorf("unavailable: %v %v", cg, err)
 	}
 	parent := t.TempDir()
-	if cg, err := (CgroupSupport{Available: true, Parent: parent}).ForInvocation(&invocation.Invocation{}); cg != nil || err != nil {
+	if cg, err := (Support{Available: true, Parent: parent}).ForInvocation(&invocation.Invocation{}); cg != nil || err != nil {
 		t.Errorf("memory.max 0: %v %v", cg, err)
 	}
-	cg, err := (CgroupSupport{Available: true, Parent: parent}).ForInvocation(inv)
+	cg, err := (Support{Available: true, Parent: parent}).ForInvocation(inv)
 	if err != nil || cg == nil {
 		t.Fatalf("available: %v %v", cg, err)
 	}
@@ -189,7 +190,7 @@ func TestForInvocation(t *testing.T) {
 		t.Error("pids.max written where the pids controller is not delegated")
 	}
 	inv.Rlimits.NProc = 34
-	cg, err = (CgroupSupport{Available: true, Parent: parent, Pids: true}).ForInvocation(inv)
+	cg, err = (Support{Available: true, Parent: parent, Pids: true}).ForInvocation(inv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestForInvocation(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(cg.Path, "pids.max")); string(b) != "35" {
 		t.Errorf("pids.max = %q, want max_procs' RLIMIT_NPROC + 1 for bwrap", b)
 	}
-	if _, err := (CgroupSupport{Available: true, Parent: filepath.Join(parent, "gone")}).ForInvocation(inv); err == nil {
+	if _, err := (Support{Available: true, Parent: filepath.Join(parent, "gone")}).ForInvocation(inv); err == nil {
 		t.Error("a parent that cannot hold the cgroup gave no error")
 	}
 }
@@ -206,6 +207,6 @@ func TestForInvocation(t *testing.T) {
 // would add (two /proc reads and a few small files).
 func BenchmarkDetectCgroup(b *testing.B) {
 	for b.Loop() {
-		DetectCgroup()
+		Detect()
 	}
 }
