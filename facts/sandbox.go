@@ -6,7 +6,7 @@ import (
 	"path"
 	"regexp"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/privatedir"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -68,7 +68,7 @@ func (g *gatherer) stagedRoots(h *Host, mode, id string) []Path {
 
 // MakeSandboxDirs creates this environment's state and scratch
 // directories (mode 0700) under hermesHome, never through a symlink
-// below it (runtime.MakePrivateDir). The compile does this on the real
+// below it (privatedir.Make). The compile does this on the real
 // host before gathering its facts, so both exist to be bound.
 func MakeSandboxDirs(hermesHome, id string) error {
 	if !SandboxIDPattern.MatchString(id) {
@@ -77,8 +77,8 @@ func MakeSandboxDirs(hermesHome, id string) error {
 	if err := os.MkdirAll(hermesHome, 0o700); err != nil {
 		return err
 	}
-	if err := runtime.MakePrivateDir(hermesHome, StateDir(hermesHome, id)); err != nil {
+	if err := privatedir.Make(hermesHome, StateDir(hermesHome, id)); err != nil {
 		return err
 	}
-	return runtime.MakePrivateDir(hermesHome, ScratchDir(hermesHome, id))
+	return privatedir.Make(hermesHome, ScratchDir(hermesHome, id))
 }

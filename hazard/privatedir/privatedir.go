@@ -1,4 +1,10 @@
-package runtime
+// Package privatedir creates the private directories of a sandbox (its
+// state and scratch directories below HERMES_HOME) without following a
+// symlink a command or another user planted on the way (Make), and opens
+// one component at a time so (OpenNoFollow). The compile (facts) makes
+// them; bwrun re-creates a pruned scratch directory with OpenNoFollow.
+// Standard library and golang.org/x/sys only.
+package privatedir
 
 import (
 	"errors"
@@ -6,17 +12,16 @@ import (
 	"path"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )
 
-// MakePrivateDir creates dir and the missing directories between base
+// Make creates dir and the missing directories between base
 // and it (mode 0700), never through a symlink: base is opened as given
 // (the operator's HERMES_HOME may be a link), every component below it
 // with O_NOFOLLOW, so a link planted in a shared directory (the scratch
 // root) fails instead of redirecting the directory elsewhere. dir itself
 // ends with mode 0700 and must belong to this user.
-func MakePrivateDir(base, dir string) error {
+func Make(base, dir string) error {
 	rel, ok := strings.CutPrefix(path.Clean(dir), path.Clean(base)+"/")
 	if !ok || rel == "" {
 		return fmt.Errorf("%s does not lie below %s", dir, base)
@@ -31,7 +36,7 @@ func MakePrivateDir(base, dir string) error {
 			unix.Close(fd)
 			return fmt.Errorf("%s: bad path component %q", dir, n)
 		}
-		next, err := openDirNoFollow(fd, n, true)
+		next, err := OpenNoFollow(fd, n, true)
 		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("%s: %w", dir, err)
@@ -54,9 +59,9 @@ func MakePrivateDir(base, dir string) error {
 	return nil
 }
 
-// openDirNoFollow opens directory name in dirfd without following a
+// OpenNoFollow opens directory name in dirfd without following a
 // symlink, creating it (0700) first when create is set and it is absent.
-func openDirNoFollow(dirfd int, name string, create bool) (int, error) {
+func OpenNoFollow(dirfd int, name string, create bool) (int, error) {
 	if create {
 		if err := unix.Mkdirat(dirfd, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
 			return -1, fmt.Errorf("mkdir %s: %w", name, err)
@@ -70,34 +75,4 @@ func openDirNoFollow(dirfd int, name string, create bool) (int, error) {
 		return -1, fmt.Errorf("open %s: %w", name, err)
 	}
 	return fd, nil
-}
-
-// RestoreScratch re-creates the invocation's private scratch directory
-// (Invocation.Scratch) when something pruned it since the compile: only
-// the last component is created, below a parent reached from / without
-// following any symlink (the compile recorded the resolved path). When
-// the parent is missing or changed, nothing is done and the
-// preconditions report the invocation stale.
-func RestoreScratch(inv *invocation.Invocation) {
-	if inv.Scratch == "" || !path.IsAbs(inv.Scratch) {
-		return
-	}
-	var st unix.Stat_t
-	if err := unix.Lstat(inv.Scratch, &st); !errors.Is(err, unix.ENOENT) {
-		return
-	}
-	fd, err := unix.Open("/", unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return
-	}
-	names := strings.Split(strings.TrimPrefix(path.Clean(inv.Scratch), "/"), "/")
-	for i, n := range names {
-		next, err := openDirNoFollow(fd, n, i == len(names)-1)
-		unix.Close(fd)
-		if err != nil {
-			return
-		}
-		fd = next
-	}
-	unix.Close(fd)
 }
