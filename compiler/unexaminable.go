@@ -5,7 +5,6 @@ package compiler
 import (
 	"errors"
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"regexp"
 	"slices"
 	"sort"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 )
 
 // ruleID matches a reason that is a rule ID ("H7", "S5").

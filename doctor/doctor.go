@@ -13,15 +13,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
-	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
-	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Check is the result of one check.

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/profile"
-	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
@@ -489,7 +488,7 @@ func (g *gatherer) stateDirs(hermesHome string) []Path {
 }
 
 // Within reports whether p is base or lies under it.
-func Within(p, base string) bool { return runtime.Within(p, base) }
+func Within(p, base string) bool { return invocation.Within(p, base) }
 
 // nprocPerUserns reports whether a kernel release counts RLIMIT_NPROC per
 // user namespace (5.14 and later).

@@ -7,7 +7,6 @@ package facts
 
 import (
 	"errors"
-	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"io"
 	"io/fs"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )

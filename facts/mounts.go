@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
-	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // This file finds hidden paths that a second mount shows elsewhere

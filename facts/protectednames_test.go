@@ -1,9 +1,10 @@
 package facts
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"slices"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 )
 
 // TestProtectedNamesStartup: every protected name is git's or one the

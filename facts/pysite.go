@@ -4,9 +4,10 @@ package facts
 // what every later python runs at start from the user site directory.
 
 import (
+	"path"
+
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
-	"path"
 )
 
 // PythonHookName is the Protected.Name of a python start-up hook in a

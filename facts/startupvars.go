@@ -9,10 +9,10 @@ package facts
 
 import (
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"path"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/runtime"
 )
 

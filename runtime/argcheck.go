@@ -289,7 +289,7 @@ func (c *argCheck) exposures() {
 		root := ""
 		if c.inv.Expose != nil {
 			for _, r := range c.inv.Expose.Roots {
-				if Within(m.dest, r) && m.dest != r {
+				if invocation.Within(m.dest, r) && m.dest != r {
 					root = r
 				}
 			}
@@ -299,7 +299,7 @@ func (c *argCheck) exposures() {
 			continue
 		}
 		for _, h := range c.inv.Hidden {
-			if Within(m.dest, h) && !Within(root, h) {
+			if invocation.Within(m.dest, h) && !invocation.Within(root, h) {
 				c.fail("args[%d]: %s shows content at %s, inside hidden path %s", m.i, opt, m.dest, h)
 			}
 		}
@@ -341,7 +341,7 @@ func (c *argCheck) writable() {
 func (c *argCheck) isPin(k int) bool {
 	m := c.mounts[k]
 	for _, p := range c.mounts[:k] {
-		if p.kind == mountRW && Within(m.dest, p.dest) && m.dest != p.dest &&
+		if p.kind == mountRW && invocation.Within(m.dest, p.dest) && m.dest != p.dest &&
 			m.src == filepath.Join(p.src, strings.TrimPrefix(m.dest, p.dest)) {
 			return true
 		}

@@ -108,7 +108,7 @@ func bwrapOutsideWritable(f *os.File, inv *invocation.Invocation) error {
 	}
 	args := inv.Bwrap.Args
 	for i := 0; i < len(args); i += 1 + arity(args[i]) {
-		if mountOps[args[i]] == mountRW && i+2 < len(args) && Within(real, args[i+1]) {
+		if mountOps[args[i]] == mountRW && i+2 < len(args) && invocation.Within(real, args[i+1]) {
 			return fmt.Errorf("bwrap at %s (%s) lies in the sandbox's writable set (%s is bound read-write at %s): a command could replace it; install bubblewrap outside the working directory and the read-write binds, then recompile", inv.Bwrap.Path, real, args[i+1], args[i+2])
 		}
 	}

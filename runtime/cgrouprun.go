@@ -1,8 +1,9 @@
 package runtime
 
 import (
-	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"syscall"
+
+	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 )
 
 // detectCgroup and cgroupFor are cgroup.Detect and

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )

@@ -43,7 +43,7 @@ func ApplyChdir(inv *invocation.Invocation, dir string) (note string, err error)
 		return fmt.Sprintf("--chdir %s: %s; the command starts in %s instead", dir, why, inv.Chdir), nil
 	}
 	for _, h := range inv.Hidden {
-		if Within(dir, h) {
+		if invocation.Within(dir, h) {
 			return fallback("the sandbox hides it")
 		}
 	}
@@ -59,7 +59,7 @@ func ApplyChdir(inv *invocation.Invocation, dir string) (note string, err error)
 	inv.Bwrap.Args = args
 	inv.Chdir = dir
 	for _, w := range inv.Writable {
-		if Within(dir, w) {
+		if invocation.Within(dir, w) {
 			return "", nil
 		}
 	}
@@ -81,19 +81,19 @@ func hostDirAt(args []string, dir string) (host, why string) {
 		i += n
 		switch opt {
 		case "--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try":
-			if Within(dir, v[1]) {
+			if invocation.Within(dir, v[1]) {
 				host, why = filepath.Join(v[0], strings.TrimPrefix(dir, v[1])), ""
 			}
 		case "--tmpfs", "--dev", "--proc", "--mqueue":
-			if Within(dir, v[0]) {
+			if invocation.Within(dir, v[0]) {
 				host, why = "", "it lies in the sandbox's private "+v[0]
 			}
 		case "--file", "--bind-data", "--ro-bind-data", "--bind-fd", "--ro-bind-fd", "--symlink":
-			if Within(dir, v[1]) {
+			if invocation.Within(dir, v[1]) {
 				host, why = "", "the sandbox replaces "+v[1]
 			}
 		case "--overlay", "--tmp-overlay", "--ro-overlay":
-			if Within(dir, v[n-1]) {
+			if invocation.Within(dir, v[n-1]) {
 				host, why = "", "it lies in an overlay of the sandbox"
 			}
 		}

@@ -240,11 +240,11 @@ func credentialPathCovered(inv *invocation.Invocation, name, p string) bool {
 		return false
 	}
 	for _, h := range inv.Hidden {
-		if Within(p, h) && !reexposed(inv, p, h) {
+		if invocation.Within(p, h) && !reexposed(inv, p, h) {
 			return true
 		}
 	}
-	if Within(p, "/proc") || Within(p, "/dev") || Within(p, "/tmp") && !bindsFrom(inv, "/tmp") {
+	if invocation.Within(p, "/proc") || invocation.Within(p, "/dev") || invocation.Within(p, "/tmp") && !bindsFrom(inv, "/tmp") {
 		return true
 	}
 	// Nothing there now (a variable left over from an earlier session):
@@ -261,7 +261,7 @@ func reexposed(inv *invocation.Invocation, p, h string) bool {
 	for i := 0; i+2 < len(args); i++ {
 		switch args[i] {
 		case "--bind", "--ro-bind", "--bind-try", "--ro-bind-try", "--dev-bind", "--dev-bind-try":
-			if dest := args[i+2]; dest != h && Within(dest, h) && Within(p, dest) {
+			if dest := args[i+2]; dest != h && invocation.Within(dest, h) && invocation.Within(p, dest) {
 				return true
 			}
 		}
@@ -276,7 +276,7 @@ func bindsFrom(inv *invocation.Invocation, dir string) bool {
 	for i := 0; i+1 < len(args); i++ {
 		switch args[i] {
 		case "--bind", "--ro-bind", "--bind-try", "--ro-bind-try", "--dev-bind", "--dev-bind-try":
-			if Within(args[i+1], dir) {
+			if invocation.Within(args[i+1], dir) {
 				return true
 			}
 		}

@@ -41,7 +41,7 @@ func OpenExposed(inv *invocation.Invocation, file string) (*os.File, error) {
 	}
 	root := ""
 	for _, r := range inv.Expose.Roots {
-		if Within(file, r) && file != r {
+		if invocation.Within(file, r) && file != r {
 			root = r
 		}
 	}
@@ -135,12 +135,12 @@ func insertExpose(args, op []string) []string {
 	lastCover := -1
 	for i := 0; i < len(args); i += 1 + arity(args[i]) {
 		n := arity(args[i])
-		if _, isMount := mountOps[args[i]]; isMount && i+n < len(args) && Within(dest, args[i+n]) {
+		if _, isMount := mountOps[args[i]]; isMount && i+n < len(args) && invocation.Within(dest, args[i+n]) {
 			lastCover = i
 		}
 	}
 	for i := 0; i < len(args); i += 1 + arity(args[i]) {
-		if i > lastCover && args[i] == "--remount-ro" && i+1 < len(args) && Within(dest, args[i+1]) {
+		if i > lastCover && args[i] == "--remount-ro" && i+1 < len(args) && invocation.Within(dest, args[i+1]) {
 			at = i
 			break
 		}

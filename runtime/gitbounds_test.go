@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // lowerBound sets a scan bound to n for the test.
@@ -199,7 +201,7 @@ func TestScanGitPastModulesNesting(t *testing.T) {
 	rep = f.scan(t)
 	n := 0
 	for _, a := range rep.SetAside {
-		if Within(a.Path, filepath.Join(mods, "n")) {
+		if invocation.Within(a.Path, filepath.Join(mods, "n")) {
 			n++
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // maxPointerHops bounds the symlinks procDependent follows (the
@@ -55,7 +57,7 @@ func procDependent(p string) bool {
 }
 
 func procPath(p string) bool {
-	return Within(p, "/proc") || Within(p, "/dev/fd") || strings.HasPrefix(p, "/dev/std")
+	return invocation.Within(p, "/proc") || invocation.Within(p, "/dev/fd") || strings.HasPrefix(p, "/dev/std")
 }
 
 // pointerThroughProc sets aside ptr, a git pointer a command could have

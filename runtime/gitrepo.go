@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // repo inspects the repository whose worktree is top, reached through
@@ -181,7 +183,7 @@ func gitDirValid(g, common string) bool {
 
 func anyWithin(ps []string, dir string) bool {
 	for _, p := range ps {
-		if Within(p, dir) {
+		if invocation.Within(p, dir) {
 			return true
 		}
 	}

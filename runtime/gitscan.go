@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"os"
 	"path"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -232,7 +232,7 @@ func newGitScan(inv *invocation.Invocation, home string, now time.Time) *gitScan
 		if !path.IsAbs(r) || r == "/" {
 			continue
 		}
-		if len(s.roots) > 0 && Within(r, s.roots[len(s.roots)-1]) {
+		if len(s.roots) > 0 && invocation.Within(r, s.roots[len(s.roots)-1]) {
 			continue // a pin or a bind inside another root
 		}
 		if fi, err := os.Lstat(r); err == nil && fi.IsDir() {
@@ -282,13 +282,13 @@ func (s *gitScan) writable(p string) bool {
 // the same host path.
 func (s *gitScan) writableLexical(p string) bool {
 	for _, m := range s.mounts {
-		if !m.rw || !Within(p, m.src) {
+		if !m.rw || !invocation.Within(p, m.src) {
 			continue
 		}
 		q := m.dest + strings.TrimPrefix(p, m.src)
 		var eff *scanMount
 		for i := range s.mounts {
-			if Within(q, s.mounts[i].dest) {
+			if invocation.Within(q, s.mounts[i].dest) {
 				eff = &s.mounts[i]
 			}
 		}

@@ -2,13 +2,13 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"golang.org/x/sys/unix"
 )
 

@@ -2,13 +2,13 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )

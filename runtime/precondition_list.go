@@ -1,12 +1,12 @@
 package runtime
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"path"
 	"slices"
 	"strings"
 	"unsafe"
 
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )

@@ -1,10 +1,10 @@
 package runtime
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"slices"
 	"unsafe"
 
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )

@@ -7,8 +7,9 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"path"
+
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 )
 
 // maxPthDirs bounds the directories the path lines of one site

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/startup"
-	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
+	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 

@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/internal/testnet"
-	"github.com/bwpolicy/bwpolicy/runtime/landlock"
 	"io"
 	"net"
 	"os"
@@ -23,8 +21,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/internal/testnet"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/runtime/landlock"
 	"golang.org/x/sys/unix"
 )
 

@@ -163,7 +163,7 @@ func (f RunFlags) OpenStatus(inv *invocation.Invocation) (*os.File, error) {
 			}
 			for _, cand := range []string{p, filepath.Join(dir, filepath.Base(p))} {
 				for _, wp := range ws {
-					if Within(cand, wp) {
+					if invocation.Within(cand, wp) {
 						return nil, fmt.Errorf("--status-file %s: inside the sandbox's writable directory %s, where the command could forge it", f.StatusFile, w)
 					}
 				}

@@ -3,10 +3,10 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"path"
 	"path/filepath"
 
+	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"golang.org/x/sys/unix"
 )
 

@@ -2,11 +2,11 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/runtime/landlock"
 	"os"
 	goruntime "runtime"
 	"syscall"
 
+	"github.com/bwpolicy/bwpolicy/runtime/landlock"
 	"golang.org/x/sys/unix"
 )
 

@@ -224,10 +224,10 @@ func (c *argCheck) outsideWritable(label, real, p string, id devIno, rw map[devI
 		switch {
 		case s.i == m.i:
 			return fmt.Errorf("%s lies inside the sandbox's writable set (%s is bound read-write at %s, args[%d]): a command could rewrite it; keep invocations outside the working directory and the read-write binds (for example in $HERMES_HOME/sandboxes/bwrap-ID/)", label, m.src, m.dest, m.i)
-		case s.dest == m.dest || !Within(s.dest, m.dest):
+		case s.dest == m.dest || !invocation.Within(s.dest, m.dest):
 			continue // a later mount at or above the bind's place covers all of it
 		}
-		for d := filepath.Dir(s.dest); d != m.dest && Within(d, m.dest); d = filepath.Dir(d) {
+		for d := filepath.Dir(s.dest); d != m.dest && invocation.Within(d, m.dest); d = filepath.Dir(d) {
 			if j, ok := c.last[d]; !ok || c.mounts[j].i < m.i {
 				return fmt.Errorf("%s lies below %s, which a command could rename in the writable %s (args[%d]) and so replace the invocation; keep invocations outside the working directory and the read-write binds", label, d, m.dest, m.i)
 			}

@@ -3,12 +3,12 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"github.com/bwpolicy/bwpolicy/internal/asuser"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )

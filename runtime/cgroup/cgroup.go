@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"io/fs"
 	"os"
 	"path"
@@ -22,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
 )

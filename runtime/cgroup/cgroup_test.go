@@ -1,7 +1,6 @@
 package cgroup
 
 import (
-	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 

@@ -3,12 +3,12 @@ package landlock
 import (
 	"errors"
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/internal/testnet"
 	"net"
 	"os/exec"
 	goruntime "runtime"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/testnet"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"golang.org/x/sys/unix"
