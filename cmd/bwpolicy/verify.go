@@ -83,7 +83,7 @@ func verifyMain(view, host bool, args []string, stdout, stderr io.Writer) int {
 	vs := verify.Check(inv)
 	hostInvs := []string{}
 	if host {
-		vs = append(vs, verify.CheckHost(inv, file)...)
+		vs = append(vs, verifyOnHost(inv, file)...)
 		hostInvs = verify.HostInvariants
 	}
 	if view {
