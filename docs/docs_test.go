@@ -32,6 +32,22 @@ func read(t *testing.T, rel string) string {
 	return string(b)
 }
 
+// sectionOf returns the "## title" section of the page at rel, up to
+// the next "## " heading.
+func sectionOf(t *testing.T, rel, title string) string {
+	t.Helper()
+	page := read(t, rel)
+	start := strings.Index(page, "\n## "+title+"\n")
+	if start < 0 {
+		t.Fatalf("%s has no %q section", rel, "## "+title)
+	}
+	section := page[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	return section
+}
+
 var (
 	fenced = regexp.MustCompile("(?s)```.*?```")
 	inline = regexp.MustCompile("`([^`\n]+)`")
@@ -87,15 +103,7 @@ func packages(t *testing.T) map[string][]string {
 // docs/architecture.md names every package that exists, and each
 // package it names exists.
 func TestArchitectureNamesEveryPackage(t *testing.T) {
-	page := read(t, "docs/architecture.md")
-	start := strings.Index(page, "\n## Packages\n")
-	if start < 0 {
-		t.Fatal("docs/architecture.md has no \"## Packages\" section")
-	}
-	section := page[start+1:]
-	if end := strings.Index(section[3:], "\n## "); end >= 0 {
-		section = section[:end+3]
-	}
+	section := sectionOf(t, "docs/architecture.md", "Packages")
 	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\|")
 	named := map[string]bool{}
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
@@ -365,15 +373,7 @@ func TestSettingsDocNamesEveryKey(t *testing.T) {
 	if len(want) < 20 {
 		t.Fatalf("the schema has only %d keys: %v", len(want), want)
 	}
-	page := read(t, "docs/settings.md")
-	start := strings.Index(page, "\n## Every key\n")
-	if start < 0 {
-		t.Fatal("docs/settings.md has no \"## Every key\" section")
-	}
-	section := page[start+1:]
-	if end := strings.Index(section[3:], "\n## "); end >= 0 {
-		section = section[:end+3]
-	}
+	section := sectionOf(t, "docs/settings.md", "Every key")
 	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\|")
 	var got []string
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
