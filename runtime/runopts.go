@@ -16,7 +16,7 @@ import (
 
 // RunFlags are the per-run options bwrun and `bwpolicy run` take before
 // the invocation (or the command): --status-fd N, --status-file F,
-// --timeout SECONDS, --chdir DIR, --expose FILE (repeatable).
+// --timeout SECONDS, --chdir DIR, --expose FILE (repeatable), --nonce N.
 type RunFlags struct {
 	// StatusFD is the descriptor the Status goes to (-1: none).
 	StatusFD int
@@ -24,12 +24,19 @@ type RunFlags struct {
 	// exclusively, never through a symlink, outside the sandbox's
 	// writable set (OpenStatus).
 	StatusFile string
+	// Nonce is the caller's token for this run, echoed in the Status
+	// ("nonce"), so the caller can tell this run's report from any other
+	// ("" : none).
+	Nonce string
 	// Options are Run's options (Timeout, Chdir).
 	Options Options
 }
 
 // maxExpose bounds how many --expose options one run takes.
 const maxExpose = 64
+
+// maxNonce bounds the length of --nonce.
+const maxNonce = 128
 
 // RunFlagsUsage documents the options for a --help text.
 const RunFlagsUsage = `  --status-fd N      write one JSON object (schema/status.schema.json) saying
@@ -49,6 +56,8 @@ const RunFlagsUsage = `  --status-fd N      write one JSON object (schema/status
                      regular file below a root the invocation declares
                      (Hermes' cache/spillover), reached without a symlink,
                      bound through a descriptor; repeatable
+  --nonce N          echo N (1-128 of A-Z a-z 0-9 _ -) as "nonce" in the status
+                     object, so the caller knows the report is this run's
 `
 
 // ParseRunFlags takes the leading per-run options off args and returns
@@ -60,7 +69,7 @@ func ParseRunFlags(args []string) (RunFlags, []string, error) {
 	for len(args) > 0 {
 		name, val, hasVal := strings.Cut(args[0], "=")
 		switch name {
-		case "--status-fd", "--status-file", "--timeout", "--chdir", "--expose":
+		case "--status-fd", "--status-file", "--timeout", "--chdir", "--expose", "--nonce":
 		default:
 			return f, args, nil
 		}
@@ -128,8 +137,27 @@ func (f *RunFlags) Set(name, val string) error {
 			return fmt.Errorf("--expose given more than %d times", maxExpose)
 		}
 		f.Options.Expose = append(f.Options.Expose, val)
+	case "--nonce":
+		if !validNonce(val) {
+			return fmt.Errorf("--nonce: 1 to %d characters of A-Z a-z 0-9 _ - expected", maxNonce)
+		}
+		f.Nonce = val
 	}
 	return nil
+}
+
+// validNonce reports whether s is 1 to maxNonce characters of
+// [A-Za-z0-9_-].
+func validNonce(s string) bool {
+	if len(s) == 0 || len(s) > maxNonce {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // OpenStatus opens where the Status goes: the --status-fd descriptor, or

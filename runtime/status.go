@@ -44,6 +44,8 @@ type Status struct {
 	Warnings []string `json:"warnings"`
 	// Message is the runtime's error message, empty when none.
 	Message string `json:"message"`
+	// Nonce is the caller's --nonce, echoed (omitted when none).
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // JSON returns the Status as one line of JSON with a trailing newline.

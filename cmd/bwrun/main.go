@@ -1,7 +1,7 @@
 // Command bwrun is bwpolicy's per-command runtime: it runs one command in
 // the sandbox a compiled invocation describes.
 //
-//	bwrun [--status-fd N] [--status-file F] [--timeout S] [--chdir DIR] [--expose FILE]... INVOCATION.json -- CMD [ARG...]
+//	bwrun [--status-fd N] [--status-file F] [--nonce N] [--timeout S] [--chdir DIR] [--expose FILE]... INVOCATION.json -- CMD [ARG...]
 //	bwrun --version
 //
 // It reads and checks the invocation (format version, preconditions: a
@@ -79,6 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	flags, args, err := bwruntime.ParseRunFlags(args)
+	statusNonce = flags.Nonce
 	if err != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", err)
 		fmt.Fprint(stderr, usage)
@@ -156,11 +157,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return st.ExitStatus
 }
 
-// writeStatus writes st to the status channel (if any) and closes it.
+// statusNonce is the run's --nonce, echoed in every status it writes.
+var statusNonce string
+
+// writeStatus writes st, with the run's nonce, to the status channel (if
+// any) and closes it.
 func writeStatus(f *os.File, st bwruntime.Status, stderr io.Writer) {
 	if f == nil {
 		return
 	}
+	st.Nonce = statusNonce
 	if _, err := f.Write(st.JSON()); err != nil {
 		fmt.Fprintf(stderr, "bwrun: writing the status: %v\n", err)
 	}
