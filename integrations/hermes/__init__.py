@@ -2,8 +2,9 @@
 
 Every command runs through ``bwrun`` in the invocation ``bwpolicy compile``
 froze for this environment (``--sandbox-id``): the host read-only, the
-working directory writable, credentials hidden, limits set. Standard
-library only.
+working directory writable, credentials hidden, limits set. Each run is
+proven by bwrun's status channel with a nonce the plugin chose; a run
+without proof is an error. Standard library only.
 """
 
 from .provider import BwpolicyProvider, SYSTEM_PROMPT

@@ -1,139 +1,213 @@
 """The environment objects create_environment returns.
 
-With Hermes' LocalEnvironment importable, BwpolicyEnvironment subclasses
-it and overrides only its seams: _wrap_popen_args (the bash argv runs
-through bwrun), get_temp_dir (the state directory, writable inside the
-sandbox, holds Hermes' snapshot and cwd file), execute (the status
-channel around Hermes' own execute) and cleanup. cwd tracking, snapshots
-and timeouts stay Hermes'. Without it, StandaloneEnvironment is
-self-contained: execute(command, cwd=None, timeout=None) and cleanup().
+Every backend of Hermes implements one seam: BaseEnvironment._run_bash
+(tools/environments/base.py) spawns `bash -c SCRIPT` and returns a
+process handle; BaseEnvironment.execute wraps the command (session
+snapshot, cd, cwd marker), calls _run_bash, waits on the handle
+(_wait_for_process: drain, poll, deadline, _kill_process) and reads the
+new working directory (_update_cwd). With Hermes' BaseEnvironment
+importable, BwpolicyEnvironment subclasses it, not LocalEnvironment, and
+implements that seam itself: _run_bash starts bwrun (process.py) — so it
+depends on no hook LocalEnvironment may or may not have
+(_wrap_popen_args exists only on Hermes' bubblewrap pull request), and
+nothing is wrapped twice where it exists. It also overrides
+get_temp_dir (the state directory, writable inside the sandbox and kept
+between commands: Hermes' snapshot, execute_code's scripts and
+background logs live there), _kill_process (process.py's kill: bwrun's
+checks are never cut short), _update_cwd (a directory the sandbox does
+not show falls back to the initial one), execute (results carry
+returncode and exit_code; the expose keyword) and cleanup.
+
+Without Hermes, StandaloneEnvironment offers the same execute(command,
+cwd=None, timeout=None, stdin_data=None, expose=None) and cleanup()
+through the same SandboxedProcess.
 """
 
 import os
 import shlex
-import subprocess
 import threading
+import uuid
 
-try:  # Hermes Agent's local backend, when the plugin runs inside Hermes
-    from tools.environments.local import LocalEnvironment as _LocalEnvironment
-except ImportError:  # pragma: no cover - exercised by the standalone tests
-    _LocalEnvironment = None
+from .cwdcheck import not_visible
+from .process import TAG, run_to_end
 
-#: The shell each command runs in (a POSIX shell with -c: bwrun removes
-#: the agent-socket variables again after its rc files).
-SHELL = "/bin/bash"
+try:  # Hermes Agent's base environment, when the plugin runs inside Hermes
+    from tools.environments.base import BaseEnvironment as _BaseEnvironment
+except ImportError:  # standalone use
+    _BaseEnvironment = None
+
+#: The shell each command runs in.
+BASH = "/bin/bash"
 
 
-class StandaloneEnvironment:
-    """A self-contained environment: each execute() runs
-    `bwrun … -- /bin/bash -c COMMAND` in the tracked directory, which an
-    EXIT trap records in the state directory so a `cd` persists."""
+class _Common:
+    """What both environments share: the sandbox, the expose keyword, the
+    working directory check, the proof lines."""
 
-    def __init__(self, sandbox, *, cwd=None, timeout=None, env=None):
+    def _setup(self, sandbox, extra_env):
         self._sandbox = sandbox
-        self.cwd = (sandbox.invocation or {}).get("chdir") or cwd or os.getcwd()
-        self.timeout = timeout
-        self.env = env
-        self._tls = threading.local()
-        self._cwd_file = os.path.join(sandbox.state_dir, "cwd")
+        # Files execute(..., expose=[...]) asks to show, by command text:
+        # Hermes may call _run_bash on another thread than execute.
+        self._explicit = []
+        self._explicit_lock = threading.Lock()
+        self._initial_cwd = (sandbox.invocation or {}).get("chdir") or os.getcwd()
+        self._extra_env = {k: str(v) for k, v in (extra_env or {}).items()}
 
     def get_temp_dir(self):
         return self._sandbox.state_dir
 
-    def execute(self, command, cwd=None, timeout=None, expose=None, **kwargs):
-        """Run command; expose: more files below the invocation's expose
-        roots to show it (besides those it names; see expose.py)."""
-        timeout = timeout or self.timeout
-        start = cwd or self.cwd
-        trap = "trap '__bwp=$?; pwd -P >%s 2>/dev/null; exit $__bwp' EXIT\n" % shlex.quote(self._cwd_file)
-        files, notes = self._sandbox.expose_for(command, expose)
+    def _checked_cwd(self, d, lines):
+        """d when the sandbox shows it, else the initial directory (and one
+        line in lines saying so)."""
+        if not d or d == self._initial_cwd:
+            return d or self._initial_cwd
+        why = not_visible(self._sandbox.invocation or {}, d)
+        if why is None:
+            return d
+        lines.append("%s the working directory %s is not usable in the sandbox (%s); back to %s"
+                     % (TAG, d, why, self._initial_cwd))
+        return self._initial_cwd
 
-        def attempt():
-            argv = self._sandbox.argv([SHELL, "-c", trap + command], chdir=start, timeout=timeout,
-                                      status_file=self._tls.status_file, expose=files)
-            try:
-                r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   env=self.env, timeout=(timeout + 30) if timeout else None)
-            except subprocess.TimeoutExpired as e:
-                out = e.stdout or b""
-                return {"output": out.decode("utf-8", "replace"), "exit_code": 124}
-            return {"output": r.stdout.decode("utf-8", "replace"), "exit_code": r.returncode}
+    def _asked(self, command, expose):
+        """Record the files execute() was asked to show command."""
+        if expose:
+            with self._explicit_lock:
+                self._explicit.append((command, expose))
 
-        result = self._sandbox.run(attempt, self._tls, notes)
-        self._track_cwd()
-        return result
+    def _done(self, command, expose):
+        if expose:
+            with self._explicit_lock:
+                if (command, expose) in self._explicit:
+                    self._explicit.remove((command, expose))
 
-    def _track_cwd(self):
-        # The file is written inside the sandbox: only an absolute path
-        # to an existing directory is taken; bwrun judges it again.
-        try:
-            with open(self._cwd_file, encoding="utf-8", errors="replace") as f:
-                d = f.read(4096).strip()
-        except OSError:
-            return
-        if d.startswith("/") and "\n" not in d and os.path.isdir(d):
-            self.cwd = d
-
-    def cleanup(self):
-        self._sandbox.cleanup()
+    def _spawn(self, script, argv, timeout, stdin_data):
+        """Start argv (whose script is script) through bwrun, showing it
+        the spilled results script names and those execute() was asked
+        to show a command script contains."""
+        with self._explicit_lock:
+            explicit = [p for c, e in self._explicit if c in script or c.replace("'", "'\\''") in script or shlex.quote(c) in script
+                        for p in ([e] if isinstance(e, (str, os.PathLike)) else list(e))]
+        files, notes = self._sandbox.expose_for(script, explicit)
+        return self._sandbox.run(argv, chdir=self.cwd, timeout=timeout, stdin_data=stdin_data,
+                                 expose=files, notes=notes, env=dict(os.environ, **self._extra_env))
 
 
-if _LocalEnvironment is not None:
+def _with_exit_code(result, lines=()):
+    result = dict(result)
+    if lines:
+        out = result.get("output") or ""
+        if out and not out.endswith("\n"):
+            out += "\n"
+        result["output"] = out + "\n".join(lines)
+    result["exit_code"] = result.get("returncode")
+    return result
 
-    class BwpolicyEnvironment(_LocalEnvironment):
-        """Hermes' LocalEnvironment with every spawn wrapped in bwrun."""
+
+if _BaseEnvironment is not None:
+
+    class BwpolicyEnvironment(_Common, _BaseEnvironment):
+        """A Hermes BaseEnvironment whose every spawn is bwrun's."""
 
         def __init__(self, sandbox, *, cwd=None, timeout=None, env=None):
-            # Set before LocalEnvironment.__init__, which runs the login
-            # bootstrap (through _wrap_popen_args) straight away.
-            self._sandbox = sandbox
-            self._tls = threading.local()
-            start = (sandbox.invocation or {}).get("chdir") or cwd
-            super().__init__(cwd=start, timeout=timeout, env=env)
+            self._setup(sandbox, env)
+            super().__init__(cwd=self._initial_cwd, timeout=timeout or 180, env=env)
+            self.init_session()
 
-        def get_temp_dir(self):
-            return self._sandbox.state_dir
+        # -- the seam ------------------------------------------------------
 
-        def _wrap_popen_args(self, args):
-            status = getattr(self._tls, "status_file", None)
-            if status is None:
-                # A spawn outside execute() (the login bootstrap): it
-                # still reports, into a file nobody waits for.
-                status = self._sandbox.new_status_file()
-                self._tls.stray = getattr(self._tls, "stray", []) + [status]
-            timeout = getattr(self._tls, "timeout", None) or self.timeout
-            return self._sandbox.argv(list(args), chdir=self.cwd, timeout=timeout, status_file=status,
-                                      expose=getattr(self._tls, "expose", None))
+        def _run_bash(self, cmd_string, *, login=False, timeout=120, stdin_data=None):
+            argv = [BASH, "-l", "-c", cmd_string] if login else [BASH, "-c", cmd_string]
+            return self._spawn(cmd_string, argv, timeout, stdin_data)
 
-        def execute(self, command, cwd=None, timeout=None, expose=None, **kwargs):
-            """Hermes' execute, each spawn through bwrun; expose: more files
-            below the invocation's expose roots to show the command
-            (besides those it names; see expose.py)."""
-            self._tls.timeout = timeout
-            files, notes = self._sandbox.expose_for(command, expose)
-            self._tls.expose = files
-            sup = super()
+        def _kill_process(self, proc):
+            proc.kill()
+
+        def _update_cwd(self, result):
+            self._extract_cwd_from_output(result)
+            lines = []
+            self.cwd = self._checked_cwd(self.cwd, lines)
+            if lines:
+                out = result.get("output") or ""
+                result["output"] = out + ("\n" if out and not out.endswith("\n") else "") + "\n".join(lines)
+            if "cwd" in result:
+                result["cwd"] = self.cwd
+
+        # -- the public contract ------------------------------------------
+
+        def execute(self, command, cwd="", *, expose=None, **kwargs):
+            """Hermes' execute, each spawn through bwrun; expose: more
+            files below the invocation's expose roots to show the command
+            (besides those it names; see expose.py). The result carries
+            returncode and exit_code (the same value)."""
+            lines = []
+            self.cwd = self._checked_cwd(self.cwd, lines)
+            if cwd:
+                cwd = self._checked_cwd(cwd, lines)
+            self._asked(command, expose)
             try:
-                return self._sandbox.run(lambda: sup.execute(command, cwd=cwd, timeout=timeout, **kwargs), self._tls, notes)
+                result = super().execute(command, cwd, **kwargs)
             finally:
-                self._tls.timeout = None
-                self._tls.expose = None
-                for p in getattr(self._tls, "stray", []):
-                    self._sandbox.read_status(p)
-                self._tls.stray = []
+                self._done(command, expose)
+            return _with_exit_code(result, lines)
 
         def cleanup(self):
-            try:
-                super().cleanup()
-            finally:
-                self._sandbox.cleanup()
+            sandbox = getattr(self, "_sandbox", None)
+            if sandbox is not None:
+                sandbox.cleanup()
 
 else:
     BwpolicyEnvironment = None
 
 
+class StandaloneEnvironment(_Common):
+    """A self-contained environment: each execute() runs `bwrun … --
+    /bin/bash -c SCRIPT` in the tracked directory; SCRIPT cds, runs the
+    command and prints the directory it ended in between two markers, so
+    a `cd` persists."""
+
+    def __init__(self, sandbox, *, cwd=None, timeout=None, env=None):
+        self._setup(sandbox, env)
+        self.cwd = self._initial_cwd
+        self.timeout = timeout or 180
+        self.env = env or {}
+        self._marker = "__BWPOLICY_CWD_%s__" % uuid.uuid4().hex[:12]
+
+    def execute(self, command, cwd=None, timeout=None, stdin_data=None, expose=None, **kwargs):
+        """Run command; returns {"output", "returncode", "exit_code"}."""
+        timeout = timeout or self.timeout
+        lines = []
+        self.cwd = self._checked_cwd(self.cwd, lines)
+        start = self._checked_cwd(cwd, lines) if cwd else self.cwd
+        script = "builtin cd -- %s || exit 126\neval %s\n__bwp=$?\nprintf '\\n%s%%s%s\\n' \"$(pwd -P)\"\nexit $__bwp" % (
+            shlex.quote(start), shlex.quote(command), self._marker, self._marker)
+        self._asked(command, expose)
+        try:
+            h = self._spawn(script, [BASH, "-c", script], timeout, stdin_data)
+        finally:
+            self._done(command, expose)
+        out, code = run_to_end(h, timeout)
+        out = self._take_cwd(out, lines)
+        return _with_exit_code({"output": out, "returncode": code}, lines)
+
+    def _take_cwd(self, out, lines):
+        last = out.rfind(self._marker)
+        first = out.rfind(self._marker, 0, last) if last > 0 else -1
+        if first < 0:
+            return out
+        d = out[first + len(self._marker):last]
+        line_start = out.rfind("\n", 0, first)
+        line_end = out.find("\n", last)
+        out = out[:max(line_start, 0)] + (out[line_end + 1:] if line_end >= 0 else "")
+        if d.startswith("/") and "\n" not in d:
+            self.cwd = self._checked_cwd(d, lines)
+        return out
+
+    def cleanup(self):
+        self._sandbox.cleanup()
+
+
 def make_environment(sandbox, *, cwd=None, timeout=None, env=None):
-    """Hermes' LocalEnvironment subclass when importable, else the
+    """Hermes' BaseEnvironment subclass when importable, else the
     standalone environment."""
     cls = BwpolicyEnvironment or StandaloneEnvironment
     return cls(sandbox, cwd=cwd, timeout=timeout, env=env)

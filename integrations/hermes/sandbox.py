@@ -1,6 +1,6 @@
 """One environment's sandbox: its compiled invocation, the bwrun argv of
-each command, the status channel, the stale → recompile-once loop and the
-degraded result. Standard library only."""
+each command, the proof of each run (process.py), the stale → recompile
+once loop, the degraded and tainted states. Standard library only."""
 
 import json
 import os
@@ -11,16 +11,12 @@ import threading
 import uuid
 
 from . import expose as _expose
+from .backend_config import write_settings
+from .process import SETUP_FAILED, TAG, SandboxedProcess, one_line, run_to_end
 from .versions import INVOCATION_FORMAT, find_binary
 
 #: A sandbox ID, as `bwpolicy compile --sandbox-id` accepts it.
 SANDBOX_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-
-#: What output lines the plugin adds start with.
-TAG = "[bwpolicy]"
-
-#: bwrun's exit status for a sandbox that could not be set up.
-SETUP_FAILED = 125
 
 INSTALL_HINT = "apt install bubblewrap | dnf install bubblewrap | pacman -S bubblewrap"
 
@@ -48,12 +44,6 @@ def sandbox_id_for(task_id):
     return "%s-%s" % (stem, uuid.uuid4().hex[:12])
 
 
-def one_line(text):
-    """Text squeezed to one line, bounded."""
-    s = " ".join(str(text).split())
-    return s if len(s) <= 500 else s[:497] + "..."
-
-
 class Sandbox:
     """The compiled sandbox of one Hermes environment.
 
@@ -62,16 +52,19 @@ class Sandbox:
     scratch HERMES_HOME/cache/scratch/hermes-bwrap-<ID> (TMPDIR), both
     created by the compile; and HERMES_HOME/sandboxes/bwpolicy-<ID>,
     beside the state directory and hidden from the sandbox, for the
-    invocation and the status files.
+    invocation (and a "tainted" note, see taint).
     """
 
-    def __init__(self, *, sandbox_id, cwd=None, timeout=None, config_file=None, env=None):
+    def __init__(self, *, sandbox_id, cwd=None, timeout=None, config_file=None, settings=None, env=None):
         if not SANDBOX_ID_RE.match(sandbox_id):
             raise ValueError("unsafe sandbox id %r" % sandbox_id)
         self.id = sandbox_id
         self.cwd = cwd
         self.timeout = timeout
         self.config_file = config_file
+        #: settings, when not None, is a standalone settings mapping
+        #: (backend_config.compose) compiled instead of config_file.
+        self.settings = settings
         self.env = env
         home = hermes_home()
         self.state_dir = os.path.join(home, "sandboxes", "bwrap-" + sandbox_id)
@@ -90,6 +83,9 @@ class Sandbox:
         #: degraded is the reason commands cannot run (bwrap missing, the
         #: probe failing) under degraded_mode: warn; None when fine.
         self.degraded = None
+        #: tainted is why no command may run any more (a bwrun was killed
+        #: before its checks finished: taint), None when fine.
+        self.tainted = None
 
     # -- compile ---------------------------------------------------------
 
@@ -111,16 +107,21 @@ class Sandbox:
         argv = [self.bwpolicy, "compile", "--sandbox-id", self.id, "-o", tmp]
         if self.cwd:
             argv += ["--cwd", self.cwd]
-        if self.config_file:
-            argv += ["--config", self.config_file]
+        config_file = self.config_file
+        if self.settings is not None:
+            config_file = os.path.join(self.private_dir, "settings.json")
+            write_settings(self.settings, config_file)
+        if config_file:
+            argv += ["--config", config_file]
         r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=self.env, timeout=60)
         if r.returncode != 0:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
-            raise CompileRefused("bwpolicy refused to compile this environment's sandbox (exit %d); no command runs:\n%s"
-                                 % (r.returncode, r.stderr.strip()))
+            src = (" (the settings of terminal.backends.bwpolicy, written to %s)" % config_file) if self.settings is not None else ""
+            raise CompileRefused("bwpolicy refused to compile this environment's sandbox%s (exit %d); no command runs:\n%s"
+                                 % (src, r.returncode, r.stderr.strip()))
         with open(tmp, encoding="utf-8") as f:
             inv = json.load(f)
         if inv.get("format") != INVOCATION_FORMAT:
@@ -142,24 +143,28 @@ class Sandbox:
     def recompile_after_stale(self, seen_generation):
         """Recompile once for every command that found generation
         seen_generation stale: the first one compiles, the others (which
-        waited on the lock) find a newer generation and just rerun."""
+        waited on the lock) find a newer generation and just rerun. Never
+        in a tainted sandbox (the compile would take what the killed
+        command left for the user's)."""
         with self._lock:
+            if self.tainted:
+                raise CompileRefused("not recompiled: " + self.tainted)
             if self.generation == seen_generation:
                 self.compile()
                 self.recompiles += 1
 
     # -- one command -----------------------------------------------------
 
-    def new_status_file(self):
-        return os.path.join(self.private_dir, "status-%s.json" % uuid.uuid4().hex)
-
-    def argv(self, command_argv, *, chdir=None, timeout=None, status_file=None, expose=()):
+    def argv(self, command_argv, *, chdir=None, timeout=None, status_fd=None, nonce=None, expose=()):
         """The argv that runs command_argv in the sandbox: bwrun with the
-        status channel, terminal.timeout, the tracked directory and the
-        files shown to this run (expose_for)."""
+        status channel (a descriptor and this run's nonce), the command's
+        timeout, the tracked directory and the files shown to this run
+        (expose_for)."""
         out = [self.bwrun or "bwrun"]
-        if status_file:
-            out += ["--status-file", status_file]
+        if status_fd is not None:
+            out += ["--status-fd", str(status_fd)]
+        if nonce:
+            out += ["--nonce", nonce]
         if timeout:
             out += ["--timeout", str(int(max(1, round(float(timeout)))))]
         if chdir:
@@ -174,113 +179,50 @@ class Sandbox:
         expose roots this invocation declares."""
         return _expose.select(command, explicit, _expose.roots_of(self.invocation))
 
-    @staticmethod
-    def read_status(path):
-        """The status object bwrun wrote to path (removed), or None."""
+    def run(self, command_argv, *, chdir=None, timeout=None, stdin_data=None, expose=(), notes=(), env=None):
+        """Start command_argv through bwrun (with env, else this sandbox's
+        environment): a SandboxedProcess (see process.py) whose
+        returncode is proven by the status channel."""
+        return SandboxedProcess(self, command_argv, chdir=chdir, timeout=timeout, stdin_data=stdin_data,
+                                expose=expose, notes=notes, env=env if env is not None else self.env)
+
+    def taint(self, why):
+        """Mark the sandbox: a bwrun had to be killed before its
+        post-command checks finished. No command runs and nothing is
+        recompiled in it any more (refusal); the mark is also a file in
+        the private directory, for whoever looks."""
+        with self._lock:
+            if self.tainted is None:
+                self.tainted = why
         try:
-            with open(path, "rb") as f:
-                data = f.read(1 << 20)
+            with open(os.path.join(self.private_dir, "tainted"), "a", encoding="utf-8") as f:
+                f.write(why + "\n")
         except OSError:
-            return None
-        finally:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        try:
-            st = json.loads(data.decode("utf-8", "replace"))
-        except ValueError:
-            return None
-        return st if isinstance(st, dict) else None
+            pass
 
-    def run(self, attempt, tls, notes=()):
-        """Run one command: attempt() runs it once (its argv built with
-        tls.status_file) and returns {"output", "exit_code"}. A run bwrun
-        reports stale through the status channel (never exit 125 alone)
-        recompiles once and runs again; then notes (files not exposed)
-        and the status's warnings and set-aside entries are appended to
-        the output, one line each."""
+    def refusal(self):
+        """Why no command may run now (one line), or None."""
+        if self.tainted:
+            return ("not run: an earlier command of this environment had to be killed before bwrun's post-command "
+                    "checks finished (%s), so what it left in the working directory is not trusted; create a new "
+                    "environment after reviewing it (git hooks, .envrc, rc files)" % self.tainted)
         if self.degraded:
-            return self.degraded_result()
-        seen = self.generation
-        status = None
-        for n in range(2):
-            tls.status_file = self.new_status_file()
-            try:
-                result = attempt()
-            finally:
-                status = self.read_status(tls.status_file)
-                tls.status_file = None
-            if n == 0 and status is not None and status.get("outcome") == "stale":
-                try:
-                    self.recompile_after_stale(seen)
-                except CompileRefused as e:
-                    return {"output": "%s the host changed and the recompile was refused: %s" % (TAG, e), "exit_code": SETUP_FAILED}
-                seen = self.generation
-                continue
-            break
-        return self.decorate(result, status, notes)
-
-    def decorate(self, result, status, notes=()):
-        result = dict(result)
-        lines = ["%s %s" % (TAG, one_line(n)) for n in notes]
-        if status is None:
-            if result.get("exit_code") == SETUP_FAILED:
-                lines.append("%s exit 125 without a status report: the command's own status, or bwrun failed before reporting" % TAG)
-        else:
-            outcome = status.get("outcome")
-            msg = one_line(status.get("message") or "")
-            if outcome == "stale":
-                lines.append("%s the sandbox is still stale after recompiling once: %s" % (TAG, msg))
-            elif outcome == "setup-failed":
-                lines.append("%s the sandbox could not be set up (the command did not run): %s" % (TAG, msg))
-            elif outcome == "timeout":
-                lines.append("%s the command timed out%s" % (TAG, (": " + msg) if msg else ""))
-            for e in status.get("set_aside") or []:
-                lines.append("%s set aside: %s" % (TAG, one_line(_describe(e))))
-            for w in status.get("warnings") or []:
-                lines.append("%s warning: %s" % (TAG, one_line(_describe(w))))
-            if isinstance(status.get("exit_status"), int) and outcome in ("exited", "signaled", "timeout"):
-                result["exit_code"] = status["exit_status"]
-        if lines:
-            out = result.get("output") or ""
-            if out and not out.endswith("\n"):
-                out += "\n"
-            result["output"] = out + "\n".join(lines)
-        return result
-
-    def degraded_result(self):
-        return {"output": "%s sandbox unavailable, the command was not run (never unsandboxed): %s" % (TAG, self.degraded),
-                "exit_code": SETUP_FAILED}
+            return "sandbox unavailable, the command was not run (never unsandboxed): %s" % self.degraded
+        return None
 
     def probe(self, timeout=10.0):
-        """Run /bin/true in the sandbox (bounded by timeout seconds); None
-        when it works, else the reason."""
+        """Run /bin/true in the sandbox through the same path as every
+        command (status channel and nonce), bounded by timeout seconds;
+        None when the run is proven to have happened in the sandbox and
+        exited 0, else the reason."""
         if self.degraded:
             return self.degraded
-        sf = self.new_status_file()
-        try:
-            r = subprocess.run(self.argv(["/bin/true"], status_file=sf), stdin=subprocess.DEVNULL,
-                               capture_output=True, text=True, env=self.env, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.read_status(sf)
-            return "the sandbox probe took longer than %.0f s" % timeout
-        st = self.read_status(sf)
-        if r.returncode == 0:
+        h = self.run(["/bin/true"], timeout=max(1, int(timeout)))
+        out, code = run_to_end(h, timeout + 5)
+        if h.status is not None and h.status.get("outcome") == "exited" and code == 0:
             return None
-        reason = (st or {}).get("message") or r.stderr.strip() or "exit %d" % r.returncode
+        reason = h.reason or (h.status or {}).get("message") or out.strip() or "exit %s" % code
         return "the sandbox probe failed: %s" % one_line(reason)
-
-    def check_degraded(self):
-        """After the first compile: bwrap missing or the probe failing is
-        the degraded result under degraded_mode: warn, an error under
-        fail. A command never runs unsandboxed either way."""
-        reason = self.degraded or self.probe()
-        if reason is None:
-            return
-        if self.degraded_mode == "fail":
-            raise SandboxUnavailable("%s (degraded_mode: fail)" % reason)
-        self.degraded = reason
 
     def cleanup(self):
         """Remove the state, scratch and private directories (never
@@ -291,11 +233,3 @@ class Sandbox:
             elif os.path.isdir(d):
                 shutil.rmtree(d, ignore_errors=True)
 
-
-def _describe(item):
-    if isinstance(item, dict):
-        for k in ("message", "path"):
-            if item.get(k):
-                return item[k] if k == "message" else "%s%s" % (item["path"], (" → " + item["to"]) if item.get("to") else "")
-        return json.dumps(item, sort_keys=True)
-    return str(item)

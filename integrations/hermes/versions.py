@@ -9,9 +9,10 @@ import subprocess
 #: The invocation format this plugin reads and hands to bwrun.
 INVOCATION_FORMAT = "bwpolicy.invocation/v1"
 
-#: The bwrun options the plugin uses (the status channel, the tracked
-#: working directory, terminal.timeout, the files shown to one run).
-BWRUN_OPTIONS = ("--status-file", "--chdir", "--timeout", "--expose")
+#: The bwrun options the plugin uses (the status channel and its nonce,
+#: the tracked working directory, terminal.timeout, the files shown to
+#: one run).
+BWRUN_OPTIONS = ("--status-fd", "--nonce", "--chdir", "--timeout", "--expose")
 
 FIX = ("install bwpolicy and bwrun from the same checkout as this plugin "
        "(`make build`, then put bin/ on PATH or set BWPOLICY_BIN_DIR), and "

@@ -1,10 +1,12 @@
 """Unit tests of the plugin against a fake bwpolicy and bwrun
-(tests/fakes: no sandbox) and the Hermes stand-ins: the provider
-contract, stale → one recompile decided by the status channel, the
-lock, warnings, degraded mode, cleanup, version skew, the config
-schema."""
+(tests/fakes: no sandbox), in the three worlds of conftest.py (Hermes'
+main line, its bubblewrap pull request, no Hermes): the provider
+contract's types, the proof of every run (status channel and nonce),
+stale → one recompile, timeouts and the kill that taints, the working
+directory check, the configuration sources, the config schema."""
 
 import json
+import logging
 import os
 import threading
 
@@ -21,6 +23,7 @@ def fakes(tmp_path, monkeypatch):
     monkeypatch.setenv("BWPOLICY_BIN_DIR", FAKES)
     monkeypatch.setenv("BWPOLICY_BWRAP", "/usr/bin/true")
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes"))
+    (tmp_path / "hermes").mkdir()
     for k in list(os.environ):
         if k.startswith("FAKE_") and k != "FAKE_DIR":
             monkeypatch.delenv(k)
@@ -44,39 +47,117 @@ def make(plugin, tmp_path, **kw):
     return provider, provider.create_environment(cwd=str(proj), timeout=30, task_id="t/1", **kw)
 
 
-def test_register_and_contract(plugin, fakes):
+# -- the provider contract (agent/terminal_env_provider.py) -----------------
+
+def test_provider_contract_types(plugin, fakes):
     ctx = Ctx()
     provider = plugin.register(ctx)
     assert ctx.providers == [provider]
-    assert ctx.sections and "read_file" in ctx.sections[0][1] and "on the host" in ctx.sections[0][1]
-    assert provider.name == "bwpolicy" and provider.display_name and provider.description
+    assert ctx.sections and "read_file" in ctx.sections[0][1]
+    assert provider.name == "bwpolicy" and isinstance(provider.display_name, str) and isinstance(provider.description, str)
     assert provider.is_remote is False and provider.is_container is False and provider.skip_container_guards is False
-    assert provider.is_available()
-    assert provider.check_requirements({})[0] is True
-    assert provider.probe() == {"ok": True, "detail": "bwrap 0.8.0: sandbox probe passed"}
+    assert provider.cache_path_base is None
+    assert isinstance(provider.strip_env_keys, frozenset)
+    assert isinstance(provider.env_description, str) and provider.env_description
+    assert provider.is_available() is True
+    assert provider.check_requirements({}) is True
+    status, detail = provider.probe()
+    assert status == "ready" and isinstance(detail, str), (status, detail)
+    # a degraded feature is detail, not a status
+    assert "memory-cgroup" in detail
+    st2 = provider.probe_with_config({"backend_config": {"profile": "workspace", "bogus": 1}})
+    assert isinstance(st2, tuple) and st2[0] == "ready" and "terminal.backends.bwpolicy.bogus" in st2[1]
+    lines = provider.setup_instructions()
+    assert isinstance(lines, list) and lines and all(isinstance(l, str) for l in lines)
+    assert "hermes config set terminal.backend bwpolicy" in lines
     rows = provider.doctor_checks()
-    assert {r["name"] for r in rows} == {"bwrap", "landlock"} and rows[1]["fix"] == "newer kernel"
-    assert "hermes config set terminal.backend bwpolicy" in provider.setup_instructions()
-    if plugin.variant == "hermes-local":
-        import agent.terminal_env_provider as tep
-        assert isinstance(provider, tep.TerminalEnvironmentProvider)
+    assert rows and all(isinstance(r, tuple) and len(r) == 3 and isinstance(r[0], bool) and isinstance(r[1], str)
+                        and isinstance(r[2], str) for r in rows), rows
+    assert (False, "bwpolicy memory-cgroup", "cgroup v1 (fix: boot with cgroup v2)") in rows
+    schema = provider.get_config_schema()
+    assert isinstance(schema, dict) and schema
+    assert isinstance(provider.resolve_config({"profile": "network"}), dict)
+    if plugin.hermes:
+        assert isinstance(provider, plugin.hermes.tep.TerminalEnvironmentProvider)
+        assert provider.validated_config_schema() == schema  # Hermes' own checks of the schema pass
+        assert provider.validated_config({"profile": "network", "x": 1}) == {"profile": "network"}
 
 
-def test_create_accepts_unknown_kwargs_and_runs(plugin, fakes, tmp_path):
+def test_check_requirements_false_with_reason(plugin, fakes, tmp_path, monkeypatch, caplog):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("BWPOLICY_BIN_DIR", str(empty))
+    monkeypatch.setenv("PATH", str(empty))
+    provider = plugin.register(Ctx())
+    with caplog.at_level(logging.ERROR):
+        ok = provider.check_requirements({"env_type": "bwpolicy"})
+    assert ok is False
+    assert "bwpolicy not found" in caplog.text and "bwrun not found" in caplog.text
+    status, detail = provider.probe()
+    assert status == "needs_setup" and "bwrun not found" in detail
+    assert provider.doctor_checks()[0][0] is False
+
+
+def test_probe_unavailable_when_no_sandbox_starts(plugin, fakes, monkeypatch):
+    monkeypatch.setenv("FAKE_PROBE_FAIL", "1")
+    status, detail = plugin.register(Ctx()).probe()
+    assert status == "unavailable" and "sandbox-probe" in detail
+
+
+# -- environments: the seam and the proof ----------------------------------------
+
+def test_create_runs_through_bwrun_with_proof(plugin, fakes, tmp_path):
     provider, env = make(plugin, tmp_path, image="ignored", container_config={}, some_future_key=1)
-    if plugin.variant == "hermes-local":
-        from tools.environments.local import LocalEnvironment
-        assert isinstance(env, LocalEnvironment)
+    if plugin.hermes:
+        assert isinstance(env, plugin.hermes.base.BaseEnvironment)
+        assert not isinstance(env, plugin.hermes.local.LocalEnvironment)
     r = env.execute("echo hello; exit 3")
-    assert r["exit_code"] == 3 and "hello" in r["output"]
-    compile_args = json.loads((fakes / "compile-args").read_text().splitlines()[0])
-    assert compile_args[:3] == ["compile", "--sandbox-id", compile_args[2]] and compile_args[2].startswith("t-1-")
-    last = runs(fakes)[-1]
+    assert r["returncode"] == 3 and r["exit_code"] == 3 and "hello" in r["output"], r
+    all_runs = runs(fakes)
+    last = all_runs[-1]
     assert last["opts"]["--timeout"] == "30" and last["opts"]["--chdir"] == str(tmp_path / "proj")
-    assert last["opts"]["--status-file"].startswith(str(tmp_path / "hermes" / "sandboxes" / "bwpolicy-"))
+    assert "--status-fd" in last["opts"] and len(last["opts"]["--nonce"]) >= 24
+    assert len({r["opts"]["--nonce"] for r in all_runs}) == len(all_runs), "a nonce per run"
     env.execute("true", timeout=7)
     assert runs(fakes)[-1]["opts"]["--timeout"] == "7"
     env.cleanup()
+
+
+def test_no_spawn_outside_bwrun_and_nothing_wrapped_twice(hermes_plugin, fakes, tmp_path):
+    """In both Hermes worlds the environment spawns only bwrun (never
+    LocalEnvironment's Popen, never the PR's _wrap_popen_args)."""
+    local = hermes_plugin.hermes.local
+    del local.SPAWNED[:]
+    if hasattr(local, "WRAPPED"):
+        del local.WRAPPED[:]
+    _, env = make(hermes_plugin, tmp_path)
+    env.execute("echo x")
+    assert local.SPAWNED == [] and getattr(local, "WRAPPED", []) == []
+    for r in runs(fakes):
+        assert r["cmd"][0] in ("/bin/bash", "/bin/true") and os.path.join(FAKES, "bwrun") not in r["cmd"], r
+    env.cleanup()
+
+
+@pytest.mark.parametrize("how", ["none", "nonce", "nononce", "json", "mismatch"])
+def test_a_run_without_proof_is_125_and_withheld(plugin, fakes, tmp_path, monkeypatch, how):
+    _, env = make(plugin, tmp_path)
+    monkeypatch.setenv("FAKE_STATUS", how)
+    r = env.execute("echo THE-OUTPUT; exit 0")
+    assert r["returncode"] == 125 and r["exit_code"] == 125, r
+    assert "THE-OUTPUT" not in r["output"], r
+    lines = [l for l in r["output"].splitlines() if l.startswith("[bwpolicy] no proof")]
+    assert len(lines) == 1, r
+    assert compiles(fakes) == 1
+    env.cleanup()
+
+
+@pytest.mark.parametrize("how", ["none", "nonce"])
+def test_create_environment_proves_the_sandbox(plugin, fakes, tmp_path, monkeypatch, how):
+    monkeypatch.setenv("FAKE_STATUS", how)
+    provider = plugin.register(Ctx())
+    with pytest.raises(plugin.sandbox.SandboxUnavailable, match="no command will run: the sandbox probe failed"):
+        provider.create_environment(cwd=str(tmp_path), timeout=10, task_id="x")
+    assert os.listdir(tmp_path / "hermes" / "sandboxes") == []
 
 
 def test_cd_persists(plugin, fakes, tmp_path):
@@ -89,17 +170,41 @@ def test_cd_persists(plugin, fakes, tmp_path):
     env.cleanup()
 
 
+@pytest.mark.parametrize("where", ["private", "hermes"])
+def test_cwd_the_sandbox_does_not_show_falls_back(plugin, fakes, tmp_path, where):
+    """A directory in a private mount of the sandbox (the fake invocation
+    mounts a tmpfs on /dev/shm), or one it hides (HERMES_HOME), here
+    reached through a symlink the command made, is replaced by the
+    initial directory with one line."""
+    _, env = make(plugin, tmp_path)
+    target = "/dev/shm" if where == "private" else str(tmp_path / "hermes")
+    r = env.execute("ln -s %s lnk && cd lnk" % target)
+    assert r["output"].count("[bwpolicy] the working directory") == 1, r
+    assert "back to %s" % (tmp_path / "proj") in r["output"]
+    r = env.execute("pwd")
+    assert r["output"].strip() == str(tmp_path / "proj") and r["returncode"] == 0, r
+    env.cleanup()
+
+
+def test_stdin_data_reaches_the_command(plugin, fakes, tmp_path):
+    _, env = make(plugin, tmp_path)
+    data = "0123456789abcdef" * (5 * 65536)  # 5 MiB
+    r = env.execute("cat > big.txt", stdin_data=data)
+    assert r["returncode"] == 0, r
+    assert (tmp_path / "proj" / "big.txt").read_text() == data
+    env.cleanup()
+
+
 def test_stale_recompiles_once_and_reruns(plugin, fakes, tmp_path, monkeypatch):
     _, env = make(plugin, tmp_path)
     assert compiles(fakes) == 1
     monkeypatch.setenv("FAKE_STALE_BELOW", "2")
     r = env.execute("echo ran")
-    assert r["exit_code"] == 0 and r["output"].strip() == "ran", r
+    assert r["returncode"] == 0 and r["output"].strip() == "ran", r
     assert compiles(fakes) == 2
-    # still stale after the recompile: reported, never a loop
     monkeypatch.setenv("FAKE_STALE_BELOW", "100")
     r = env.execute("echo ran")
-    assert r["exit_code"] == 125 and "still stale after recompiling once" in r["output"]
+    assert r["returncode"] == 125 and "still stale after recompiling once" in r["output"], r
     assert compiles(fakes) == 3
     env.cleanup()
 
@@ -107,9 +212,8 @@ def test_stale_recompiles_once_and_reruns(plugin, fakes, tmp_path, monkeypatch):
 def test_spoofed_125_does_not_recompile(plugin, fakes, tmp_path):
     _, env = make(plugin, tmp_path)
     r = env.execute("echo 'bwrun: stale invocation: recompile' >&2; exit 125")
-    assert r["exit_code"] == 125
-    assert compiles(fakes) == 1
-    assert "[bwpolicy] the sandbox is still stale" not in r["output"]
+    assert r["returncode"] == 125 and compiles(fakes) == 1
+    assert "[bwpolicy]" not in r["output"]
     env.cleanup()
 
 
@@ -118,25 +222,24 @@ def test_concurrent_stale_recompiles_once(plugin, fakes, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_STALE_BELOW", "2")
     monkeypatch.setenv("FAKE_COMPILE_DELAY", "0.5")
     results = []
-    threads = [threading.Thread(target=lambda: results.append(env.execute("echo ok"))) for _ in range(3)]
+    sb = env._sandbox
+    threads = [threading.Thread(target=lambda: results.append(sb.run(["/bin/echo", "ok"]))) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert [r["exit_code"] for r in results] == [0, 0, 0], results
+    assert [plugin.process.run_to_end(h)[1] for h in results] == [0, 0, 0]
     assert compiles(fakes) == 2  # the first compile and ONE recompile
     env.cleanup()
 
 
-def test_warnings_and_set_aside_one_line_each(plugin, fakes, tmp_path, monkeypatch):
+def test_warnings_once(plugin, fakes, tmp_path, monkeypatch):
+    """bwrun prints its warnings on stderr (part of the output); the
+    plugin does not repeat them."""
     _, env = make(plugin, tmp_path)
-    monkeypatch.setenv("FAKE_WARNINGS", json.dumps(["created .git/hooks,\nwhich runs outside the sandbox later: review it"]))
-    monkeypatch.setenv("FAKE_SET_ASIDE", json.dumps([{"path": "/p/.git/hooks/pre-commit", "to": "/p/.git/hooks/pre-commit.bwpolicy-set-aside"}]))
+    monkeypatch.setenv("FAKE_WARNINGS", json.dumps(["created .git/hooks: review it"]))
     r = env.execute("echo out")
-    lines = r["output"].splitlines()
-    assert lines[0] == "out"
-    assert lines[1] == "[bwpolicy] set aside: /p/.git/hooks/pre-commit → /p/.git/hooks/pre-commit.bwpolicy-set-aside"
-    assert lines[2] == "[bwpolicy] warning: created .git/hooks, which runs outside the sandbox later: review it"
+    assert r["output"].count("created .git/hooks") == 1 and "out" in r["output"], r
     env.cleanup()
 
 
@@ -149,22 +252,12 @@ def test_refusal_raises_with_diagnostics(plugin, fakes, tmp_path, monkeypatch):
     assert not os.listdir(tmp_path / "hermes" / "sandboxes")
 
 
-def test_degraded_warn_never_runs(plugin, fakes, tmp_path, monkeypatch):
+def test_no_bwrap_raises_and_never_runs(plugin, fakes, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_NO_BWRAP", "1")
-    _, env = make(plugin, tmp_path)
-    marker = tmp_path / "ran"
-    r = env.execute("touch %s" % marker)
-    assert r["exit_code"] == 125 and "sandbox unavailable" in r["output"] and "apt install bubblewrap" in r["output"]
-    assert not marker.exists()
-    env.cleanup()
-
-
-def test_degraded_fail_raises(plugin, fakes, tmp_path, monkeypatch):
-    monkeypatch.setenv("FAKE_NO_BWRAP", "1")
-    monkeypatch.setenv("FAKE_DEGRADED_MODE", "fail")
     provider = plugin.register(Ctx())
-    with pytest.raises(plugin.sandbox.SandboxUnavailable, match="degraded_mode: fail"):
+    with pytest.raises(plugin.sandbox.SandboxUnavailable, match="bwrap was not found"):
         provider.create_environment(cwd=str(tmp_path), timeout=10, task_id="x")
+    assert runs(fakes) == []
     assert not os.listdir(tmp_path / "hermes" / "sandboxes")
 
 
@@ -179,25 +272,102 @@ def test_cleanup_leaves_nothing(plugin, fakes, tmp_path):
         assert not os.path.exists(d)
 
 
-@pytest.mark.parametrize("env_var,value,want", [
-    ("FAKE_BWRUN_FORMAT", "bwpolicy.invocation/v2", "reads invocation format bwpolicy.invocation/v2"),
-    ("FAKE_BWRUN_HELP", "usage: bwrun INVOCATION -- CMD", "lacks --status-file, --chdir, --timeout, --expose"),
-])
-def test_version_skew_is_an_error_with_the_fix(plugin, fakes, monkeypatch, env_var, value, want):
-    monkeypatch.setenv(env_var, value)
-    provider = plugin.register(Ctx())
-    assert not provider.is_available()
-    ok, msg = provider.check_requirements({})
-    assert not ok and want in msg and "same checkout" in msg
-    with pytest.raises(RuntimeError, match="version skew"):
-        provider.create_environment(cwd="/tmp", timeout=1, task_id="x")
+# -- timeouts and the kill ------------------------------------------------------------
+
+def test_kill_waits_for_bwrun_then_taints(plugin, fakes, tmp_path, monkeypatch):
+    """Hermes' deadline passes while bwrun still runs its checks (here:
+    ignores SIGTERM for 30 s): the plugin waits KILL_GRACE, kills bwrun,
+    and taints the sandbox; the next command is refused and nothing is
+    recompiled. Hermes' backstop never kills bwrun's tree itself (the
+    handle has no pid)."""
+    monkeypatch.setattr(plugin.process, "NATURAL_END", 0.2)
+    monkeypatch.setattr(plugin.process, "KILL_GRACE", 1.0)
+    _, env = make(plugin, tmp_path)
+    monkeypatch.setenv("FAKE_IGNORE_TERM", "30")
+    if plugin.hermes:
+        del plugin.hermes.base.BACKSTOP_KILLS[:]
+        r = env.execute("echo started", timeout=1)
+        assert plugin.hermes.base.BACKSTOP_KILLS == []
+    else:
+        r = env.execute("echo started", timeout=1)
+    assert r["returncode"] != 0, r
+    assert env._sandbox.tainted and "killed" in env._sandbox.tainted
+    assert os.path.exists(os.path.join(env._sandbox.private_dir, "tainted"))
+    monkeypatch.delenv("FAKE_IGNORE_TERM")
+    n = len(runs(fakes))
+    marker = tmp_path / "ran"
+    r = env.execute("touch %s" % marker)
+    assert r["returncode"] == 125 and "not run: an earlier command" in r["output"], r
+    assert not marker.exists() and len(runs(fakes)) == n and compiles(fakes) == 1
+    env.cleanup()
 
 
-def test_invocation_format_skew(plugin, fakes, tmp_path, monkeypatch):
-    monkeypatch.setenv("FAKE_FORMAT", "bwpolicy.invocation/v9")
-    provider = plugin.register(Ctx())
-    with pytest.raises(plugin.sandbox.CompileRefused, match="version skew"):
-        provider.create_environment(cwd=str(tmp_path), timeout=1, task_id="x")
+def test_a_command_that_ends_within_the_grace_is_not_tainted(plugin, fakes, tmp_path, monkeypatch):
+    monkeypatch.setattr(plugin.process, "NATURAL_END", 0.2)
+    monkeypatch.setattr(plugin.process, "KILL_GRACE", 10.0)
+    _, env = make(plugin, tmp_path)
+    monkeypatch.setenv("FAKE_IGNORE_TERM", "2")  # bwrun's "checks" take 2 s after the command
+    env.execute("true", timeout=1)
+    assert env._sandbox.tainted is None
+    monkeypatch.delenv("FAKE_IGNORE_TERM")
+    assert env.execute("echo ok")["returncode"] == 0
+    env.cleanup()
+
+
+# -- configuration ------------------------------------------------------------------
+
+def test_backend_config_first(plugin, fakes, tmp_path, caplog):
+    hermes = tmp_path / "hermes"
+    (hermes / "config.yaml").write_text(json.dumps({
+        "terminal": {"backend": "bwpolicy", "home_mode": "real", "degraded_mode": "fail"},
+        "plugins": {"entries": {"bwpolicy": {"settings": {"profile": "restricted"}}}}}))
+    with caplog.at_level(logging.WARNING):
+        _, env = make(plugin, tmp_path, backend_config={"profile": "network", "memory_mb": 512,
+                                                        "env": {"allow": ["FOO"], "nope": 1}, "colour": "red"})
+    cfg = json.loads((fakes / "compile-config").read_text())
+    assert cfg["profile"] == "network" and cfg["memory_mb"] == 512 and cfg["env"] == {"allow": ["FOO"]}
+    assert "colour" not in cfg and "nope" not in json.dumps(cfg)
+    assert "terminal.backends.bwpolicy.colour: unknown key" in caplog.text
+    assert "terminal.backends.bwpolicy.env.nope: unknown key" in caplog.text
+    if plugin.hermes:  # Hermes' config is readable: the terminal.* keys come along, the lower source is ignored
+        assert cfg["home_mode"] == "real" and cfg["degraded_mode"] == "fail"
+        assert "plugins.entries.bwpolicy.settings: ignored: terminal.backends.bwpolicy is set and wins" in caplog.text
+    env.cleanup()
+
+
+def test_terminal_backends_read_from_the_hermes_config(plugin, fakes, tmp_path):
+    hermes = tmp_path / "hermes"
+    (hermes / "config.yaml").write_text(json.dumps({"terminal": {"backends": {"bwpolicy": {"profile": "workspace"}}}}))
+    _, env = make(plugin, tmp_path)
+    assert json.loads((fakes / "compile-config").read_text()) == {"profile": "workspace"}
+    env.cleanup()
+
+
+def test_lower_sources_are_bwpolicys_to_read(plugin, fakes, tmp_path):
+    """Without terminal.backends.bwpolicy, no --config: bwpolicy compile
+    reads config.yaml itself (plugins.entries.*.settings, the PR-era
+    keys)."""
+    _, env = make(plugin, tmp_path)
+    assert "--config" not in json.loads((fakes / "compile-args").read_text().splitlines()[0])
+    env.cleanup()
+
+
+def test_schema_is_exactly_what_resolve_config_reads(plugin):
+    from_schema = plugin.BwpolicyProvider().get_config_schema()
+    resolve = plugin.backend_config.resolve_config
+    for key in from_schema:
+        if "." in key:
+            top, sub = key.split(".", 1)
+            got, warnings = resolve({top: {sub: ["x"]}})
+            assert got == {top: {sub: ["x"]}} and warnings == [], key
+            got, warnings = resolve({key: ["x"]})  # the dotted spelling
+            assert got == {top: {sub: ["x"]}} and warnings == [], key
+        else:
+            got, warnings = resolve({key: 1})
+            assert got == {key: 1} and warnings == [], key
+    for key in ("cwd", "home_mode", "degraded_mode", "sandbox_dir", "nonsense"):
+        got, warnings = resolve({key: 1})
+        assert got == {} and warnings and warnings[0].startswith("terminal.backends.bwpolicy.%s: unknown key" % key)
 
 
 def test_config_schema_generated_from_the_repository_schema(plugin):
@@ -227,7 +397,33 @@ def test_plugin_manifest():
             k, _, v = line.partition(":")
             keys[k.strip()] = v.strip()
     assert keys["name"] == "bwpolicy" and keys["kind"] == "backend" and keys["version"] and keys["description"]
+    src = open(os.path.join(PLUGIN_DIR, "__init__.py")).read()
+    assert "def register(ctx)" in src
 
+
+@pytest.mark.parametrize("env_var,value,want", [
+    ("FAKE_BWRUN_FORMAT", "bwpolicy.invocation/v2", "reads invocation format bwpolicy.invocation/v2"),
+    ("FAKE_BWRUN_HELP", "usage: bwrun INVOCATION -- CMD", "lacks --status-fd, --nonce, --chdir, --timeout, --expose"),
+])
+def test_version_skew_is_an_error_with_the_fix(plugin, fakes, monkeypatch, caplog, env_var, value, want):
+    monkeypatch.setenv(env_var, value)
+    provider = plugin.register(Ctx())
+    assert not provider.is_available()
+    with caplog.at_level(logging.ERROR):
+        assert provider.check_requirements({}) is False
+    assert want in caplog.text and "same checkout" in caplog.text
+    with pytest.raises(RuntimeError, match="version skew"):
+        provider.create_environment(cwd="/tmp", timeout=1, task_id="x")
+
+
+def test_invocation_format_skew(plugin, fakes, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_FORMAT", "bwpolicy.invocation/v9")
+    provider = plugin.register(Ctx())
+    with pytest.raises(plugin.sandbox.CompileRefused, match="version skew"):
+        provider.create_environment(cwd=str(tmp_path), timeout=1, task_id="x")
+
+
+# -- spilled results (expose) --------------------------------------------------------
 
 def spill(tmp_path, name="call_1.txt", text="BIG RESULT\n"):
     d = tmp_path / "hermes" / "cache" / "spillover"
@@ -241,15 +437,13 @@ def test_expose_a_spilled_result_the_command_names(plugin, fakes, tmp_path):
     d = spill(tmp_path)
     spill(tmp_path, "call_2.txt")
     r = env.execute("grep BIG %s/call_1.txt | wc -l" % d)
-    assert r["exit_code"] == 0 and "[bwpolicy]" not in r["output"], r
-    assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_1.txt")]  # that one file, not its sibling
-    # the next command, naming nothing, gets nothing
+    assert r["returncode"] == 0 and "[bwpolicy]" not in r["output"], r
+    assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_1.txt")]
     env.execute("cat call_1.txt")
     assert "--expose" not in runs(fakes)[-1]["opts"]
-    # explicit, as a keyword (Hermes' execute_code scripts name no path in the command)
     env.execute("python3 script.py", expose=[str(d / "call_2.txt")])
     assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_2.txt")]
-    env.execute("python3 script.py", expose=d / "call_2.txt")  # one path, a pathlib.Path
+    env.execute("python3 script.py", expose=d / "call_2.txt")
     assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_2.txt")]
     env.cleanup()
 
@@ -284,13 +478,11 @@ def test_expose_refuses_all_but_a_regular_file_below_the_root(plugin, fakes, tmp
     os.symlink(tmp_path, d / "ldir")
     os.mkfifo(d / "fifo")
     marker = tmp_path / "ran"
-    # named in the command (a path outside the roots is no mention), then passed explicitly
     for kw in ([{}] if how != "outside" else []) + [{"expose": [str(target)]}]:
         r = env.execute(": %s; touch %s" % (target if not kw else "x", marker), **kw)
         assert "--expose" not in runs(fakes)[-1]["opts"], (how, kw)
         note = [l for l in r["output"].splitlines() if l.startswith("[bwpolicy] not shown to the command:")]
         assert len(note) == 1 and want in note[0], (how, kw, r)
-        # the command still ran, in the sandbox, without the file
         assert marker.exists()
         marker.unlink()
     env.cleanup()
@@ -306,7 +498,6 @@ def test_expose_bounds(plugin, fakes, tmp_path):
     assert len(runs(fakes)[-1]["opts"]["--expose"]) == plugin.expose.MAX_EXPOSE
     notes = [l for l in r["output"].splitlines() if l.startswith("[bwpolicy] not shown")]
     assert len(notes) == plugin.expose.MAX_CANDIDATES - plugin.expose.MAX_EXPOSE and "more than 16 files" in notes[0]
-    # a mention in the middle of a longer path is not one
     env.execute("cat /x%s/r1.txt" % d)
     assert "--expose" not in runs(fakes)[-1]["opts"]
     env.cleanup()

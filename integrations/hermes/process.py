@@ -1,0 +1,376 @@
+"""One command through bwrun, as a process handle Hermes can wait on.
+
+SandboxedProcess is what the environment's _run_bash returns: the duck
+type Hermes' BaseEnvironment._wait_for_process drains, polls, kills and
+times out (tools/environments/base_output.py, ProcessHandle: poll(),
+wait(), kill(), stdout, returncode). Behind it a supervisor thread
+
+- starts `bwrun --status-fd W --nonce N --timeout T --chdir D
+  [--expose F]... INVOCATION -- ARGV` in its own session, W the write end
+  of a pipe only the plugin holds (bwrun marks it close-on-exec: the
+  command never sees it), N a fresh random nonce for this run;
+- buffers bwrun's output (stdout and stderr merged, as Hermes reads it);
+- when bwrun has exited, reads one status object from the pipe and
+  accepts the run only when it parses, carries N, and reports an outcome
+  bwrun gives a command that ran (exited, signaled, timeout) or refused
+  to start (setup-failed, stale): anything else (no report, a report
+  without the nonce or with another one, a report that does not parse) is
+  returncode 125 with one [bwpolicy] line, and the buffered output is
+  withheld, since nothing proves where it came from;
+- on "stale", recompiles once (Sandbox.recompile_after_stale) and runs
+  again; nothing ran the first time;
+- only then writes the output (and the plugin's lines) to the pipe the
+  handle's stdout reads, closes it, and sets returncode.
+
+kill() never SIGKILLs bwrun first: it waits for bwrun to end on its own
+(its --timeout), then sends SIGTERM (bwrun relays it to the sandbox and
+still runs its post-command checks), and waits up to KILL_GRACE seconds
+more. Only a bwrun that outlives that is killed; the sandbox is then
+marked tainted (Sandbox.taint): its post-command checks did not finish,
+so what the command left is trusted by nothing the plugin runs later.
+The handle has no pid attribute, so Hermes' backstop
+(agent.deadline.kill_process_tree on getattr(proc, "pid")) cannot kill
+bwrun's process tree behind the plugin's back. Standard library only.
+"""
+
+import codecs
+import collections
+import json
+import os
+import secrets
+import signal
+import subprocess
+import threading
+
+#: What output lines the plugin adds start with.
+TAG = "[bwpolicy]"
+
+#: bwrun's exit status for a sandbox that could not be set up, and the
+#: plugin's for a result it cannot prove.
+SETUP_FAILED = 125
+
+#: Seconds kill() waits for bwrun to end on its own (its --timeout
+#: fires within this of Hermes' deadline), then after SIGTERM for its
+#: post-command checks to finish, before it is killed and the sandbox is
+#: tainted.
+NATURAL_END = 2.0
+KILL_GRACE = 120.0
+
+#: The most output bytes one command keeps (head and tail); the middle
+#: of a longer output is replaced by one line.
+MAX_OUTPUT = 64 << 20
+
+#: The most bytes of status read (bwrun writes one short line).
+MAX_STATUS = 1 << 20
+
+#: Outcomes of a command bwrun ran (its output is the command's), and of
+#: one it refused to start (the output is bwrun's message).
+RAN = ("exited", "signaled", "timeout")
+REFUSED = ("setup-failed", "stale")
+
+
+def one_line(text):
+    """Text squeezed to one line, bounded."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= 500 else s[:497] + "..."
+
+
+class _Buffer:
+    """Output kept within MAX_OUTPUT: the head and the tail."""
+
+    def __init__(self, limit=MAX_OUTPUT):
+        self.head_limit = limit // 2
+        self.tail_limit = limit - self.head_limit
+        self.head = bytearray()
+        self.tail = collections.deque()
+        self.tail_len = 0
+        self.dropped = 0
+
+    def add(self, data):
+        if len(self.head) < self.head_limit:
+            take = min(len(data), self.head_limit - len(self.head))
+            self.head += data[:take]
+            data = data[take:]
+        if not data:
+            return
+        self.tail.append(bytes(data))
+        self.tail_len += len(data)
+        while self.tail_len > self.tail_limit:
+            first = self.tail[0]
+            excess = self.tail_len - self.tail_limit
+            if len(first) <= excess:
+                self.tail.popleft()
+                self.tail_len -= len(first)
+                self.dropped += len(first)
+            else:
+                self.tail[0] = first[excess:]
+                self.tail_len -= excess
+                self.dropped += excess
+
+    def value(self):
+        mid = b"" if not self.dropped else ("\n%s %d bytes of output dropped (over %d)\n" % (TAG, self.dropped, MAX_OUTPUT)).encode()
+        return bytes(self.head) + mid + b"".join(self.tail)
+
+
+def read_status(fd):
+    """The bytes bwrun wrote on the status pipe (read end fd) until EOF,
+    bounded; fd is closed."""
+    chunks, n = [], 0
+    try:
+        while n <= MAX_STATUS:
+            b = os.read(fd, 65536)
+            if not b:
+                break
+            chunks.append(b)
+            n += len(b)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def judge(raw, nonce):
+    """(status, None) when raw is one status object of this run (its nonce
+    is nonce), else (None, why)."""
+    if not raw:
+        return None, "bwrun wrote no status report"
+    try:
+        st = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None, "bwrun's status report does not parse"
+    if not isinstance(st, dict):
+        return None, "bwrun's status report is not an object"
+    if st.get("nonce") != nonce:
+        return None, "bwrun's status report does not carry this run's nonce (a bwrun without --nonce, or not this run's report)"
+    if st.get("outcome") not in RAN + REFUSED or not isinstance(st.get("exit_status"), int):
+        return None, "bwrun's status report names no known outcome"
+    return st, None
+
+
+class SandboxedProcess:
+    """One command through bwrun (see the module docstring).
+
+    sandbox: the environment's Sandbox; argv: the command (Hermes' bash
+    argv); chdir, timeout, expose: bwrun's options; stdin_data: bytes or
+    str written to the command's standard input (None: /dev/null);
+    notes: [bwpolicy] lines to add to the output; env: the environment
+    bwrun starts with."""
+
+    def __init__(self, sandbox, argv, *, chdir=None, timeout=None, stdin_data=None, expose=(), notes=(), env=None):
+        self._sandbox = sandbox
+        self._argv = list(argv)
+        self._chdir = chdir
+        self._timeout = timeout
+        self._stdin = stdin_data.encode("utf-8", "surrogateescape") if isinstance(stdin_data, str) else stdin_data
+        self._expose = list(expose or ())
+        self._notes = list(notes or ())
+        self._env = env
+        self._returncode = None
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._proc = None
+        self._killing = False
+        #: status is the accepted status report of the last attempt
+        #: (None when none was accepted); reason the one-line why not.
+        self.status = None
+        self.reason = None
+        self.killed = False
+        r, w = os.pipe()
+        self._out_w = w
+        self.stdout = os.fdopen(r, "r", encoding="utf-8", errors="replace")
+        self._thread = threading.Thread(target=self._supervise, name="bwpolicy-run", daemon=True)
+        self._thread.start()
+
+    # -- the ProcessHandle duck type --------------------------------------
+
+    @property
+    def returncode(self):
+        return self._returncode if self._done.is_set() else None
+
+    def poll(self):
+        return self.returncode
+
+    def wait(self, timeout=None):
+        if not self._done.wait(timeout):
+            raise subprocess.TimeoutExpired(self._argv, timeout)
+        return self._returncode
+
+    def kill(self):
+        """Stop the command: see the module docstring. Returns when the
+        run has ended (bwrun exited, or was killed after KILL_GRACE)."""
+        with self._lock:
+            self._killing = True
+            proc = self._proc
+        if proc is None or self._done.is_set():
+            self._done.wait(NATURAL_END + KILL_GRACE)
+            return
+        try:
+            proc.wait(NATURAL_END)
+        except subprocess.TimeoutExpired:
+            _signal(proc, signal.SIGTERM)
+            try:
+                proc.wait(KILL_GRACE)
+            except subprocess.TimeoutExpired:
+                self.killed = True
+                self._sandbox.taint("bwrun was killed %.0f s after SIGTERM, before its post-command checks finished" % KILL_GRACE)
+                _signal(proc, signal.SIGKILL, group=True)
+                proc.wait()
+        self._done.wait()
+
+    terminate = kill
+
+    # -- the supervisor ----------------------------------------------------
+
+    def _supervise(self):
+        out = b""
+        code = SETUP_FAILED
+        lines = ["%s %s" % (TAG, one_line(n)) for n in self._notes]
+        try:
+            seen = self._sandbox.generation
+            for attempt in range(2):
+                why = self._sandbox.refusal()
+                if why:
+                    out, code, st = b"", SETUP_FAILED, None
+                    lines.append("%s %s" % (TAG, why))
+                    break
+                out, code, st, why = self._attempt()
+                self.status, self.reason = st, why
+                if st is None:
+                    out = b""
+                    lines.append("%s no proof the command ran in the sandbox: %s; its output is withheld" % (TAG, why))
+                    code = SETUP_FAILED
+                    break
+                if st["outcome"] == "stale" and attempt == 0 and not self._killing:
+                    try:
+                        self._sandbox.recompile_after_stale(seen)
+                    except Exception as e:  # CompileRefused and anything else: never run
+                        out, code = b"", SETUP_FAILED
+                        lines.append("%s the host changed and the recompile was refused: %s" % (TAG, one_line(e)))
+                        break
+                    seen = self._sandbox.generation
+                    continue
+                if st["outcome"] == "stale":
+                    lines.append("%s the sandbox is still stale after recompiling once: %s" % (TAG, one_line(st.get("message") or "")))
+                elif st["outcome"] == "setup-failed":
+                    lines.append("%s the sandbox could not be set up (the command did not run): %s" % (TAG, one_line(st.get("message") or "")))
+                code = st["exit_status"]
+                break
+        except Exception as e:  # a bug or an OS error: fail closed
+            out, code = b"", SETUP_FAILED
+            lines.append("%s the plugin could not run the command: %s" % (TAG, one_line(e)))
+        finally:
+            self._finish(out, code, lines)
+
+    def _attempt(self):
+        """Run bwrun once: (output bytes, exit status, accepted status or
+        None, why not)."""
+        nonce = secrets.token_urlsafe(24)
+        status_r, status_w = os.pipe()
+        argv = self._sandbox.argv(self._argv, chdir=self._chdir, timeout=self._timeout, status_fd=status_w,
+                                  nonce=nonce, expose=self._expose)
+        try:
+            with self._lock:
+                if self._killing:
+                    os.close(status_w)
+                    os.close(status_r)
+                    return b"", SETUP_FAILED, None, "stopped before bwrun started"
+                proc = subprocess.Popen(argv, stdin=subprocess.PIPE if self._stdin is not None else subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=self._env,
+                                        pass_fds=(status_w,), start_new_session=True, close_fds=True)
+                self._proc = proc
+        except OSError as e:
+            os.close(status_w)
+            os.close(status_r)
+            return b"", SETUP_FAILED, None, "bwrun could not be started: %s" % e
+        os.close(status_w)
+        if self._stdin is not None:
+            threading.Thread(target=_feed, args=(proc.stdin, self._stdin), daemon=True).start()
+        buf = _Buffer()
+        fd = proc.stdout.fileno()
+        while True:
+            try:
+                b = os.read(fd, 65536)
+            except InterruptedError:
+                continue
+            if not b:
+                break
+            buf.add(b)
+        proc.stdout.close()
+        code = proc.wait()
+        raw = read_status(status_r)
+        st, why = judge(raw, nonce)
+        if st is not None and st["exit_status"] != code:
+            st, why = None, "bwrun exited %d but its report says %d" % (code, st["exit_status"])
+        return buf.value(), code, st, why
+
+    def _finish(self, out, code, lines):
+        try:
+            if lines:
+                if out and not out.endswith(b"\n"):
+                    out += b"\n"
+                out += "\n".join(lines).encode("utf-8")
+            view = memoryview(out)
+            while view:
+                n = os.write(self._out_w, view[:65536])
+                view = view[n:]
+        except OSError:
+            pass  # nobody reads any more
+        finally:
+            try:
+                os.close(self._out_w)
+            except OSError:
+                pass
+            self._returncode = code
+            self._done.set()
+
+
+def _feed(pipe, data):
+    """Write data to the command's stdin and close it (a command that
+    stops reading early is normal)."""
+    try:
+        pipe.write(data)
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
+def _signal(proc, sig, group=False):
+    try:
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def run_to_end(handle, wait=None):
+    """Wait for handle and return (output str, returncode): the plain
+    reader the standalone environment and the probe use. wait bounds the
+    wait in seconds (then handle.kill())."""
+    data = []
+
+    def drain():
+        dec = codecs.getincrementaldecoder("utf-8")("replace")
+        fd = handle.stdout.fileno()
+        while True:
+            b = os.read(fd, 65536)
+            if not b:
+                break
+            data.append(dec.decode(b))
+        data.append(dec.decode(b"", final=True))
+
+    t = threading.Thread(target=drain, daemon=True)
+    t.start()
+    try:
+        handle.wait(wait)
+    except subprocess.TimeoutExpired:
+        handle.kill()
+    t.join()
+    handle.stdout.close()
+    return "".join(data), handle.returncode
