@@ -1,22 +1,26 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Per-command cost through the plugin next to Hermes' bubblewrap
-backend's argv, side by side (interleaved) in one run.
+backend's argv, side by side (interleaved) in one run, for `true`, `pwd`
+and `ls`:
 
-  (p) the plugin's path: Python subprocess → bwrun --status-file F
-      --timeout T --chdir CWD INVOCATION -- /bin/bash -c true, the status
-      file read afterwards (what StandaloneEnvironment.execute does);
+  (p) the plugin's spawn: Sandbox.run → SandboxedProcess (bwrun
+      --status-fd W --nonce N --timeout T --chdir CWD INVOCATION --
+      /bin/bash -c CMD, the status read and judged, the output relayed),
+      read to the end — what the environment's _run_bash returns and
+      Hermes' _wait_for_process drains;
   (h) Hermes' backend's argv: prlimit --as --cpu bwrap <the same mounts>
-      -- prlimit --nproc /bin/bash -c true (the compiled bwrap arguments
+      -- prlimit --nproc /bin/bash -c CMD (the compiled bwrap arguments
       without the seccomp, info, block and status descriptors, each
       --ro-bind-data of an empty descriptor replaced by a read-only bind
-      of an empty file, as that backend masks files).
+      of an empty file, as that backend masks files), through
+      subprocess.Popen with stdout piped, read to the end.
 
 Run it as an unprivileged user (max_procs applies), with bwpolicy and
 bwrun on PATH or in BWPOLICY_BIN_DIR:
 
   python3 integrations/hermes/bench.py [ROUNDS]
 
-It prints the medians, their ratio and the load average."""
+It prints the medians, their ratios and the load average."""
 
 import os
 import shutil
@@ -27,10 +31,13 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from hermes.process import run_to_end  # noqa: E402
 from hermes.sandbox import Sandbox, sandbox_id_for  # noqa: E402
 
+COMMANDS = ("true", "pwd", "ls")
 
-def hermes_argv(inv, empty):
+
+def hermes_argv(inv, empty, cmd):
     args, out, i = inv["bwrap"]["args"], [], 0
     while i < len(args):
         a = args[i]
@@ -50,7 +57,7 @@ def hermes_argv(inv, empty):
     if rl.get("cpu_seconds"):
         pre.append("--cpu=%d" % rl["cpu_seconds"])
     inner = ["prlimit", "--nproc=%d" % rl["nproc"]] if rl.get("nproc") else []
-    return pre + [inv["bwrap"]["path"]] + out + ["--"] + inner + ["/bin/bash", "-c", "true"]
+    return pre + [inv["bwrap"]["path"]] + out + ["--"] + inner + ["/bin/bash", "-c", cmd]
 
 
 def main():
@@ -59,7 +66,7 @@ def main():
     home = os.path.join(base, "home")
     for d in (".ssh", ".aws", ".gnupg", ".hermes", "proj"):
         os.makedirs(os.path.join(home, d))
-    for f in (".npmrc", ".netrc"):
+    for f in (".npmrc", ".netrc", "proj/a", "proj/b"):
         open(os.path.join(home, f), "w").close()
     os.environ.update(HOME=home, HERMES_HOME=os.path.join(home, ".hermes"))
     empty = os.path.join(base, "empty")
@@ -68,34 +75,38 @@ def main():
     sb = Sandbox(sandbox_id=sandbox_id_for("bench"), cwd=os.path.join(home, "proj"), timeout=60)
     try:
         inv = sb.compile()
-        h = hermes_argv(inv, empty)
-        assert subprocess.run(h).returncode == 0, h
 
-        def plugin():
-            f = sb.new_status_file()
-            subprocess.run(sb.argv(["/bin/bash", "-c", "true"], chdir=inv["chdir"], timeout=60, status_file=f), check=True)
-            assert sb.read_status(f)["outcome"] == "exited"
+        def plugin(cmd):
+            h = sb.run(["/bin/bash", "-c", cmd], chdir=inv["chdir"], timeout=60)
+            out, code = run_to_end(h)
+            assert code == 0 and h.status["outcome"] == "exited", (out, code, h.reason)
 
-        def hermes():
-            subprocess.run(h, check=True)
+        def hermes(cmd):
+            p = subprocess.Popen(hermes_argv(inv, empty, cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT)
+            out, _ = p.communicate()
+            assert p.returncode == 0, out
 
-        times = {"plugin": [], "hermes": []}
-        for fn in (plugin, hermes):
-            for _ in range(10):
-                fn()
+        for cmd in COMMANDS:
+            for fn in (plugin, hermes):
+                for _ in range(5):
+                    fn(cmd)
+        times = {(k, c): [] for k in ("plugin", "hermes") for c in COMMANDS}
         load0 = os.getloadavg()[0]
         for _ in range(rounds):
-            for name, fn in (("plugin", plugin), ("hermes", hermes)):
-                t = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - t)
+            for cmd in COMMANDS:
+                for name, fn in (("plugin", plugin), ("hermes", hermes)):
+                    t = time.perf_counter()
+                    fn(cmd)
+                    times[(name, cmd)].append(time.perf_counter() - t)
         load1 = os.getloadavg()[0]
-        mp, mh = statistics.median(times["plugin"]), statistics.median(times["hermes"])
         print("rounds %d (interleaved), uid %d, bwrap %s, load average %.2f before, %.2f after"
               % (rounds, os.getuid(), inv["bwrap"]["path"], load0, load1))
-        print("(p) plugin: subprocess → bwrun → bash -c true        median %.2f ms" % (mp * 1000))
-        print("(h) Hermes' argv: prlimit bwrap … prlimit bash -c true  median %.2f ms" % (mh * 1000))
-        print("ratio (p)/(h): %.2f×" % (mp / mh))
+        print("| command | (p) plugin median | (h) Hermes' argv median | (p) ÷ (h) |")
+        print("|---|--:|--:|--:|")
+        for cmd in COMMANDS:
+            mp, mh = statistics.median(times[("plugin", cmd)]), statistics.median(times[("hermes", cmd)])
+            print("| `%s` | %.2f ms | %.2f ms | %.2f× |" % (cmd, mp * 1000, mh * 1000, mp / mh))
     finally:
         sb.cleanup()
         shutil.rmtree(base, ignore_errors=True)

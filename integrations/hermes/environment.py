@@ -28,7 +28,7 @@ import shlex
 import threading
 import uuid
 
-from .cwdcheck import not_visible
+from .cwdcheck import not_visible, within
 from .process import TAG, run_to_end
 
 try:  # Hermes Agent's base environment, when the plugin runs inside Hermes
@@ -68,6 +68,18 @@ class _Common:
                      % (TAG, d, why, self._initial_cwd))
         return self._initial_cwd
 
+    def _start_dir(self):
+        """The --chdir for bwrun: the tracked directory when it lies in
+        the sandbox's writable set, else None (bwrun starts in the
+        compiled one). The script cds to the tracked directory itself
+        either way; bwrun would note a read-only start directory on the
+        command's stderr at every command (inside `cat`'s output, for
+        Hermes' file tools)."""
+        writable = (self._sandbox.invocation or {}).get("writable") or []
+        if any(within(self.cwd, w) for w in writable if isinstance(w, str) and w.startswith("/")):
+            return self.cwd
+        return None
+
     def _asked(self, command, expose):
         """Record the files execute() was asked to show command."""
         if expose:
@@ -88,7 +100,7 @@ class _Common:
             explicit = [p for c, e in self._explicit if c in script or c.replace("'", "'\\''") in script or shlex.quote(c) in script
                         for p in ([e] if isinstance(e, (str, os.PathLike)) else list(e))]
         files, notes = self._sandbox.expose_for(script, explicit)
-        return self._sandbox.run(argv, chdir=self.cwd, timeout=timeout, stdin_data=stdin_data,
+        return self._sandbox.run(argv, chdir=self._start_dir(), timeout=timeout, stdin_data=stdin_data,
                                  expose=files, notes=notes, env=dict(os.environ, **self._extra_env))
 
 

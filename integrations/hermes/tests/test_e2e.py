@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -38,6 +39,7 @@ def test_as_unprivileged_user():
     """Root runs the end-to-end tests as bwtest (created if missing)."""
     if subprocess.run(["id", BWTEST], capture_output=True).returncode != 0:
         subprocess.run(["useradd", "--system", "--no-create-home", BWTEST], check=True)
+    built = not os.environ.get("BWPOLICY_E2E_BIN")
     bins = build_binaries()
     try:
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "BWPOLICY_E2E_BIN": bins}
@@ -52,7 +54,8 @@ def test_as_unprivileged_user():
         last = r.stdout.strip().splitlines()[-1]
         assert " passed" in last and "failed" not in last and ("skipped" not in last or "1 skipped" in last), last
     finally:
-        shutil.rmtree(bins, ignore_errors=True)
+        if built:
+            shutil.rmtree(bins, ignore_errors=True)
 
 
 needs_user = pytest.mark.skipif(ROOT, reason="run as bwtest by test_as_unprivileged_user")
@@ -67,8 +70,13 @@ def host(monkeypatch):
     proj = os.path.join(home, "proj")
     for d in (os.path.join(home, ".ssh"), os.path.join(proj, "sub"), hermes):
         os.makedirs(d)
+    os.makedirs(os.path.join(home, ".aws"))
     with open(os.path.join(home, ".ssh", "id_rsa"), "w") as f:
         f.write("SECRET-SSH\n")
+    with open(os.path.join(home, ".aws", "credentials"), "w") as f:
+        f.write("SECRET-AWS\n")
+    with open(os.path.join(hermes, ".env"), "w") as f:
+        f.write("OPENAI_API_KEY=SECRET-HERMES\n")
     with open(os.path.join(hermes, "config.yaml"), "w") as f:
         f.write("terminal:\n  backend: bwpolicy\nplugins:\n  entries:\n    bwpolicy:\n      settings:\n        profile: workspace\n")
     monkeypatch.setenv("HOME", home)
@@ -81,23 +89,227 @@ def host(monkeypatch):
 
 
 def create(plugin, host, **kw):
+    """An environment the way Hermes makes one: through the factory model
+    (tools/terminal_tool_backends.py, _create_environment) in the Hermes
+    worlds, directly otherwise."""
     provider = plugin.register(Ctx())
-    assert provider.is_available(), provider.check_requirements({})
+    assert provider.is_available() and provider.check_requirements({}) is True
+    if plugin.hermes and not kw:
+        return plugin.hermes.routes.create_environment(provider, "bwpolicy", cwd=host["proj"], timeout=60, task_id="e2e")
     return provider.create_environment(cwd=host["proj"], timeout=60, task_id="e2e", **kw)
 
 
+def host_pid1():
+    with open("/proc/1/comm") as f:
+        return f.read().strip()
+
+
+SECRETS = ("SECRET-SSH", "SECRET-AWS", "SECRET-HERMES")
+
+
 @needs_user
-def test_output_exit_code_and_cd(plugin, host):
+def test_commands_run_in_the_sandbox(plugin, host):
+    """Each probe fails inside the sandbox; the control (the same probe
+    on the host) shows it would work there."""
     env = create(plugin, host)
     r = env.execute("echo hello; echo err >&2; exit 7")
-    assert r["exit_code"] == 7 and "hello" in r["output"] and "err" in r["output"], r
+    assert r["returncode"] == 7 and r["exit_code"] == 7 and "hello" in r["output"] and "err" in r["output"], r
+    r = env.execute("cat ~/.ssh/id_rsa ~/.aws/credentials $HERMES_HOME/.env; echo rc=$?")
+    assert not any(s in r["output"] for s in SECRETS) and "rc=1" in r["output"], r
+    outside = os.path.join(host["home"], "outside-marker")
+    r = env.execute("echo x > %s" % outside)
+    assert not os.path.exists(outside), r  # (whether the write fails or vanishes is issue 30's)
+    r = env.execute("cat /proc/1/comm")
+    assert r["returncode"] == 0 and r["output"].strip() and r["output"].strip() != host_pid1(), r
     r = env.execute("cd sub && pwd")
     assert r["output"].strip() == host["proj"] + "/sub", r
     r = env.execute("pwd; echo x > here.txt")
-    assert r["output"].strip() == host["proj"] + "/sub" and r["exit_code"] == 0, r
+    assert r["output"].strip() == host["proj"] + "/sub" and r["returncode"] == 0, r
     assert open(os.path.join(host["proj"], "sub", "here.txt")).read() == "x\n"
+    # controls: on the host the same reads and the write work
+    assert open(os.path.join(host["home"], ".ssh", "id_rsa")).read() == "SECRET-SSH\n"
+    env.cleanup()
+
+
+@needs_user
+def test_control_the_hook_based_environment_runs_on_the_host(hermes_plugin, host):
+    """The plugin's former design — a LocalEnvironment subclass putting
+    bwrun in through _wrap_popen_args — under the main-line model runs
+    every command on the host (the secret is read): that hook exists
+    only on the pull request, where the same class is sandboxed. The
+    tests above would fail for it."""
+    env = create(hermes_plugin, host)
+    sb = env._sandbox
+    Local = hermes_plugin.hermes.local.LocalEnvironment
+
+    class HookEnvironment(Local):
+        def _wrap_popen_args(self, args):
+            return sb.argv(list(args), chdir=host["proj"], timeout=30)
+
+    old = HookEnvironment(cwd=host["proj"], timeout=30)
+    r = old.execute("cat ~/.ssh/id_rsa")
+    if hermes_plugin.variant == "mainline":
+        assert "SECRET-SSH" in r["output"], r
+    else:
+        assert "SECRET-SSH" not in r["output"], r
+    env.cleanup()
+
+
+def fake_bwrun(host, how):
+    """A directory with the real bwpolicy and a "bwrun" that answers
+    --version/--help as the real one but runs the command ON THE HOST,
+    writing a status report that proves nothing (how: none, or a report
+    without the nonce)."""
+    d = os.path.join(host["base"], "fakebin-" + how)
+    os.makedirs(d)
+    real = os.environ["BWPOLICY_E2E_BIN"]
+    os.symlink(os.path.join(real, "bwpolicy"), os.path.join(d, "bwpolicy"))
+    with open(os.path.join(d, "bwrun"), "w") as f:
+        f.write("""#!/usr/bin/python3
+import os, subprocess, sys
+a = sys.argv[1:]
+if a in (["--version"], ["--help"]):
+    os.execv(%r, [%r] + a)
+fd = None
+while a[0].startswith("--"):
+    if a[0] == "--status-fd":
+        fd = int(a[1])
+    a = a[2:]
+code = subprocess.run(a[2:]).returncode
+if fd is not None and %r == "nononce":
+    os.write(fd, b'{"outcome":"exited","exit_status":%%d,"stale_paths":[],"set_aside":[],"warnings":[],"message":""}\\n' %% code)
+sys.exit(code)
+""" % (os.path.join(real, "bwrun"), os.path.join(real, "bwrun"), how))
+    os.chmod(os.path.join(d, "bwrun"), 0o755)
+    return d
+
+
+@needs_user
+@pytest.mark.parametrize("how", ["none", "nononce"])
+def test_a_bwrun_that_proves_nothing_is_refused(plugin, host, monkeypatch, how):
+    """A bwrun that runs the command outside the sandbox and reports no
+    proof: create_environment raises (its probe is not proven); an
+    environment whose bwrun is swapped afterwards answers 125 and
+    withholds the output (the secret the host run read)."""
+    d = fake_bwrun(host, how)
+    env = create(plugin, host)
+    monkeypatch.setenv("BWPOLICY_BIN_DIR", d)
+    provider = plugin.register(Ctx())
+    with pytest.raises(plugin.sandbox.SandboxUnavailable, match="no proof|probe failed"):
+        provider.create_environment(cwd=host["proj"], timeout=60, task_id="fake")
+    env._sandbox.bwrun = os.path.join(d, "bwrun")
     r = env.execute("cat ~/.ssh/id_rsa")
-    assert "SECRET" not in r["output"], r
+    assert r["returncode"] == 125 and "SECRET" not in r["output"], r
+    assert [l for l in r["output"].splitlines() if l.startswith("[bwpolicy] no proof")], r
+    env.cleanup()
+
+
+@needs_user
+def test_timeout_goes_to_bwrun(plugin, host):
+    env = create(plugin, host)
+    r = env.execute("sleep 30; echo late", timeout=2)
+    assert r["returncode"] == 124 and "late" not in r["output"], r
+    assert env._sandbox.tainted is None
+    assert env.execute("echo ok")["output"].strip() == "ok"
+    env.cleanup()
+
+
+@needs_user
+@pytest.mark.parametrize("how", ["cd /tmp", "mkdir -p /tmp/d && ln -s /tmp/d lnk && cd lnk", "cd /dev"])
+def test_a_cwd_the_sandbox_does_not_show_falls_back(plugin, host, how):
+    env = create(plugin, host)
+    r = env.execute(how)
+    assert r["output"].count("[bwpolicy] the working directory") == 1 and "back to %s" % host["proj"] in r["output"], r
+    for _ in range(2):
+        r = env.execute("pwd")
+        assert r["returncode"] == 0 and r["output"].strip() == host["proj"], r
+    env.cleanup()
+
+
+# -- Hermes' routes (issue 30, item 6) ---------------------------------------------
+
+def gone(token, wait=5.0):
+    """No process whose command line holds token (after up to wait s)."""
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        if subprocess.run(["pgrep", "-f", token], capture_output=True).returncode != 0:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@needs_user
+def test_background_runs_in_the_sandbox(hermes_plugin, host):
+    """terminal(background=True) with env_type bwpolicy goes through
+    spawn_via_env, i.e. env.execute: inside the sandbox, and it ends with
+    the command. Control: the local route runs it on the host."""
+    env = create(hermes_plugin, host)
+    routes = hermes_plugin.hermes.routes
+    token = "bg-token-%d" % os.getpid()
+    out = os.path.join(host["proj"], "bg-out")
+    cmd = "cat ~/.ssh/id_rsa > %s 2>&1; touch %s/bg-outside; sleep 60 # %s" % (out, host["home"], token)
+    route, result, paths = routes.background("bwpolicy", env, cmd, host["proj"])
+    assert route == "spawn_via_env" and result["returncode"] == 0, result
+    assert gone(token), "the background process outlived its sandbox"
+    assert not os.path.exists(os.path.join(host["home"], "bg-outside"))
+    assert "SECRET" not in (open(out).read() if os.path.exists(out) else "")
+    # control: the local route reads the secret on the host
+    route, proc, _ = routes.background("local", env, cmd, host["proj"])
+    try:
+        end = time.monotonic() + 10
+        while time.monotonic() < end and "SECRET" not in (open(out).read() if os.path.exists(out) else ""):
+            time.sleep(0.1)
+        assert "SECRET-SSH" in open(out).read()
+    finally:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+    env.cleanup()
+
+
+@needs_user
+def test_execute_code_runs_in_the_sandbox(hermes_plugin, host):
+    env = create(hermes_plugin, host)
+    routes = hermes_plugin.hermes.routes
+    code = ("import os\n"
+            "for p in ('~/.aws/credentials', '~/.ssh/id_rsa'):\n"
+            "    try: print(open(os.path.expanduser(p)).read())\n"
+            "    except OSError as e: print('refused', p, e.errno)\n"
+            "for p in (%r, %r):\n"
+            "    try: open(p, 'w').write('x'); print('wrote', p)\n"
+            "    except OSError as e: print('refused', p, e.errno)\n"
+            % (os.path.join(host["home"], "ec-outside"), os.path.join(host["proj"], "ec-inside")))
+    route, r = routes.execute_code("bwpolicy", env, code)
+    assert route == "remote" and r["returncode"] == 0, r
+    assert not any(s in r["output"] for s in SECRETS) and r["output"].count("refused ~/") == 2, r
+    assert "bwrun: warning" not in r["output"], r
+    assert not os.path.exists(os.path.join(host["home"], "ec-outside"))
+    assert open(os.path.join(host["proj"], "ec-inside")).read() == "x"
+    route, r = routes.execute_code("local", env, code)  # control: on the host
+    assert "SECRET-AWS" in r["output"], r
+    env.cleanup()
+
+
+@needs_user
+def test_file_tools_run_in_the_sandbox(hermes_plugin, host):
+    env = create(hermes_plugin, host)
+    routes = hermes_plugin.hermes.routes
+    ak = os.path.join(host["home"], ".ssh", "authorized_keys")
+    r = routes.write_file(env, ak, "ssh-ed25519 EVIL\n")
+    # never on the host (that the write also reports failure is issue 30, item 3)
+    assert not os.path.exists(ak), r
+    r = routes.read_file(env, os.path.join(host["home"], ".aws", "credentials"))
+    assert "SECRET" not in r["output"] and r["returncode"] != 0, r
+    big = "".join(chr(0x61 + i % 26) for i in range(1 << 16)) * 80  # 5 MiB
+    path = os.path.join(host["proj"], "big.txt")
+    r = routes.write_file(env, path, big)
+    assert r["returncode"] == 0, r
+    with open(path) as f:
+        assert f.read() == big
+    r = routes.read_file(env, path)
+    assert r["output"] == big, (len(r["output"]), r["output"][:200])
+    # control: the host can write the key file the sandbox could not
+    with open(ak, "w") as f:
+        f.write("ok\n")
     env.cleanup()
 
 
@@ -125,15 +337,15 @@ def test_credential_appearing_recompiles_once_and_stays_hidden(plugin, host):
     env = create(plugin, host)
     assert env.execute("true")["exit_code"] == 0
     gen = env._sandbox.generation
-    os.makedirs(os.path.join(host["home"], ".aws"))
-    with open(os.path.join(host["home"], ".aws", "credentials"), "w") as f:
-        f.write("SECRET-AWS\n")
-    r = env.execute("cat ~/.aws/credentials; echo ran")
+    os.makedirs(os.path.join(host["home"], ".kube"))
+    with open(os.path.join(host["home"], ".kube", "config"), "w") as f:
+        f.write("SECRET-KUBE\n")
+    r = env.execute("cat ~/.kube/config; echo ran")
     assert "SECRET" not in r["output"] and r["output"].strip().endswith("ran"), r
     assert env._sandbox.generation == gen + 1 and env._sandbox.recompiles == 1
     # Hidden: absent under the allowlist home layout (an empty mask under
     # the denylist one); either way nothing is listed and no recompile.
-    r = env.execute("ls -A ~/.aws 2>/dev/null; echo ran")
+    r = env.execute("ls -A ~/.kube 2>/dev/null; echo ran")
     assert r["output"].strip() == "ran" and env._sandbox.recompiles == 1, r
     env.cleanup()
 
@@ -144,31 +356,6 @@ def test_spoofed_125_does_not_recompile(plugin, host):
     r = env.execute("echo 'bwrun: stale invocation: recompile' >&2; exit 125")
     assert r["exit_code"] == 125 and env._sandbox.recompiles == 0, r
     env.cleanup()
-
-
-@needs_user
-def test_timeout_kills_the_sandbox(plugin, host):
-    env = create(plugin, host)
-    r = env.execute("sleep 30; echo late", timeout=2)
-    assert r["exit_code"] == 124 and "late" not in r["output"], r
-    env.cleanup()
-
-
-@needs_user
-def test_degraded_mode(plugin, host, monkeypatch):
-    monkeypatch.setenv("BWPOLICY_BWRAP", "/nonexistent/bwrap")
-    marker = os.path.join(host["proj"], "ran")
-    provider = plugin.register(Ctx())
-    env = provider.create_environment(cwd=host["proj"], timeout=60, task_id="deg")
-    r = env.execute("touch %s" % marker)
-    assert r["exit_code"] == 125 and "sandbox unavailable" in r["output"], r
-    assert not os.path.exists(marker)
-    env.cleanup()
-    with open(os.path.join(host["hermes"], "config.yaml"), "w") as f:
-        f.write("terminal:\n  degraded_mode: fail\nplugins:\n  entries:\n    bwpolicy:\n      settings: {profile: workspace}\n")
-    with pytest.raises(plugin.sandbox.SandboxUnavailable):
-        provider.create_environment(cwd=host["proj"], timeout=60, task_id="deg")
-    assert not os.path.exists(marker)
 
 
 @needs_user

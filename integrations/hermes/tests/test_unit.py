@@ -170,6 +170,22 @@ def test_cd_persists(plugin, fakes, tmp_path):
     env.cleanup()
 
 
+def test_a_read_only_cwd_is_kept_without_chdir(plugin, fakes, tmp_path):
+    """A visible directory outside the writable set stays the working
+    directory; bwrun gets no --chdir for it (it would note it on stderr at
+    every command) and the wrapper's cd takes the command there."""
+    _, env = make(plugin, tmp_path)
+    r = env.execute("cd /usr")
+    assert "[bwpolicy]" not in r["output"], r
+    r = env.execute("pwd")
+    assert r["output"].strip() == "/usr", r
+    assert "--chdir" not in runs(fakes)[-1]["opts"]
+    env.execute("cd %s" % (tmp_path / "proj"))
+    env.execute("true")
+    assert runs(fakes)[-1]["opts"]["--chdir"] == str(tmp_path / "proj")
+    env.cleanup()
+
+
 @pytest.mark.parametrize("where", ["private", "hermes"])
 def test_cwd_the_sandbox_does_not_show_falls_back(plugin, fakes, tmp_path, where):
     """A directory in a private mount of the sandbox (the fake invocation
