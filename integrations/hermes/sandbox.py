@@ -12,7 +12,7 @@ import uuid
 
 from . import expose as _expose
 from .backend_config import write_settings
-from .process import SETUP_FAILED, TAG, SandboxedProcess, one_line, run_to_end
+from .process import SandboxedProcess, one_line, run_to_end
 from .versions import INVOCATION_FORMAT, find_binary
 
 #: A sandbox ID, as `bwpolicy compile --sandbox-id` accepts it.
@@ -27,7 +27,8 @@ class CompileRefused(RuntimeError):
 
 
 class SandboxUnavailable(RuntimeError):
-    """bwrap is missing or the probe failed, under degraded_mode: fail."""
+    """bwrap is missing or the sandbox could not be proven with one
+    command: no environment is created."""
 
 
 def hermes_home():
@@ -80,8 +81,8 @@ class Sandbox:
         self.generation = 0
         self.recompiles = 0
         self._lock = threading.Lock()
-        #: degraded is the reason commands cannot run (bwrap missing, the
-        #: probe failing) under degraded_mode: warn; None when fine.
+        #: degraded is why no command can run (bwrap missing), None when
+        #: fine.
         self.degraded = None
         #: tainted is why no command may run any more (a bwrun was killed
         #: before its checks finished: taint), None when fine.
@@ -135,10 +136,6 @@ class Sandbox:
         if not (inv.get("bwrap") or {}).get("path"):
             self.degraded = "bwrap was not found: no command can run until it is installed (%s)" % INSTALL_HINT
         return inv
-
-    @property
-    def degraded_mode(self):
-        return ((self.invocation or {}).get("degraded_mode") or "warn")
 
     def recompile_after_stale(self, seen_generation):
         """Recompile once for every command that found generation
