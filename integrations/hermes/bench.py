@@ -12,8 +12,12 @@ and `ls`:
       -- prlimit --nproc /bin/bash -c CMD (the compiled bwrap arguments
       without the seccomp, info, block and status descriptors, each
       --ro-bind-data of an empty descriptor replaced by a read-only bind
-      of an empty file, as that backend masks files), through
-      subprocess.Popen with stdout piped, read to the end.
+      of an empty file, as that backend masks files), spawned the way
+      Hermes' LocalEnvironment._run_bash spawns (tools/environments/
+      local.py: Popen, stdout piped, preexec_fn=os.setsid: a new
+      session), read to the end;
+  (h0) the same argv through a plain Popen (no new session), for
+      reference.
 
 Run it as an unprivileged user (max_procs applies), with bwpolicy and
 bwrun on PATH or in BWPOLICY_BIN_DIR:
@@ -83,30 +87,37 @@ def main():
 
         def hermes(cmd):
             p = subprocess.Popen(hermes_argv(inv, empty, cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, preexec_fn=os.setsid)
+            out, _ = p.communicate()
+            assert p.returncode == 0, out
+
+        def hermes0(cmd):
+            p = subprocess.Popen(hermes_argv(inv, empty, cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT)
             out, _ = p.communicate()
             assert p.returncode == 0, out
 
+        kinds = (("plugin", plugin), ("hermes", hermes), ("hermes0", hermes0))
         for cmd in COMMANDS:
-            for fn in (plugin, hermes):
+            for _, fn in kinds:
                 for _ in range(5):
                     fn(cmd)
-        times = {(k, c): [] for k in ("plugin", "hermes") for c in COMMANDS}
+        times = {(k, c): [] for k, _ in kinds for c in COMMANDS}
         load0 = os.getloadavg()[0]
         for _ in range(rounds):
             for cmd in COMMANDS:
-                for name, fn in (("plugin", plugin), ("hermes", hermes)):
+                for name, fn in kinds:
                     t = time.perf_counter()
                     fn(cmd)
                     times[(name, cmd)].append(time.perf_counter() - t)
         load1 = os.getloadavg()[0]
         print("rounds %d (interleaved), uid %d, bwrap %s, load average %.2f before, %.2f after"
               % (rounds, os.getuid(), inv["bwrap"]["path"], load0, load1))
-        print("| command | (p) plugin median | (h) Hermes' argv median | (p) ÷ (h) |")
-        print("|---|--:|--:|--:|")
+        print("| command | (p) plugin | (h) Hermes' argv, as Hermes spawns | (h0) the same, plain Popen | (p) ÷ (h) | (p) ÷ (h0) |")
+        print("|---|--:|--:|--:|--:|--:|")
         for cmd in COMMANDS:
-            mp, mh = statistics.median(times[("plugin", cmd)]), statistics.median(times[("hermes", cmd)])
-            print("| `%s` | %.2f ms | %.2f ms | %.2f× |" % (cmd, mp * 1000, mh * 1000, mp / mh))
+            mp, mh, m0 = (statistics.median(times[(k, cmd)]) for k in ("plugin", "hermes", "hermes0"))
+            print("| `%s` | %.2f ms | %.2f ms | %.2f ms | %.2f× | %.2f× |" % (cmd, mp * 1000, mh * 1000, m0 * 1000, mp / mh, mp / m0))
     finally:
         sb.cleanup()
         shutil.rmtree(base, ignore_errors=True)

@@ -21,6 +21,14 @@ SANDBOX_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 INSTALL_HINT = "apt install bubblewrap | dnf install bubblewrap | pacman -S bubblewrap"
 
 
+#: What bwrun keeps beside the invocation when it journals its
+#: post-command scan (runtime/ledger, issue 26): INVOCATION + ".ledger",
+#: and an INVOCATION.pending-* entry per running bwrun, which a killed
+#: bwrun leaves behind and the next bwrun (or compile) of the invocation
+#: finishes before anything else runs.
+LEDGER_SUFFIX = ".ledger"
+
+
 class CompileRefused(RuntimeError):
     """bwpolicy refused the settings: the positioned diagnostics are in
     the message; no command runs."""
@@ -182,6 +190,23 @@ class Sandbox:
         returncode is proven by the status channel."""
         return SandboxedProcess(self, command_argv, chdir=chdir, timeout=timeout, stdin_data=stdin_data,
                                 expose=expose, notes=notes, env=env if env is not None else self.env)
+
+    def journaled(self):
+        """Whether this environment's bwrun journals its post-command scan
+        (the ledger file a run of it left beside the invocation)."""
+        return os.path.isfile(self.invocation_path + LEDGER_SUFFIX)
+
+    def after_kill(self, why):
+        """A bwrun of this sandbox is about to be killed before its
+        post-command checks finished (why). With a journaling bwrun the
+        scan stays pending and the next bwrun finishes it first: returns
+        the line saying so. Otherwise nothing would finish it: the sandbox
+        is tainted (taint) and the line says that."""
+        if self.journaled():
+            return ("bwrun was killed before its post-command checks finished (%s); its journal keeps the scan "
+                    "pending: the next command's bwrun finishes it before anything else runs" % why)
+        self.taint(why)
+        return "bwrun was killed before its post-command checks finished (%s); this environment runs no more commands" % why
 
     def taint(self, why):
         """Mark the sandbox: a bwrun had to be killed before its

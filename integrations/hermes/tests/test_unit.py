@@ -307,7 +307,8 @@ def test_kill_waits_for_bwrun_then_taints(plugin, fakes, tmp_path, monkeypatch):
     else:
         r = env.execute("echo started", timeout=1)
     assert r["returncode"] != 0, r
-    assert env._sandbox.tainted and "killed" in env._sandbox.tainted
+    assert r["output"].count("this environment runs no more commands") == 1, r
+    assert env._sandbox.tainted and "after SIGTERM" in env._sandbox.tainted
     assert os.path.exists(os.path.join(env._sandbox.private_dir, "tainted"))
     monkeypatch.delenv("FAKE_IGNORE_TERM")
     n = len(runs(fakes))
@@ -315,6 +316,24 @@ def test_kill_waits_for_bwrun_then_taints(plugin, fakes, tmp_path, monkeypatch):
     r = env.execute("touch %s" % marker)
     assert r["returncode"] == 125 and "not run: an earlier command" in r["output"], r
     assert not marker.exists() and len(runs(fakes)) == n and compiles(fakes) == 1
+    env.cleanup()
+
+
+def test_kill_with_a_journaling_bwrun_leaves_the_scan_pending(plugin, fakes, tmp_path, monkeypatch):
+    """A bwrun that journals its post-command scan (the ledger file beside
+    the invocation) leaves the scan pending when killed, and its next run
+    finishes it first: the environment is not tainted, one line says so.
+    The same kill without the ledger file taints (the test above)."""
+    monkeypatch.setattr(plugin.process, "NATURAL_END", 0.2)
+    monkeypatch.setattr(plugin.process, "KILL_GRACE", 1.0)
+    _, env = make(plugin, tmp_path)
+    open(env._sandbox.invocation_path + plugin.sandbox.LEDGER_SUFFIX, "w").close()
+    monkeypatch.setenv("FAKE_IGNORE_TERM", "30")
+    r = env.execute("echo started", timeout=1)
+    assert env._sandbox.tainted is None
+    assert r["output"].count("its journal keeps the scan pending") == 1, r
+    monkeypatch.delenv("FAKE_IGNORE_TERM")
+    assert env.execute("echo ok")["returncode"] == 0
     env.cleanup()
 
 
