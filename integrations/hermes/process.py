@@ -121,6 +121,12 @@ class _Buffer:
         return bytes(self.head) + mid + b"".join(self.tail)
 
 
+def new_nonce():
+    """A fresh nonce for one run: 32 characters of [A-Za-z0-9_-] (192
+    random bits), what bwrun's --nonce accepts."""
+    return secrets.token_urlsafe(24)
+
+
 def read_status(fd):
     """The bytes bwrun wrote on the status pipe (read end fd) until EOF,
     bounded; fd is closed."""
@@ -275,7 +281,7 @@ class SandboxedProcess:
     def _attempt(self):
         """Run bwrun once: (output bytes, exit status, accepted status or
         None, why not)."""
-        nonce = secrets.token_urlsafe(24)
+        nonce = new_nonce()
         status_r, status_w = os.pipe()
         argv = self._sandbox.argv(self._argv, chdir=self._chdir, timeout=self._timeout, status_fd=status_w,
                                   nonce=nonce, expose=self._expose)
