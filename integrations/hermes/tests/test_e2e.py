@@ -108,12 +108,26 @@ SECRETS = ("SECRET-SSH", "SECRET-AWS", "SECRET-HERMES")
 
 
 @needs_user
+def test_output_exit_code_and_cd(plugin, host):
+    """Output (stdout and stderr), the exit status as returncode and
+    exit_code, a cd that persists, a file written in the working
+    directory found on the host at the same path."""
+    env = create(plugin, host)
+    r = env.execute("echo hello; echo err >&2; exit 7")
+    assert r["returncode"] == 7 and r["exit_code"] == 7 and "hello" in r["output"] and "err" in r["output"], r
+    r = env.execute("cd sub && pwd")
+    assert r["output"].strip() == host["proj"] + "/sub", r
+    r = env.execute("pwd; echo x > here.txt")
+    assert r["output"].strip() == host["proj"] + "/sub" and r["returncode"] == 0, r
+    assert open(os.path.join(host["proj"], "sub", "here.txt")).read() == "x\n"
+    env.cleanup()
+
+
+@needs_user
 def test_commands_run_in_the_sandbox(plugin, host):
     """Each probe fails inside the sandbox; the control (the same probe
     on the host) shows it would work there."""
     env = create(plugin, host)
-    r = env.execute("echo hello; echo err >&2; exit 7")
-    assert r["returncode"] == 7 and r["exit_code"] == 7 and "hello" in r["output"] and "err" in r["output"], r
     r = env.execute("cat ~/.ssh/id_rsa ~/.aws/credentials $HERMES_HOME/.env; echo rc=$?")
     assert not any(s in r["output"] for s in SECRETS) and "rc=1" in r["output"], r
     outside = os.path.join(host["home"], "outside-marker")
@@ -121,11 +135,6 @@ def test_commands_run_in_the_sandbox(plugin, host):
     assert not os.path.exists(outside), r  # (whether the write fails or vanishes is issue 30's)
     r = env.execute("cat /proc/1/comm")
     assert r["returncode"] == 0 and r["output"].strip() and r["output"].strip() != host_pid1(), r
-    r = env.execute("cd sub && pwd")
-    assert r["output"].strip() == host["proj"] + "/sub", r
-    r = env.execute("pwd; echo x > here.txt")
-    assert r["output"].strip() == host["proj"] + "/sub" and r["returncode"] == 0, r
-    assert open(os.path.join(host["proj"], "sub", "here.txt")).read() == "x\n"
     # controls: on the host the same reads and the write work
     assert open(os.path.join(host["home"], ".ssh", "id_rsa")).read() == "SECRET-SSH\n"
     env.cleanup()
@@ -205,10 +214,15 @@ def test_a_bwrun_that_proves_nothing_is_refused(plugin, host, monkeypatch, how):
 
 
 @needs_user
-def test_timeout_goes_to_bwrun(plugin, host):
+def test_timeout_kills_the_sandbox(plugin, host):
+    """The timeout goes to bwrun: the command and what it started in the
+    background are gone (exit 124), the environment is not tainted and
+    runs the next command."""
     env = create(plugin, host)
-    r = env.execute("sleep 30; echo late", timeout=2)
+    token = "to-token-%d" % os.getpid()
+    r = env.execute("bash -c 'sleep 300; :' %s &\nsleep 30; echo late" % token, timeout=2)
     assert r["returncode"] == 124 and "late" not in r["output"], r
+    assert gone(token), "a background child outlived the timeout"
     assert env._sandbox.tainted is None
     assert env.execute("echo ok")["output"].strip() == "ok"
     env.cleanup()
@@ -247,7 +261,7 @@ def test_background_runs_in_the_sandbox(hermes_plugin, host):
     routes = hermes_plugin.hermes.routes
     token = "bg-token-%d" % os.getpid()
     out = os.path.join(host["proj"], "bg-out")
-    cmd = "cat ~/.ssh/id_rsa > %s 2>&1; touch %s/bg-outside; sleep 60 # %s" % (out, host["home"], token)
+    cmd = "cat ~/.ssh/id_rsa > %s 2>&1; touch %s/bg-outside; bash -c 'sleep 60; :' %s" % (out, host["home"], token)
     route, result, paths = routes.background("bwpolicy", env, cmd, host["proj"])
     assert route == "spawn_via_env" and result["returncode"] == 0, result
     assert gone(token), "the background process outlived its sandbox"
@@ -260,6 +274,7 @@ def test_background_runs_in_the_sandbox(hermes_plugin, host):
         while time.monotonic() < end and "SECRET" not in (open(out).read() if os.path.exists(out) else ""):
             time.sleep(0.1)
         assert "SECRET-SSH" in open(out).read()
+        assert not gone(token, wait=0.5), "the detector sees a host background process"
     finally:
         os.killpg(proc.pid, 9)
         proc.wait()

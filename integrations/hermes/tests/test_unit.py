@@ -49,7 +49,7 @@ def make(plugin, tmp_path, **kw):
 
 # -- the provider contract (agent/terminal_env_provider.py) -----------------
 
-def test_provider_contract_types(plugin, fakes):
+def test_register_and_contract(plugin, fakes):
     ctx = Ctx()
     provider = plugin.register(ctx)
     assert ctx.providers == [provider]
@@ -106,7 +106,7 @@ def test_probe_unavailable_when_no_sandbox_starts(plugin, fakes, monkeypatch):
 
 # -- environments: the seam and the proof ----------------------------------------
 
-def test_create_runs_through_bwrun_with_proof(plugin, fakes, tmp_path):
+def test_create_accepts_unknown_kwargs_and_runs(plugin, fakes, tmp_path):
     provider, env = make(plugin, tmp_path, image="ignored", container_config={}, some_future_key=1)
     if plugin.hermes:
         assert isinstance(env, plugin.hermes.base.BaseEnvironment)
@@ -268,12 +268,28 @@ def test_refusal_raises_with_diagnostics(plugin, fakes, tmp_path, monkeypatch):
     assert not os.listdir(tmp_path / "hermes" / "sandboxes")
 
 
-def test_no_bwrap_raises_and_never_runs(plugin, fakes, tmp_path, monkeypatch):
+@pytest.mark.parametrize("mode", ["warn", "fail"])
+def test_degraded_warn_never_runs(plugin, fakes, tmp_path, monkeypatch, mode):
+    """bwrap missing: whatever degraded_mode says, create_environment
+    raises (Hermes reports the backend unavailable) and no command runs,
+    never unsandboxed."""
     monkeypatch.setenv("FAKE_NO_BWRAP", "1")
+    monkeypatch.setenv("FAKE_DEGRADED_MODE", mode)
     provider = plugin.register(Ctx())
     with pytest.raises(plugin.sandbox.SandboxUnavailable, match="bwrap was not found"):
         provider.create_environment(cwd=str(tmp_path), timeout=10, task_id="x")
     assert runs(fakes) == []
+    assert not os.listdir(tmp_path / "hermes" / "sandboxes")
+
+
+def test_degraded_fail_raises(plugin, fakes, tmp_path, monkeypatch):
+    """The sandbox probe failing (bwrap present, no sandbox starts):
+    create_environment raises with the reason; the probe is the only run."""
+    monkeypatch.setenv("FAKE_STATUS", "none")
+    provider = plugin.register(Ctx())
+    with pytest.raises(plugin.sandbox.SandboxUnavailable, match="no command will run: the sandbox probe failed"):
+        provider.create_environment(cwd=str(tmp_path), timeout=10, task_id="x")
+    assert [r["cmd"] for r in runs(fakes)] == [["/bin/true"]]
     assert not os.listdir(tmp_path / "hermes" / "sandboxes")
 
 
