@@ -34,9 +34,12 @@ def within(path, base):
     return path == base or base == "/" or path.startswith(base + "/")
 
 
-def host_dir_at(args, d):
+def host_dir_at(args, d, layout=()):
     """(host path, None) the sandbox shows at d, following bwrap's mounts
-    in order (the last covering d wins), or (None, why)."""
+    in order (the last covering d wins), or (None, why). A tmpfs mounted
+    exactly at one of layout (the home layout's rebuilt directories:
+    HOME, ~/.config) shows that directory, read-only, its entries bound
+    back (as bwrun judges it once issue 30's `--chdir ~` lands)."""
     host, why = None, "the sandbox's root does not show the host there"
     i = 0
     while i < len(args):
@@ -48,6 +51,8 @@ def host_dir_at(args, d):
         i += n + 1
         if opt in _BINDS and within(d, v[1]):
             host, why = os.path.join(v[0], os.path.relpath(d, v[1])) if d != v[1] else v[0], None
+        elif opt == "--tmpfs" and v[0] == d and d in layout:
+            host, why = d, None
         elif opt in _PRIVATE and within(d, v[0]):
             host, why = None, "it lies in the sandbox's private " + v[0]
         elif opt in _REPLACED and within(d, v[1]):
@@ -69,7 +74,8 @@ def not_visible(invocation, d):
     for h in hidden:
         if within(d, h):
             return "the sandbox hides it"
-    host, why = host_dir_at(((invocation.get("bwrap") or {}).get("args") or []), d)
+    layout = [x for x in ((invocation.get("home") or {}).get("dirs") or []) if isinstance(x, str)]
+    host, why = host_dir_at(((invocation.get("bwrap") or {}).get("args") or []), d, layout)
     if why:
         return why
     real = os.path.realpath(host)

@@ -566,3 +566,30 @@ def test_the_plugins_nonces_are_what_bwrun_accepts(plugin):
         n = plugin.process.new_nonce()
         assert re.match(pattern, n) and len(n) >= 32 and n not in seen
         seen.add(n)
+
+
+def test_cwdcheck_follows_bwruns_chdir_rules(plugin, tmp_path):
+    """not_visible judges a directory as runtime/chdir.go does: hidden,
+    a private mount, a replaced path, no host directory, a host path that
+    leads into a hidden place; a home layout directory (a tmpfs exactly
+    at HOME) shows HOME itself."""
+    home = tmp_path / "home"
+    (home / "proj").mkdir(parents=True)
+    (home / ".ssh").mkdir()
+    os.symlink(home / ".ssh", home / "proj" / "keys")
+    inv = {"bwrap": {"args": ["--ro-bind", "/", "/", "--tmpfs", str(home), "--bind", str(home / "proj"), str(home / "proj"),
+                              "--tmpfs", "/var/private", "--ro-bind-data", "3", "/etc/motd", "--chdir", str(home / "proj")]},
+           "hidden": [str(home / ".ssh")], "home": {"dirs": [str(home)]}}
+    nv = plugin.cwdcheck.not_visible
+    assert nv(inv, str(home / "proj")) is None
+    assert nv(inv, str(home)) is None
+    assert nv(inv, "/usr") is None
+    assert nv(inv, str(home / ".ssh")) == "the sandbox hides it"
+    assert "private /var/private" in nv(inv, "/var/private/x")
+    assert "private %s" % home in nv(inv, str(home / "other"))
+    assert "replaces /etc/motd" in nv(inv, "/etc/motd")
+    assert nv(inv, str(home / "proj" / "nope")) == "no such directory on the host"
+    assert "which the sandbox hides" in nv(inv, str(home / "proj" / "keys"))
+    assert nv(inv, "relative") == "not an absolute path"
+    assert nv(inv, "/usr/../etc") == "not a clean path"
+    assert "cannot follow" in nv({"bwrap": {"args": ["--bogus", "x"]}}, "/usr")
