@@ -36,11 +36,19 @@ def _purge():
 
 
 def load_plugin(world):
-    """Import the plugin directory as a fresh package in world."""
+    """Import the plugin directory as a fresh package in world, the way
+    Hermes' directory loader does (hermes_cli/plugins.py: the synthetic
+    package hermes_plugins.<name>, spec_from_file_location on
+    __init__.py with the directory as its search location; the directory
+    is never on sys.path, so only relative self-imports work)."""
     _purge()
     if world != "standalone":
         sys.path[:0] = [os.path.join(MODEL, world), os.path.join(MODEL, "common")]
-    name = "bwpolicy_plugin_%d" % next(_counter)
+    if "hermes_plugins" not in sys.modules:
+        ns = types.ModuleType("hermes_plugins")
+        ns.__path__ = []
+        sys.modules["hermes_plugins"] = ns
+    name = "hermes_plugins.bwpolicy_%d" % next(_counter)
     spec = importlib.util.spec_from_file_location(name, os.path.join(PLUGIN_DIR, "__init__.py"),
                                                   submodule_search_locations=[PLUGIN_DIR])
     mod = importlib.util.module_from_spec(spec)
