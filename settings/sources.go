@@ -16,11 +16,14 @@ import (
 const RuleConfigSource = "config"
 
 // settingsSources are the places a Hermes config keeps the sandbox
-// settings, highest first: this plugin's own namespace, then Hermes'
-// official bubblewrap plugin's (same keys, so switching backends is one
-// line). Below them come the PR-era terminal.bubblewrap_* keys and their
+// settings, highest first: the backend's block, where Hermes' setup and
+// Dashboard write a terminal backend's settings (terminal.backends.NAME,
+// from the provider's config schema), then this plugin's own namespace,
+// then Hermes' official bubblewrap plugin's (same keys, so switching
+// backends is one line). Below them come the PR-era terminal.bubblewrap_* keys and their
 // TERMINAL_BUBBLEWRAP_* environment variables (legacyKeys).
 var settingsSources = [][]string{
+	{"terminal", "backends", "bwpolicy"},
 	{"plugins", "entries", "bwpolicy", "settings"},
 	{"plugins", "entries", "bubblewrap", "settings"},
 }
@@ -76,11 +79,11 @@ func (d *Document) pluginSettings(top map[string]any) (map[string]any, []string,
 			Summary: fmt.Sprintf("ignored: %s is set too and wins", strings.Join(chosenPath, ".")),
 			Detail:  "Keep one settings block: delete this one, or move what it needs into " + strings.Join(chosenPath, ".") + "."})
 	}
-	if chosenPath != nil && chosenPath[2] != settingsSources[0][2] {
+	if chosenPath != nil && chosenPath[2] != "bwpolicy" {
 		ds.Add(diag.Diagnostic{Severity: diag.Warning, Rule: RuleConfigSource, Pos: d.lookupPos(chosenPath), Path: strings.Join(chosenPath, "."),
-			Summary: "Hermes' bubblewrap plugin's settings, applied: this backend's own are plugins.entries.bwpolicy.settings",
-			Detail:  "Rename the block to plugins.entries.bwpolicy.settings (same keys).",
-			Fix:     "plugins:\n  entries:\n    bwpolicy:\n      settings: # the keys of " + strings.Join(chosenPath, ".") + "\n"})
+			Summary: "Hermes' bubblewrap plugin's settings, applied: this backend's own are terminal.backends.bwpolicy",
+			Detail:  "Rename the block to terminal.backends.bwpolicy (same keys).",
+			Fix:     "terminal:\n  backends:\n    bwpolicy: # the keys of " + strings.Join(chosenPath, ".") + "\n"})
 	}
 	return chosen, chosenPath, ds
 }

@@ -83,3 +83,24 @@ func TestLegacyNestedKeyPositions(t *testing.T) {
 		}
 	}
 }
+
+// terminal.backends.bwpolicy, where Hermes' setup writes a backend's
+// settings, is read first: alone without a warning, and over the plugin
+// namespace, which is then warned as ignored at its own place.
+func TestBackendsBlockFirst(t *testing.T) {
+	doc, ds := Parse("config.yaml", []byte("terminal:\n  backend: bwpolicy\n  backends:\n    bwpolicy:\n      profile: restricted\n"))
+	if len(ds) != 0 {
+		t.Fatalf("diagnostics %v", ds)
+	}
+	if got, _ := json.Marshal(doc.Values); string(got) != `{"profile":"restricted"}` {
+		t.Fatalf("values %s", got)
+	}
+	doc, ds = Parse("config.yaml", []byte("terminal:\n  backends:\n    bwpolicy:\n      profile: restricted\nplugins:\n  entries:\n    bwpolicy:\n      settings:\n        profile: network\n"))
+	if got, _ := json.Marshal(doc.Values); string(got) != `{"profile":"restricted"}` {
+		t.Fatalf("values %s: the backends block must win", got)
+	}
+	if len(ds) != 1 || ds[0].Rule != RuleConfigSource || ds[0].Path != "plugins.entries.bwpolicy.settings" ||
+		!strings.Contains(ds[0].Summary, "terminal.backends.bwpolicy") || ds[0].Pos.Line != 9 {
+		t.Fatalf("want one warning at plugins.entries.bwpolicy.settings (line 9), got %v", ds)
+	}
+}
