@@ -18,7 +18,7 @@ type plan struct {
 	requires map[string]bool
 }
 
-func (p *plan) add(rule, reason, source string, args ...string) {
+func (p *plan) add(rule invocation.Reason, reason, source string, args ...string) {
 	p.args = append(p.args, args...)
 	p.explain = append(p.explain, invocation.Explain{N: len(args), Args: args, Rule: rule, Reason: reason, Source: source})
 }
@@ -110,30 +110,30 @@ func (e *emitter) namespaces() {
 	pr := e.st.res.Profile
 	src := e.profilePos("namespaces")
 	if pr.Network == "host" {
-		e.p.add("S2", "unshare every namespace (user, ipc, pid, uts, cgroup) but keep the host network: profile "+pr.Name+" shares it", e.profilePos("network"), "--unshare-all", "--share-net")
+		e.p.add(invocation.ReasonNamespaces, "unshare every namespace (user, ipc, pid, uts, cgroup) but keep the host network: profile "+pr.Name+" shares it", e.profilePos("network"), "--unshare-all", "--share-net")
 	} else {
-		e.p.add("S2", "unshare every namespace, network included: only loopback inside (profile "+pr.Name+")", e.profilePos("network"), "--unshare-all")
+		e.p.add(invocation.ReasonNamespaces, "unshare every namespace, network included: only loopback inside (profile "+pr.Name+")", e.profilePos("network"), "--unshare-all")
 	}
 	if e.f.Bwrap.Has("--disable-userns") || e.f.Bwrap.Path == "" {
 		e.p.requires["--disable-userns"] = true
-		e.p.add("H1", "no nested user namespaces: a command cannot gain CAP_SYS_ADMIN over new mount namespaces", src, "--unshare-user", "--disable-userns")
+		e.p.add(invocation.ReasonDisableUserns, "no nested user namespaces: a command cannot gain CAP_SYS_ADMIN over new mount namespaces", src, "--unshare-user", "--disable-userns")
 	} else {
-		e.p.add("H1", "the user namespace unshared for certain (--unshare-all only tries it)", src, "--unshare-user")
+		e.p.add(invocation.ReasonDisableUserns, "the user namespace unshared for certain (--unshare-all only tries it)", src, "--unshare-user")
 	}
-	e.p.add("S2", "the sandbox dies with its parent and runs in a new session (no terminal input injection)", src, "--die-with-parent", "--new-session")
+	e.p.add(invocation.ReasonNamespaces, "the sandbox dies with its parent and runs in a new session (no terminal input injection)", src, "--die-with-parent", "--new-session")
 }
 
 func (e *emitter) process() {
 	f := e.f
-	e.p.add("S9", "commands start in the working directory", e.cwdSource(), "--chdir", f.Cwd.RunDir)
+	e.p.add(invocation.ReasonWorkingDirectory, "commands start in the working directory", e.cwdSource(), "--chdir", f.Cwd.RunDir)
 	// The runtime needs the first process with or without limits: S11
 	// kills the sandbox's pid namespace through it when the command ends.
-	rule, reason := "S1", "bwrap reports the sandbox's first process and waits until the runtime has set the limits on it (RLIMIT_NPROC inside its user namespace), before anything runs"
+	rule, reason := invocation.ReasonLimitsBeforeBwrap, "bwrap reports the sandbox's first process and waits until the runtime has set the limits on it (RLIMIT_NPROC inside its user namespace), before anything runs"
 	if !e.limited() {
-		rule, reason = "S11", "bwrap reports the sandbox's first process and waits until the runtime has checked that it has a pid namespace of its own (no limits are set: memory_mb, cpu_seconds and max_procs are 0), so that nothing of the sandbox outlives the command"
+		rule, reason = invocation.ReasonOneSandboxPerCommand, "bwrap reports the sandbox's first process and waits until the runtime has checked that it has a pid namespace of its own (no limits are set: memory_mb, cpu_seconds and max_procs are 0), so that nothing of the sandbox outlives the command"
 	}
 	e.p.add(rule, reason, e.profilePos("defaults.max_procs"), "--info-fd", e.p.fd(invocation.FDInfo), "--block-fd", e.p.fd(invocation.FDBlock))
-	e.p.add("runtime", "bwrap reports the command's exit status, telling a set-up failure (125) from the command's own status", "runtime", "--json-status-fd", e.p.fd(invocation.FDStatus))
+	e.p.add(invocation.ReasonRuntime, "bwrap reports the command's exit status, telling a set-up failure (125) from the command's own status", "runtime", "--json-status-fd", e.p.fd(invocation.FDStatus))
 }
 
 func (e *emitter) invocation() *invocation.Invocation {

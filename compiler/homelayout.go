@@ -137,6 +137,6 @@ func (e *emitter) homeEntryRun(bs []hostBind, opt string) int {
 	if n > show {
 		list += fmt.Sprintf(" and %d more", n-show)
 	}
-	e.p.add("H10", fmt.Sprintf("%d %s: %s", n, g.groupReason, list), g.groupPos, args...)
+	e.p.add(invocation.ReasonHomeLayout, fmt.Sprintf("%d %s: %s", n, g.groupReason, list), g.groupPos, args...)
 	return n
 }

@@ -37,7 +37,7 @@ func (e *emitter) seccomp() {
 		e.err = err
 		return
 	}
-	e.p.add("H2", fmt.Sprintf("seccomp deny-list (%d instructions): non-native architectures killed; blocked: %s", prog.Len(), strings.Join(prog.Blocked, ", ")),
+	e.p.add(invocation.ReasonSeccomp, fmt.Sprintf("seccomp deny-list (%d instructions): non-native architectures killed; blocked: %s", prog.Len(), strings.Join(prog.Blocked, ", ")),
 		"built in", "--seccomp", e.p.fd(invocation.FDSeccomp))
 	e.sc = &invocation.Seccomp{Arch: prog.Arch, Program: prog.Bytes, Blocked: prog.Blocked}
 }

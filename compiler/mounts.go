@@ -18,22 +18,22 @@ import (
 
 func (e *emitter) baseFilesystem() {
 	src := e.profilePos("root")
-	e.p.add("S3", "the host root, read-only, at the host paths", src, "--ro-bind", "/", "/")
+	e.p.add(invocation.ReasonFilesystem, "the host root, read-only, at the host paths", src, "--ro-bind", "/", "/")
 	tmpSrc := "built in: tmp_mb " + fmt.Sprint(settings.DefaultTmpMB)
 	if e.st.res.Settings.TmpMB != nil {
 		tmpSrc = e.settingsPos("tmp_mb")
 	}
-	e.p.add("S3", "a fresh minimal /dev (device nodes, /dev/pts) and a private /proc (no host processes visible)", src, "--dev", "/dev", "--proc", "/proc")
+	e.p.add(invocation.ReasonFilesystem, "a fresh minimal /dev (device nodes, /dev/pts) and a private /proc (no host processes visible)", src, "--dev", "/dev", "--proc", "/proc")
 	// bwrap's init (pid 1) runs as the caller's user and is dumpable:
 	// without Yama a command could write its code through /proc/1/mem
 	// (ptrace and process_vm_writev are refused by seccomp, H2) and take
 	// it over. /proc/1 is the init from bwrap's set-up on (the set-up
 	// process becomes it), so both names of its memory can be masked.
-	e.p.add("S11", "the memory of the sandbox's pid 1 (bwrap's init) is unreachable: a command cannot take it over through /proc/1/mem", src,
+	e.p.add(invocation.ReasonOneSandboxPerCommand, "the memory of the sandbox's pid 1 (bwrap's init) is unreachable: a command cannot take it over through /proc/1/mem", src,
 		"--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem")
-	e.tmpfs("S3", "/dev/shm, the one writable place under /dev, its own tmpfs", tmpSrc, "/dev/shm", e.tmpBytes())
-	e.p.add("S3", "/dev read-only: bwrap's /dev is an unbounded tmpfs; /dev/null, /dev/zero, /dev/pts and /dev/shm are mounts of their own and keep working", src, "--remount-ro", "/dev")
-	e.tmpfs("S3", "a fresh /tmp per command", tmpSrc, "/tmp", e.tmpBytes())
+	e.tmpfs(invocation.ReasonFilesystem, "/dev/shm, the one writable place under /dev, its own tmpfs", tmpSrc, "/dev/shm", e.tmpBytes())
+	e.p.add(invocation.ReasonFilesystem, "/dev read-only: bwrap's /dev is an unbounded tmpfs; /dev/null, /dev/zero, /dev/pts and /dev/shm are mounts of their own and keep working", src, "--remount-ro", "/dev")
+	e.tmpfs(invocation.ReasonFilesystem, "a fresh /tmp per command", tmpSrc, "/tmp", e.tmpBytes())
 	e.writable = append(e.writable, "/tmp")
 }
 
@@ -104,23 +104,23 @@ func (e *emitter) hostBinds() {
 		}
 		switch b.kind {
 		case "home-tmpfs":
-			e.tmpfs("H10", b.reason, b.pos, b.dest, e.tmpBytes())
+			e.tmpfs(invocation.ReasonHomeLayout, b.reason, b.pos, b.dest, e.tmpBytes())
 		case "home-link":
-			e.p.add("H10", b.reason, b.pos, "--symlink", b.src, b.dest)
+			e.p.add(invocation.ReasonHomeLayout, b.reason, b.pos, "--symlink", b.src, b.dest)
 		case "home-entry":
-			e.p.add("H10", b.reason, b.pos, opt, b.src, b.dest)
+			e.p.add(invocation.ReasonHomeLayout, b.reason, b.pos, opt, b.src, b.dest)
 			if b.rw {
 				e.writable = append(e.writable, b.dest)
 			}
 		case "cwd":
-			e.p.add("S9", b.reason, b.pos, opt, b.src, b.dest)
+			e.p.add(invocation.ReasonWorkingDirectory, b.reason, b.pos, opt, b.src, b.dest)
 			e.writable = append(e.writable, b.dest)
 		case "pin":
-			e.p.add("S7", b.reason, b.pos, opt, b.src, b.dest)
+			e.p.add(invocation.ReasonPins, b.reason, b.pos, opt, b.src, b.dest)
 		case "protect":
-			e.p.add("H9", b.reason, b.pos, opt, b.src, b.dest)
+			e.p.add(invocation.ReasonProtectedEntries, b.reason, b.pos, opt, b.src, b.dest)
 		default:
-			e.p.add("binds", b.reason, b.pos, opt, b.src, b.dest)
+			e.p.add(invocation.ReasonBinds, b.reason, b.pos, opt, b.src, b.dest)
 			e.keptBinds = append(e.keptBinds, *b.bind)
 			if b.rw {
 				e.writable = append(e.writable, b.dest)
@@ -399,7 +399,7 @@ func (e *emitter) explainSource(row facts.Protection, h facts.Hidden) string {
 
 func (e *emitter) remounts() {
 	for _, m := range e.roMasks {
-		e.p.add("S3", "the mask stays read-only like the rest of the host", "host: "+m+" lies outside the writable set", "--remount-ro", m)
+		e.p.add(invocation.ReasonFilesystem, "the mask stays read-only like the rest of the host", "host: "+m+" lies outside the writable set", "--remount-ro", m)
 	}
 }
 

@@ -3,7 +3,6 @@ package compiler
 // This file records the host state an invocation depends on.
 
 import (
-	"fmt"
 	"path"
 	"slices"
 	"sort"
@@ -30,20 +29,20 @@ func preconditions(f *facts.Facts) []invocation.Precondition {
 		if redundant(why, abs, p) {
 			continue
 		}
-		w := why[p]
-		if w == "" {
+		w, ok := why[p]
+		if !ok {
 			if _, grouped := entries.of[p]; grouped {
 				continue // in its directory's names row
 			}
-			w = "path component"
+			w = because{Why: invocation.ReasonPathComponent}
 		}
-		pc := invocation.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w}
+		pc := invocation.Precondition{Path: p, Kind: st.Kind, Target: st.Target, Why: w.Why, Scope: w.Scope, Bind: w.Bind}
 		if wd := f.Walked[p]; wd != nil {
 			pc.MTime = st.MTime
 			pc.Match = append([]string(nil), wd.Match...)
 			sort.Strings(pc.Match)
 			pc.NewDirs = wd.NewDirs
-			pc.Why = "H4 (listed by a hide glob)"
+			pc.Why, pc.Scope, pc.Bind = invocation.ReasonUserHidePaths, invocation.ScopeHideListing, 0
 		}
 		out = append(out, pc)
 		out = append(out, entries.rows[p]...) // after the directory's own row
@@ -66,7 +65,7 @@ type homeRows struct {
 // kind: a home of 200 entries is then a few rows, not 200, in the
 // invocation bwrun reads on every command. A directory that is not
 // itself a precondition keeps its entries one row each.
-func homeEntryRows(f *facts.Facts, why map[string]string, abs *absentDirs) homeRows {
+func homeEntryRows(f *facts.Facts, why map[string]because, abs *absentDirs) homeRows {
 	hr := homeRows{of: map[string]string{}, rows: map[string][]invocation.Precondition{}}
 	l := f.HomeLayout
 	if !l.Active() {
@@ -77,7 +76,8 @@ func homeEntryRows(f *facts.Facts, why map[string]string, abs *absentDirs) homeR
 		st, ok := f.Observed[en.Path]
 		dir := path.Dir(en.Path)
 		_, dirRow := f.Observed[dir]
-		if !ok || why[en.Path] != "" || st.Kind != en.Kind || !dirRow ||
+		_, reasoned := why[en.Path]
+		if !ok || reasoned || st.Kind != en.Kind || !dirRow ||
 			(en.Kind != invocation.KindFile && en.Kind != invocation.KindDir) || redundant(why, abs, en.Path) {
 			continue
 		}
@@ -91,7 +91,7 @@ func homeEntryRows(f *facts.Facts, why map[string]string, abs *absentDirs) homeR
 				continue
 			}
 			sort.Strings(ns)
-			hr.rows[k[0]] = append(hr.rows[k[0]], invocation.Precondition{Path: k[0], Names: ns, Kind: kind, Why: "path component"})
+			hr.rows[k[0]] = append(hr.rows[k[0]], invocation.Precondition{Path: k[0], Names: ns, Kind: kind, Why: invocation.ReasonPathComponent})
 		}
 	}
 	return hr
@@ -105,45 +105,61 @@ func homeEntryRows(f *facts.Facts, why map[string]string, abs *absentDirs) homeR
 // .config/systemd/user otherwise: the new parent only made the
 // invocation stale, and the recompile took the planted unit for the
 // user's).
-func redundant(why map[string]string, abs *absentDirs, p string) bool {
-	return why[p] != string(facts.ReasonProtected) && why[p] != string(facts.ReasonProfileHome) && abs.above(p)
+func redundant(why map[string]because, abs *absentDirs, p string) bool {
+	return why[p].Why != invocation.ReasonProtectedEntries && abs.above(p)
+}
+
+// because is a precondition's reason: invocation.Precondition's Why,
+// Scope and Bind.
+type because struct {
+	Why   invocation.Reason
+	Scope invocation.Scope
+	Bind  int
 }
 
 // reasons is why each path the facts stage looked at matters (its
 // precondition's Why); the first reason recorded for a path wins,
 // hidden paths first.
-func reasons(f *facts.Facts) map[string]string {
-	why := map[string]string{}
-	note := func(p, w string) {
+func reasons(f *facts.Facts) map[string]because {
+	why := map[string]because{}
+	note := func(p string, w because) {
 		if _, ok := why[p]; !ok {
 			why[p] = w
 		}
 	}
 	for _, h := range f.Hidden {
-		note(h.Entry, string(h.Why))
-		note(h.Path, string(h.Why))
+		if h.Why == facts.ReasonInherited {
+			continue // never recorded: a mirror takes its path's reason
+		}
+		w := because{Why: h.Why}
+		if h.Source != "" {
+			w.Scope = facts.ProtectionOf(h.Source).Scope
+		}
+		note(h.Entry, w)
+		note(h.Path, w)
 	}
 	for _, d := range f.DockerSockets {
-		note(d.Path, string(facts.ReasonAgentSockets))
-		note(d.Real, string(facts.ReasonAgentSockets))
+		note(d.Path, because{Why: facts.ReasonAgentSockets})
+		note(d.Real, because{Why: facts.ReasonAgentSockets})
 	}
-	note(f.RunUser.Path, string(facts.ReasonAgentSockets))
+	note(f.RunUser.Path, because{Why: facts.ReasonAgentSockets})
 	for _, ca := range f.CABundles {
-		note(ca.Path.Path, string(facts.ReasonCABundle))
+		note(ca.Path.Path, because{Why: facts.ReasonCABundle})
 	}
-	note(f.Scratch.Path, string(facts.ReasonException))
-	note(f.ProfileHome.Path, string(facts.ReasonException))
-	note(f.Cwd.Real, "S9")
+	note(f.Scratch.Path, because{Why: facts.ReasonException})
+	note(f.ProfileHome.Path, because{Why: facts.ReasonException})
+	note(f.Cwd.Real, because{Why: invocation.ReasonWorkingDirectory})
+	profileHome := facts.ProtectionOf(facts.SourceProfileHomeEntry)
 	for _, p := range f.ProtectedLooked {
 		if f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir && facts.Within(p, f.ProfileHome.Real) {
-			note(p, string(facts.ReasonProfileHome))
+			note(p, because{Why: profileHome.Reason, Scope: profileHome.Scope})
 			continue
 		}
-		note(p, string(facts.ReasonProtected))
+		note(p, because{Why: facts.ReasonProtected})
 	}
 	for _, b := range f.Binds {
-		note(path.Clean(b.Src), fmt.Sprintf("binds[%d]", b.Index))
-		note(path.Clean(b.Dest), fmt.Sprintf("binds[%d]", b.Index))
+		note(path.Clean(b.Src), because{Why: invocation.ReasonBinds, Bind: b.Index})
+		note(path.Clean(b.Dest), because{Why: invocation.ReasonBinds, Bind: b.Index})
 	}
 	return why
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // profileHomeProtections keeps the protected entries of the writable
@@ -46,7 +47,7 @@ func (e *emitter) profileHomeProtections(ph string) {
 		rest := pins[:0]
 		for _, pn := range pins {
 			if strings.Count(strings.TrimPrefix(pn[0], ph), "/") == depth {
-				e.p.add("S7", pn[1], "host: "+pn[0]+" holds a protected entry", "--bind", pn[0], pn[0])
+				e.p.add(invocation.ReasonPins, pn[1], "host: "+pn[0]+" holds a protected entry", "--bind", pn[0], pn[0])
 			} else {
 				rest = append(rest, pn)
 			}
@@ -54,7 +55,7 @@ func (e *emitter) profileHomeProtections(ph string) {
 		pins = rest
 	}
 	for _, b := range binds {
-		e.p.add("H9", b[1], "host: "+b[0]+" exists", "--ro-bind", b[0], b[0])
+		e.p.add(invocation.ReasonProtectedEntries, b[1], "host: "+b[0]+" exists", "--ro-bind", b[0], b[0])
 	}
 }
 

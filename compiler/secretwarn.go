@@ -39,6 +39,6 @@ func (st *state) secretWarnings() {
 				Pos: st.settingsPos("hide", i), Summary: fmt.Sprintf("hide entry %q: %s", t.Hidden, msg)})
 			continue
 		}
-		host(facts.RuleOf(t.Why), t.Hidden+" is hidden, but "+msg)
+		host(string(facts.RuleOf(t.Why)), t.Hidden+" is hidden, but "+msg)
 	}
 }

@@ -7,6 +7,8 @@ package compiler
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // maskTmpfsBytes bounds the tmpfs that masks a hidden directory: it only
@@ -24,7 +26,7 @@ const cgroupMemoryFactor = 4
 // (which applies to the next --tmpfs only). size 0, or a bwrap without
 // --size (warned by the policy stage), leaves it unbounded. Every tmpfs the compiler
 // emits goes through here.
-func (e *emitter) tmpfs(rule, reason, source, dest string, size uint64) {
+func (e *emitter) tmpfs(rule invocation.Reason, reason, source, dest string, size uint64) {
 	if size == 0 || !e.hasSize() {
 		e.p.add(rule, reason+" (no size bound)", source, "--tmpfs", dest)
 		return

@@ -5,20 +5,15 @@ package compiler
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/hazard/filekind"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
-
-// ruleID matches a reason that is a rule ID ("H7", "S5").
-var ruleID = regexp.MustCompile(`^[RSH][0-9]+$`)
 
 // refuseUnexaminable reports, as errors, the paths the invocation would
 // depend on that lstat() could not examine (facts.Stat.Err: permission
@@ -50,13 +45,14 @@ func (st *state) refuseUnexaminable() {
 
 // unexaminableDiag is the error for path p, which lstat() failed on with
 // err; w is why the invocation depends on it.
-func (st *state) unexaminableDiag(p string, err error, w string) diag.Diagnostic {
+func (st *state) unexaminableDiag(p string, err error, w because) diag.Diagnostic {
 	d := diag.Diagnostic{Severity: diag.Error, Rule: "input", Host: true, Pos: st.res.Document.FilePos()}
-	what := w
-	if ruleID.MatchString(w) {
-		d.Rule = w
+	ws := invocation.Precondition{Why: w.Why, Scope: w.Scope, Bind: w.Bind}.WhyString()
+	what := ws
+	if w.Why.IsRule() {
+		d.Rule = string(w.Why)
 	}
-	if w == "" {
+	if w.Why == "" {
 		what = "a directory on the way to a path it depends on"
 	}
 	stop := "stop naming the path"
@@ -66,7 +62,7 @@ func (st *state) unexaminableDiag(p string, err error, w string) diag.Diagnostic
 		}
 		switch {
 		case h.Var != "":
-			what = fmt.Sprintf("$%s names it (%s)", h.Var, w)
+			what = fmt.Sprintf("$%s names it (%s)", h.Var, ws)
 			stop = fmt.Sprintf("point $%s elsewhere (or unset it)", h.Var)
 		case h.Source == facts.SourceHide:
 			d.Pos, d.Path, d.Host = st.settingsPos("hide", h.HideIndex), fmt.Sprintf("hide[%d]", h.HideIndex), false
@@ -74,8 +70,9 @@ func (st *state) unexaminableDiag(p string, err error, w string) diag.Diagnostic
 		}
 		break
 	}
-	if i, ok := bindIndex(w); ok {
-		d.Rule, d.Pos, d.Path, d.Host = "R9", st.settingsPos("binds", i), fmt.Sprintf("binds[%d]", i), false
+	if w.Why == invocation.ReasonBinds {
+		i := w.Bind
+		d.Rule, d.Pos, d.Path, d.Host = string(invocation.ReasonBindPathInvalid), st.settingsPos("binds", i), fmt.Sprintf("binds[%d]", i), false
 		stop = "remove the bind"
 	}
 	d.Summary = fmt.Sprintf("cannot examine %s (%s): %v", p, what, err)
@@ -85,14 +82,4 @@ func (st *state) unexaminableDiag(p string, err error, w string) diag.Diagnostic
 		d.Detail = "bwrun checks every path an invocation depends on before each command and could never check this one: make it examinable, or " + stop
 	}
 	return d
-}
-
-// bindIndex parses a "binds[N]" reason.
-func bindIndex(w string) (int, bool) {
-	rest, ok := strings.CutPrefix(w, "binds[")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(strings.TrimSuffix(rest, "]"))
-	return n, err == nil
 }

@@ -195,6 +195,8 @@ type Hidden struct {
 	// found it (Protections, role mask).
 	Why    Reason `json:"why"`
 	Source Source `json:"source"`
+	// Setting is what a finding about it points at (its row's).
+	Setting Setting `json:"setting"`
 	// Var is the credential variable that named the path (H7 only).
 	Var string `json:"var,omitempty"`
 	// HideIndex is the index of the hide entry that matched (H4 only).
@@ -464,7 +466,7 @@ func (g *gatherer) hidden(entry string, src Source) Hidden {
 	// turned into a symlink later makes the invocation stale.
 	g.lstat(entry)
 	pp := g.path(entry)
-	return Hidden{Entry: entry, Path: pp.Real, Kind: pp.Kind, Symlink: pp.HasLink, Why: ProtectionOf(src).Reason, Source: src}
+	return Hidden{Entry: entry, Path: pp.Real, Kind: pp.Kind, Symlink: pp.HasLink, Why: ProtectionOf(src).Reason, Source: src, Setting: ProtectionOf(src).Setting}
 }
 
 func (g *gatherer) stateDirs(hermesHome string) []Path {

@@ -42,7 +42,7 @@ func TestComputeMasks(t *testing.T) {
 // exists inside a masked directory (the profile home whenever it is
 // HOME and not a link into a mask; a CA bundle when any mask hides it).
 func TestComputeExceptions(t *testing.T) {
-	hermes := []Hidden{{Entry: "/h/.hermes", Path: "/h/.hermes", Kind: "dir", Why: ReasonHermesHome, Source: SourceHermesHome}}
+	hermes := []Hidden{{Entry: "/h/.hermes", Path: "/h/.hermes", Kind: "dir", Why: ReasonHomeEntry, Source: SourceHermesHome}}
 	for _, tc := range []struct {
 		name string
 		f    Facts

@@ -8,29 +8,28 @@ package facts
 // or checked against it. Adding a protection is one row here, one
 // gatherer that produces paths with the row's Source, and test cases.
 
-import "github.com/bwpolicy/bwpolicy/runtime"
+import "github.com/bwpolicy/bwpolicy/runtime/invocation"
 
-// Reason is why a path is protected, as recorded in the facts (Hidden.Why),
-// in the invocation's preconditions (Precondition.Why) and read back by
-// bwrun and verify. Its values are stable: they are part of the
-// invocation format.
-type Reason string
+// Reason is why a path is protected, as recorded in the facts
+// (Hidden.Why) and in the invocation's preconditions
+// (invocation.Precondition.Why), read back by bwrun and verify. It is
+// the invocation format's type: one spelling for every stage.
+type Reason = invocation.Reason
 
-// The reasons. Several sources share one reason (the H7 stores, the
-// paths credential variables name and the second mounts of hidden
-// paths are all H7).
+// The reasons the rows record. Several sources share one reason (the H7
+// stores, the paths credential variables name and the second mounts of
+// hidden paths are all H7); a row's Scope tells the Hermes homes (S5)
+// and the profile home's protected entries (H9) apart.
 const (
-	ReasonAgentSockets Reason = "S4"        // /run/user/<uid>, the docker sockets
-	ReasonHomeEntry    Reason = "S5"        // the profile's hidden home entries
-	ReasonHermesHome   Reason = "S5-hermes" // the Hermes homes
-	ReasonHide         Reason = "H4"        // the settings' hide entries
-	ReasonCredential   Reason = "H7"        // credential stores and the paths credential variables name
-	ReasonHostSocket   Reason = "H8"        // privileged host sockets
-	ReasonHomeMirror   Reason = "H10"       // a second mount of what the home layout leaves out
-	ReasonProtected    Reason = runtime.WhyProtected
-	ReasonProfileHome  Reason = runtime.WhyProfileHome
-	ReasonException    Reason = "S6" // bound back into the Hermes home's mask
-	ReasonCABundle     Reason = "S8" // a CA bundle bound back into a mask
+	ReasonAgentSockets = invocation.ReasonAgentSockets          // /run/user/<uid>, the docker sockets
+	ReasonHomeEntry    = invocation.ReasonHiddenPaths           // the profile's hidden home entries, the Hermes homes
+	ReasonHide         = invocation.ReasonUserHidePaths         // the settings' hide entries
+	ReasonCredential   = invocation.ReasonCredentialLocations   // credential stores and the paths credential variables name
+	ReasonHostSocket   = invocation.ReasonPrivilegedHostSockets // privileged host sockets
+	ReasonHomeMirror   = invocation.ReasonHomeLayout            // a second mount of what the home layout leaves out
+	ReasonProtected    = invocation.ReasonProtectedEntries      // entries the host runs later (H9)
+	ReasonException    = invocation.ReasonHermesExceptions      // bound back into the Hermes home's mask
+	ReasonCABundle     = invocation.ReasonCABundles             // a CA bundle bound back into a mask
 	// ReasonInherited marks a row whose paths keep the reason of the
 	// path they stand for (a second mount of a hidden path is hidden
 	// for the same reason).
@@ -50,6 +49,21 @@ const (
 	// RoleProtect binds the path read-only onto itself inside a writable
 	// directory, its parents pinned.
 	RoleProtect Role = "protect"
+)
+
+// Setting is the part of the settings a path of a row was asked for by,
+// which a finding about it points at (the policy input's hidden.setting:
+// the rules branch on it, never on a reason).
+type Setting string
+
+// The settings a mask row's paths answer to.
+const (
+	// SettingHide: the settings' hide entries (hide[i]).
+	SettingHide Setting = "hide"
+	// SettingProfile: the profile (its hidden_home, the Hermes home, what
+	// the host holds): changed by choosing another profile or moving
+	// the path.
+	SettingProfile Setting = "profile"
 )
 
 // Source names one row: where the protected paths come from.
@@ -105,11 +119,14 @@ const (
 type Protection struct {
 	// Source names the row.
 	Source Source
-	// Reason is recorded for its paths; Rule is the rule ID the
-	// diagnostics and the explain output carry.
+	// Reason is recorded for its paths, narrowed by Scope; Rule is the
+	// rule the diagnostics and the explain output carry.
 	Reason Reason
-	Rule   string
+	Scope  invocation.Scope
+	Rule   invocation.Reason
 	Role   Role
+	// Setting is what a finding about a path of a mask row points at.
+	Setting Setting
 	// Gatherer is the facts function that finds the paths.
 	Gatherer string
 	// What says, in a few words, what the row protects (docs, --explain
@@ -125,29 +142,75 @@ type Protection struct {
 
 // Protections is the registry, in the order the rows are documented.
 var Protections = []Protection{
-	{SourceHomeEntry, ReasonHomeEntry, "S5", RoleMask, "hiddenPaths", "the credential entries of the home directory the profile lists (hidden_home)", "profile:hidden_home", StalePrecondition},
-	{SourceCredentialStore, ReasonCredential, "H7", RoleMask, "hiddenPaths", "the credential stores of the home directory (password managers, cloud CLIs, keyrings)", "profile:hidden_home", StalePrecondition},
-	{SourceHermesHome, ReasonHermesHome, "S5", RoleMask, "hiddenPaths", "the Hermes homes (HERMES_HOME and ~/.hermes)", "host: the Hermes home", StalePrecondition},
-	{SourceHide, ReasonHide, "H4", RoleMask, "expandHide", "the settings' hide entries, globs expanded", "settings:hide", StaleListing},
-	{SourceCredentialVar, ReasonCredential, "H7", RoleMask, "envCredentials", "the paths credential variables name ($AWS_SHARED_CREDENTIALS_FILE, …)", "host: ${var} names {entry}", StalePrecondition},
-	{SourceMovedDir, ReasonCredential, "H7", RoleMask, "movedStores", "the denied entries of .config, .local/share, .local/state and .cache where an XDG base variable moves that directory ($XDG_CONFIG_HOME/gh, …)", "host: ${var} names the directory that holds {entry}", StalePrecondition},
-	{SourceMountMirror, ReasonInherited, "H7", RoleMask, "mirrors", "second locations of a hidden path that another mount of its filesystem shows", "host: a second mount shows {mirror} here (" + MountinfoPath + ")", StaleMountTable},
-	{SourceHomeMirror, ReasonHomeMirror, "H10", RoleMask, "mirrors", "second locations of the home directory, or of a part of it the home layout leaves out, that another mount of its filesystem shows (hidden whole)", "host: a second mount shows {mirror} here (" + MountinfoPath + ")", StaleMountTable},
-	{SourcePasswdHome, ReasonHomeMirror, "H10", RoleMask, "passwdHome", "the user's home in the password database when HOME names another directory: hidden whole, or its denied entries when one of the two lies in the other", "host: {entry} is (in) the user's home in the password database, which HOME does not name", StalePrecondition},
-	{SourceHostSocket, ReasonHostSocket, "H8", RoleMask, "privilegedSockets", "privileged host sockets (container runtimes, systemd, polkit)", "host: a privileged host socket (facts.PrivilegedSockets)", StalePrecondition},
-	{SourceStartupSecret, ReasonCredential, "H7", RoleMask, "rcSecrets", "the shell start-up files of the home directory that hold a secret (an exported token, a password)", "host: {entry} holds a secret", StalePrecondition},
-	{SourceUserSocket, ReasonHostSocket, "H8", RoleMask, "userSockets", "the Unix sockets the user owns that the sandbox would show (ssh ControlMaster, an agent or multiplexer outside /tmp and /run/user)", "host: a socket of the user's own, bound when compiling (" + UnixSocketsPath + ")", StalePrecondition},
-	{SourceRunUser, ReasonAgentSockets, "S4", RoleMask, "Gather (RunUser)", "agent and bus sockets under /run/user/<uid>", "profile:run_user", StalePrecondition},
-	{SourceDockerSocket, ReasonAgentSockets, "S4", RoleMask, "Gather (DockerSockets)", "the docker socket", "profile:docker_socket", StalePrecondition},
-	{SourceProtectedEntry, ReasonProtected, "H9", RoleProtect, "protectedEntries", "entries of writable directories that run outside the sandbox later (git config and hooks, rc files)", "host: {entry} exists", StalePostCommand},
-	{SourceProfileHomeEntry, ReasonProfileHome, "H9", RoleProtect, "protectedEntries", "the same entries in the profile home (home_mode: profile)", "host: {entry} exists", StalePostCommand},
-	{SourceScratch, ReasonException, "S6", RoleException, "Gather (Scratch)", "the Hermes scratch directory (TMPDIR)", "host: HERMES_HOME/cache/scratch", StalePrecondition},
-	{SourceStateDir, ReasonException, "S6", RoleException, "stateDirs", "the backend's state directories, read-only", "host: HERMES_HOME/sandboxes/bwrap-*", StalePrecondition},
-	{SourceSandboxState, ReasonException, "S6", RoleException, "sandboxEnv", "this environment's own state directory (--sandbox-id)", "host: HERMES_HOME/sandboxes/bwrap-<id>", StalePrecondition},
-	{SourceSandboxScratch, ReasonException, "S6", RoleException, "sandboxEnv", "this environment's own scratch directory (--sandbox-id)", "host: HERMES_HOME/cache/scratch/hermes-bwrap-<id>", StalePrecondition},
-	{SourceStaged, ReasonException, "S6", RoleException, "stagedRoots", "Hermes' staged files, read-only", "host: HERMES_HOME/<staged root>", StalePrecondition},
-	{SourceProfileHome, ReasonException, "S6", RoleException, "Gather (ProfileHome)", "the profile home (home_mode: profile)", "settings:home_mode", StalePrecondition},
-	{SourceCABundle, ReasonCABundle, "S8", RoleException, "Gather (CABundles)", "a CA bundle a variable names, inside a hidden path", "host: ${var}", StalePrecondition},
+	{Source: SourceHomeEntry, Reason: ReasonHomeEntry, Rule: invocation.ReasonHiddenPaths, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "hiddenPaths", What: "the credential entries of the home directory the profile lists (hidden_home)",
+		ExplainSource: "profile:hidden_home", Stale: StalePrecondition},
+	{Source: SourceCredentialStore, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "hiddenPaths", What: "the credential stores of the home directory (password managers, cloud CLIs, keyrings)",
+		ExplainSource: "profile:hidden_home", Stale: StalePrecondition},
+	{Source: SourceHermesHome, Reason: ReasonHomeEntry, Scope: invocation.ScopeHermesHome, Rule: invocation.ReasonHiddenPaths, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "hiddenPaths", What: "the Hermes homes (HERMES_HOME and ~/.hermes)",
+		ExplainSource: "host: the Hermes home", Stale: StalePrecondition},
+	{Source: SourceHide, Reason: ReasonHide, Rule: invocation.ReasonUserHidePaths, Role: RoleMask, Setting: SettingHide,
+		Gatherer: "expandHide", What: "the settings' hide entries, globs expanded",
+		ExplainSource: "settings:hide", Stale: StaleListing},
+	{Source: SourceCredentialVar, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "envCredentials", What: "the paths credential variables name ($AWS_SHARED_CREDENTIALS_FILE, …)",
+		ExplainSource: "host: ${var} names {entry}", Stale: StalePrecondition},
+	{Source: SourceMovedDir, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "movedStores", What: "the denied entries of .config, .local/share, .local/state and .cache where an XDG base variable moves that directory ($XDG_CONFIG_HOME/gh, …)",
+		ExplainSource: "host: ${var} names the directory that holds {entry}", Stale: StalePrecondition},
+	{Source: SourceMountMirror, Reason: ReasonInherited, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "mirrors", What: "second locations of a hidden path that another mount of its filesystem shows",
+		ExplainSource: "host: a second mount shows {mirror} here (" + MountinfoPath + ")", Stale: StaleMountTable},
+	{Source: SourceHomeMirror, Reason: ReasonHomeMirror, Rule: invocation.ReasonHomeLayout, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "mirrors", What: "second locations of the home directory, or of a part of it the home layout leaves out, that another mount of its filesystem shows (hidden whole)",
+		ExplainSource: "host: a second mount shows {mirror} here (" + MountinfoPath + ")", Stale: StaleMountTable},
+	{Source: SourcePasswdHome, Reason: ReasonHomeMirror, Rule: invocation.ReasonHomeLayout, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "passwdHome", What: "the user's home in the password database when HOME names another directory: hidden whole, or its denied entries when one of the two lies in the other",
+		ExplainSource: "host: {entry} is (in) the user's home in the password database, which HOME does not name", Stale: StalePrecondition},
+	{Source: SourceHostSocket, Reason: ReasonHostSocket, Rule: invocation.ReasonPrivilegedHostSockets, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "privilegedSockets", What: "privileged host sockets (container runtimes, systemd, polkit)",
+		ExplainSource: "host: a privileged host socket (facts.PrivilegedSockets)", Stale: StalePrecondition},
+	{Source: SourceStartupSecret, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "rcSecrets", What: "the shell start-up files of the home directory that hold a secret (an exported token, a password)",
+		ExplainSource: "host: {entry} holds a secret", Stale: StalePrecondition},
+	{Source: SourceUserSocket, Reason: ReasonHostSocket, Rule: invocation.ReasonPrivilegedHostSockets, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "userSockets", What: "the Unix sockets the user owns that the sandbox would show (ssh ControlMaster, an agent or multiplexer outside /tmp and /run/user)",
+		ExplainSource: "host: a socket of the user's own, bound when compiling (" + UnixSocketsPath + ")", Stale: StalePrecondition},
+	{Source: SourceRunUser, Reason: ReasonAgentSockets, Rule: invocation.ReasonAgentSockets, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "Gather (RunUser)", What: "agent and bus sockets under /run/user/<uid>",
+		ExplainSource: "profile:run_user", Stale: StalePrecondition},
+	{Source: SourceDockerSocket, Reason: ReasonAgentSockets, Rule: invocation.ReasonAgentSockets, Role: RoleMask, Setting: SettingProfile,
+		Gatherer: "Gather (DockerSockets)", What: "the docker socket",
+		ExplainSource: "profile:docker_socket", Stale: StalePrecondition},
+	{Source: SourceProtectedEntry, Reason: ReasonProtected, Rule: invocation.ReasonProtectedEntries, Role: RoleProtect,
+		Gatherer: "protectedEntries", What: "entries of writable directories that run outside the sandbox later (git config and hooks, rc files)",
+		ExplainSource: "host: {entry} exists", Stale: StalePostCommand},
+	{Source: SourceProfileHomeEntry, Reason: ReasonProtected, Scope: invocation.ScopeProfileHome, Rule: invocation.ReasonProtectedEntries, Role: RoleProtect,
+		Gatherer: "protectedEntries", What: "the same entries in the profile home (home_mode: profile)",
+		ExplainSource: "host: {entry} exists", Stale: StalePostCommand},
+	{Source: SourceScratch, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
+		Gatherer: "Gather (Scratch)", What: "the Hermes scratch directory (TMPDIR)",
+		ExplainSource: "host: HERMES_HOME/cache/scratch", Stale: StalePrecondition},
+	{Source: SourceStateDir, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
+		Gatherer: "stateDirs", What: "the backend's state directories, read-only",
+		ExplainSource: "host: HERMES_HOME/sandboxes/bwrap-*", Stale: StalePrecondition},
+	{Source: SourceSandboxState, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
+		Gatherer: "sandboxEnv", What: "this environment's own state directory (--sandbox-id)",
+		ExplainSource: "host: HERMES_HOME/sandboxes/bwrap-<id>", Stale: StalePrecondition},
+	{Source: SourceSandboxScratch, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
+		Gatherer: "sandboxEnv", What: "this environment's own scratch directory (--sandbox-id)",
+		ExplainSource: "host: HERMES_HOME/cache/scratch/hermes-bwrap-<id>", Stale: StalePrecondition},
+	{Source: SourceStaged, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
+		Gatherer: "stagedRoots", What: "Hermes' staged files, read-only",
+		ExplainSource: "host: HERMES_HOME/<staged root>", Stale: StalePrecondition},
+	{Source: SourceProfileHome, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
+		Gatherer: "Gather (ProfileHome)", What: "the profile home (home_mode: profile)",
+		ExplainSource: "settings:home_mode", Stale: StalePrecondition},
+	{Source: SourceCABundle, Reason: ReasonCABundle, Rule: invocation.ReasonCABundles, Role: RoleException,
+		Gatherer: "Gather (CABundles)", What: "a CA bundle a variable names, inside a hidden path",
+		ExplainSource: "host: ${var}", Stale: StalePrecondition},
 }
 
 // ProtectionOf returns the row of source s. Every source a gatherer
@@ -176,9 +239,9 @@ func ReasonsOf(r Role) []Reason {
 	return out
 }
 
-// RuleOf returns the rule ID of the first row with reason r ("" when
+// RuleOf returns the rule of the first row with reason r ("" when
 // none has it).
-func RuleOf(r Reason) string {
+func RuleOf(r Reason) invocation.Reason {
 	for _, p := range Protections {
 		if p.Reason == r {
 			return p.Rule

@@ -20,6 +20,12 @@ func TestRegistryRowsUnique(t *testing.T) {
 		if p.Rule == "" || p.Role == "" || p.Gatherer == "" || p.What == "" || p.ExplainSource == "" || p.Stale == "" {
 			t.Errorf("row %s has an empty field: %+v", p.Source, p)
 		}
+		if !p.Rule.IsRule() || p.Reason != ReasonInherited && !p.Reason.IsRule() || !p.Scope.Known() {
+			t.Errorf("row %s: reason %q, rule %q or scope %q is not the format's (invocation.Reasons, Scopes)", p.Source, p.Reason, p.Rule, p.Scope)
+		}
+		if (p.Role == RoleMask) != (p.Setting != "") {
+			t.Errorf("row %s: a mask row, and only one, says which setting a finding points at (Setting %q)", p.Source, p.Setting)
+		}
 		if p.Reason == ReasonInherited && p.Source != SourceMountMirror {
 			t.Errorf("row %s has no reason", p.Source)
 		}
@@ -91,7 +97,7 @@ func TestRegistryRulesCatalogued(t *testing.T) {
 		known[r.ID] = true
 	}
 	for _, p := range Protections {
-		if !known[p.Rule] {
+		if !known[string(p.Rule)] {
 			t.Errorf("row %s reports rule %s, which the catalogue (report.BuiltinRules) does not describe", p.Source, p.Rule)
 		}
 	}

@@ -80,6 +80,7 @@ warn contains v("S6", "session needs a sandbox ID (compile --sandbox-id ID, or s
 	not input.facts.sandbox
 }
 
-s6_path(h) := "hide" if h.why == "H4"
-
-s6_path(h) := "profile" if h.why != "H4"
+# s6_path(h): the settings key a finding about hidden path h points at:
+# hide (a hide entry's, hide[i]) or profile (typed by the registry row
+# that found it: facts.Setting).
+s6_path(h) := h.setting

@@ -120,7 +120,7 @@ warn contains v("H10", sprintf("home.allow entry %q lies inside the denied path 
 	some i, a in object.get(input.settings, ["home", "allow"], [])
 	p := concat("/", [input.facts.home, trim_prefix(a, "~/")])
 	some h in input.facts.hidden
-	h.why != "H4"
+	h.setting != "hide"
 	within(p, h.entry)
 }
 

@@ -20,7 +20,7 @@ missing(kind) if kind == "denied"
 # where it is: input.facts.hidden_present).
 hidden_present := [input.facts.hidden[i] | some i in input.facts.hidden_present]
 
-hide_matches := [h | some h in hidden_present; h.why == "H4"]
+hide_matches := [h | some h in hidden_present; h.setting == "hide"]
 
 # dirname(p): the parent directory of an absolute path.
 dirname(p) := "/" if {

@@ -97,7 +97,7 @@ func TestEveryReportedIDIsInTheCatalogue(t *testing.T) {
 		want[id] = f
 	}
 	for _, row := range facts.Protections {
-		want[row.Rule] = "facts registry"
+		want[string(row.Rule)] = "facts registry"
 	}
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -149,7 +149,7 @@ func (r *runner) readStatus() {
 func CreatedProtected(inv *invocation.Invocation) []string {
 	var out []string
 	for _, p := range inv.Preconditions {
-		if p.Why != WhyProtected && p.Why != WhyProfileHome || p.Kind != invocation.KindAbsent {
+		if p.Why != invocation.ReasonProtectedEntries || p.Kind != invocation.KindAbsent {
 			continue
 		}
 		if _, err := os.Lstat(p.Path); err == nil {

@@ -80,17 +80,6 @@ type GitScanReport struct {
 // Stale reports whether the scan makes the invocation stale.
 func (r *GitScanReport) Stale() bool { return len(r.SetAside) > 0 || len(r.StalePaths) > 0 }
 
-// WhyProtected is the Why of a precondition on a protected entry (H9)
-// of a writable directory: one recorded absent that a command created
-// makes the invocation stale.
-const WhyProtected = "H9"
-
-// WhyProfileHome is the Why of a precondition on a protected entry of
-// the profile home (home_mode: profile). One recorded absent that a
-// command created is set aside by ScanGit: the profile home is shared by
-// every later command of the Hermes profile, which would run it.
-const WhyProfileHome = "H9 (profile home)"
-
 // ScanGit is H9's post-command scan, run after the sandbox is dead and
 // before bwrun returns. It walks the host side of the writable set (the
 // sources of the invocation's read-write binds), skipping what the
@@ -115,9 +104,9 @@ const WhyProfileHome = "H9 (profile home)"
 // checked too (gitstaged.go), so that it cannot pass as the user's
 // after a recompile: the user's own core.pager or hook in a repository the
 // invocation leaves writable stays where it is. A protected entry of the profile home that was absent when
-// compiling (WhyProfileHome) and exists now is set aside too, and so is
+// compiling (H9, invocation.ScopeProfileHome) and exists now is set aside too, and so is
 // such an entry of another writable directory when it is a start-up file
-// (WhyProtected, startup.Names: .envrc, .devcontainer.json, a user unit
+// (H9, startup.Names: .envrc, .devcontainer.json, a user unit
 // directory): git's own entries (.git/config, .git/hooks, .gitmodules)
 // that git init and git submodule create are warned about and stay. The
 // python user site directories of the sandbox's and the host's home are
@@ -127,7 +116,7 @@ const WhyProfileHome = "H9 (profile home)"
 func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
 	s := newGitScan(inv, home, now)
 	for _, p := range inv.Preconditions {
-		if p.Kind == invocation.KindSymlink && (p.Why == WhyProtected || p.Why == WhyProfileHome) && s.startupFile(p.Path) {
+		if p.Kind == invocation.KindSymlink && p.Why == invocation.ReasonProtectedEntries && s.startupFile(p.Path) {
 			// A symlinked start-up entry cannot be bound read-only (a
 			// bind lands on its target): a command may replace the link
 			// itself, and what it put there runs on the host.
@@ -145,11 +134,13 @@ func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanRepo
 			continue
 		}
 		switch {
-		case p.Why == WhyProfileHome:
+		case p.Why == invocation.ReasonProtectedEntries && p.Scope == invocation.ScopeProfileHome:
+			// The profile home is shared by every later command of the
+			// Hermes profile, which would run what a command created.
 			if _, err := os.Lstat(p.Path); err == nil {
 				s.setAside(p.Path, "a start-up file of the profile home (it would run in every later command of the profile)")
 			}
-		case p.Why == WhyProtected && s.startupFile(p.Path):
+		case p.Why == invocation.ReasonProtectedEntries && s.startupFile(p.Path):
 			if _, err := os.Lstat(p.Path); err == nil {
 				s.setAside(p.Path, "a start-up file the host would run later (H9), absent when compiling")
 			}

@@ -384,8 +384,8 @@ func TestScanGitStartupVarFiles(t *testing.T) {
 	}
 	created := filepath.Join(f.proj, "gitsys")
 	f.inv.Preconditions = append(f.inv.Preconditions,
-		invocation.Precondition{Path: link, Kind: invocation.KindSymlink, Target: "shared/bashenv", Why: WhyProtected},
-		invocation.Precondition{Path: created, Kind: invocation.KindAbsent, Why: WhyProtected})
+		invocation.Precondition{Path: link, Kind: invocation.KindSymlink, Target: "shared/bashenv", Why: invocation.ReasonProtectedEntries},
+		invocation.Precondition{Path: created, Kind: invocation.KindAbsent, Why: invocation.ReasonProtectedEntries})
 	t.Setenv("BASH_ENV", link)
 	t.Setenv("GIT_CONFIG_SYSTEM", created)
 	f.compiledNow()

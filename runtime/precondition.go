@@ -51,7 +51,7 @@ func (m Mismatch) String() string {
 	p := m.Precondition
 	why := ""
 	if p.Why != "" {
-		why = " (" + p.Why + ")"
+		why = " (" + p.WhyString() + ")"
 	}
 	if m.Changed != "" {
 		return fmt.Sprintf("%s%s: %s", p.Path, why, m.Changed)

@@ -47,7 +47,7 @@ func CheckStaleMark(invPath string) error {
 	if len(paths) > 8 {
 		paths = append(paths[:8:8], fmt.Sprintf("and %d more", len(rep.StalePaths)-8))
 	}
-	return &StaleError{Mismatches: []Mismatch{{Precondition: invocation.Precondition{Path: invPath + StaleMarkSuffix, Why: WhyProtected},
+	return &StaleError{Mismatches: []Mismatch{{Precondition: invocation.Precondition{Path: invPath + StaleMarkSuffix, Why: invocation.ReasonProtectedEntries},
 		Note: fmt.Sprintf("%s (H9): an earlier command left what a later host git would run, set aside or not checked: %s",
 			invPath+StaleMarkSuffix, strings.Join(paths, ", "))}}}
 }

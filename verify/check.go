@@ -164,17 +164,17 @@ func (c *checker) exception(b *Mount) bool {
 		return false
 	}
 	r := c.ex.rule(b.Index)
-	if r == "S7" || r == "H9" {
+	switch {
+	case r == invocation.ReasonPins || r == invocation.ReasonProtectedEntries:
 		// A pin or a protection inside the profile home (an S6
 		// exception itself) keeps part of it read-only or in place.
 		for a := path.Dir(b.Dest); a != "/"; a = path.Dir(a) {
-			if m := c.t.MountAt(a); m != nil && m != b && c.ex.rule(m.Index) == "S6" && c.exception(m) {
+			if m := c.t.MountAt(a); m != nil && m != b && c.ex.rule(m.Index) == invocation.ReasonHermesExceptions && c.exception(m) {
 				return true
 			}
 		}
 		return false
-	}
-	if !exceptionRules[r] {
+	case !r.BindsBack():
 		return false
 	}
 	for a := path.Dir(b.Dest); ; a = path.Dir(a) {
@@ -286,7 +286,8 @@ func (c *checker) pinned() {
 
 func (c *checker) protected() {
 	for _, pc := range c.inv.Preconditions {
-		if pc.Why != "H9" || (pc.Kind != invocation.KindFile && pc.Kind != invocation.KindDir) {
+		// Every H9 entry, whatever its scope (the profile home's too).
+		if pc.Why != invocation.ReasonProtectedEntries || (pc.Kind != invocation.KindFile && pc.Kind != invocation.KindDir) {
 			continue
 		}
 		if real, _, ok := c.rec.resolve(pc.Path); !ok || real != pc.Path {

@@ -96,7 +96,7 @@ func (e explained) group(i int) *invocation.Explain {
 }
 
 // rule returns the rule of argument i's group, or "?".
-func (e explained) rule(i int) string {
+func (e explained) rule(i int) invocation.Reason {
 	if g := e.group(i); g != nil && g.Rule != "" {
 		return g.Rule
 	}

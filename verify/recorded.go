@@ -8,18 +8,6 @@ import (
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
-// hiddenWhy are the precondition reasons that mark a candidate hidden
-// path: the home's credential entries and the Hermes homes (S5), the
-// agent sockets and the docker socket (S4), the user's hide entries (H4),
-// the credential stores and the paths credential variables name (H7), the
-// privileged host sockets (H8).
-var hiddenWhy = map[string]bool{"S4": true, "S5": true, "S5-hermes": true, "H4": true, "H7": true, "H8": true, "H10": true}
-
-// exceptionRules are the rules of the binds that may bring a path back
-// inside a mask: the Hermes home's scratch, state and profile home (S6)
-// and a CA bundle (S8).
-var exceptionRules = map[string]bool{"S6": true, "S8": true}
-
 // maxLinks bounds symlink resolution, as the kernel does (ELOOP).
 const maxLinks = 40
 
@@ -132,7 +120,7 @@ func (r recorded) secrets(inv *invocation.Invocation) []secret {
 		}
 	}
 	for _, p := range inv.Preconditions {
-		if !hiddenWhy[p.Why] || invocation.Missing(p.Kind) {
+		if !p.Hides() || invocation.Missing(p.Kind) {
 			continue
 		}
 		real, kind, ok := r.resolve(p.Path)
@@ -143,7 +131,7 @@ func (r recorded) secrets(inv *invocation.Invocation) []secret {
 		} else if kind == invocation.KindAbsent {
 			continue
 		}
-		add(secret{Host: real, Entry: p.Path, Why: p.Why})
+		add(secret{Host: real, Entry: p.Path, Why: p.WhyString()})
 	}
 	for _, h := range inv.Hidden {
 		add(secret{Host: h, Entry: h, Why: "hidden"})

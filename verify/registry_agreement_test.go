@@ -1,44 +1,46 @@
 package verify
 
 import (
-	"maps"
 	"slices"
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
-// TestHiddenWhyFollowsRegistry holds verify's own list of the reasons
-// that mark a hidden path (hiddenWhy) equal to the mask rows of the
-// protection registry. verify keeps its own list on purpose (an
-// independent checker must not share a mistake with the compiler); this
-// test makes a new row impossible to forget here.
-func TestHiddenWhyFollowsRegistry(t *testing.T) {
-	var want []string
-	for _, r := range facts.ReasonsOf(facts.RoleMask) {
-		want = append(want, string(r))
-	}
-	sameSet(t, "verify's hiddenWhy", hiddenWhy, "registry mask reasons", want)
+// TestHiddenReasonsFollowRegistry holds the reasons verify takes for a
+// candidate hidden path (invocation.Reason.Hides, the format's, not the
+// compiler's) equal to the mask rows of the protection registry: a new
+// row cannot be forgotten here.
+func TestHiddenReasonsFollowRegistry(t *testing.T) {
+	want := facts.ReasonsOf(facts.RoleMask)
+	sameSet(t, "reasons that hide", func(r invocation.Reason) bool { return r.Hides() }, "registry mask reasons", want)
 }
 
 // TestExceptionRulesFollowRegistry holds the rules verify accepts for a
-// bind brought back inside a mask (exceptionRules) equal to the rules
-// of the registry's exception rows.
+// bind brought back inside a mask (invocation.Reason.BindsBack) equal to
+// the rules of the registry's exception rows.
 func TestExceptionRulesFollowRegistry(t *testing.T) {
-	var want []string
+	var want []invocation.Reason
 	for _, p := range facts.Protections {
 		if p.Role == facts.RoleException && !slices.Contains(want, p.Rule) {
 			want = append(want, p.Rule)
 		}
 	}
-	sameSet(t, "verify's exceptionRules", exceptionRules, "registry exception rules", want)
+	sameSet(t, "reasons that bind back", func(r invocation.Reason) bool { return r.BindsBack() }, "registry exception rules", want)
 }
 
-func sameSet(t *testing.T, gotName string, got map[string]bool, wantName string, want []string) {
+func sameSet(t *testing.T, gotName string, has func(invocation.Reason) bool, wantName string, want []invocation.Reason) {
 	t.Helper()
-	keys := slices.Sorted(maps.Keys(got))
+	var got []invocation.Reason
+	for _, r := range invocation.Reasons {
+		if has(r) {
+			got = append(got, r)
+		}
+	}
+	slices.Sort(got)
 	slices.Sort(want)
-	if !slices.Equal(keys, want) {
-		t.Errorf("%s = %v, %s = %v", gotName, keys, wantName, want)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("%s = %v, %s = %v", gotName, got, wantName, want)
 	}
 }

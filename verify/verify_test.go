@@ -240,6 +240,12 @@ func TestBrokenInvocations(t *testing.T) {
 		{"protection at the host path, not where a bind elsewhere shows it", "H9_protected_moved_bind", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--ro-bind", "/srv/repo/.git/config", "/mnt/repo/.git/config"}, "--ro-bind", "/srv/repo/.git/config", "/srv/repo/.git/config")
 		}, InvProtected, "/mnt/repo/.git/config"},
+		// The profile home's protected entries are H9 too (scope
+		// profile-home): a check that compared a spelling of the reason
+		// never looked at them.
+		{"profile home's rc file left writable", "H9_profile_home", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--ro-bind", "/home/u/.hermes/home/.bashrc", "/home/u/.hermes/home/.bashrc")
+		}, InvProtected, "/home/u/.hermes/home/.bashrc"},
 		{"pin dropped in a bind elsewhere", "H9_protected_moved_bind", func(t *testing.T, a []string) []string {
 			return cut(t, a, "--bind", "/srv/repo/.git", "/mnt/repo/.git")
 		}, InvProtected, "/mnt/repo/.git"},

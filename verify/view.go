@@ -149,9 +149,9 @@ func (c *checker) attrs(m *Mount) []string {
 // ruleOf names the rule that mounted m (and the one that made it
 // read-only afterwards).
 func (c *checker) ruleOf(m *Mount) string {
-	r := c.ex.rule(m.Index)
+	r := string(c.ex.rule(m.Index))
 	if m.RemountRO >= 0 {
-		r += ", read-only by " + c.ex.rule(m.RemountRO)
+		r += ", read-only by " + string(c.ex.rule(m.RemountRO))
 	}
 	return r
 }

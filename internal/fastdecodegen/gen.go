@@ -97,6 +97,12 @@ func (g *gen) structType(t reflect.Type) error {
 func (g *gen) value(t reflect.Type, dst string) error {
 	switch t.Kind() {
 	case reflect.String:
+		if t.Name() != "string" {
+			// A named string type (invocation.Reason): the reader's
+			// string, converted; the type's own check is Validate's.
+			g.printf("return d.str((*string)(&%s))\n", dst)
+			break
+		}
 		g.printf("return d.str(&%s)\n", dst)
 	case reflect.Bool:
 		g.printf("return d.boolean(&%s)\n", dst)

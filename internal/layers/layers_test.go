@@ -51,8 +51,6 @@ var knownRuntimeUses = map[string]string{
 	"facts.runtime.GitConfigEntry": "ledger",
 	"facts.runtime.GitIncludePath": "ledger",
 	"facts.runtime.GitUserPath":    "ledger",
-	"facts.runtime.WhyProtected":   "ledger",
-	"facts.runtime.WhyProfileHome": "ledger",
 }
 
 // goList runs go list in the module's root and returns the words of

@@ -424,6 +424,15 @@ func Validate(inv *Invocation) error {
 		default:
 			return fmt.Errorf("preconditions[%d] (%s): unknown kind %q", i, p.Path, p.Kind)
 		}
+		if !p.Why.Known() {
+			return fmt.Errorf("preconditions[%d] (%s): unknown reason %q (recompile)", i, p.Path, p.Why)
+		}
+		if !p.Scope.Known() {
+			return fmt.Errorf("preconditions[%d] (%s): unknown scope %q (recompile)", i, p.Path, p.Scope)
+		}
+		if p.Bind != 0 && p.Why != ReasonBinds || p.Bind < 0 {
+			return fmt.Errorf("preconditions[%d] (%s): bind %d on a precondition of reason %q", i, p.Path, p.Bind, p.Why)
+		}
 		for _, pat := range p.Match {
 			if _, err := path.Match(pat, ""); err != nil || strings.Contains(pat, "/") {
 				return fmt.Errorf("preconditions[%d] (%s): match pattern %q is not a one-name path.Match pattern", i, p.Path, pat)

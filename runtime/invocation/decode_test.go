@@ -112,6 +112,12 @@ func TestDecodeRejects(t *testing.T) {
 		{"explain short of the arguments", edit(`"n": 20`, `"n": 19`), "explain covers 24 of the 25"},
 		{"explain negative", edit(`"n": 5`, `"n": -1`), "n -1"},
 		{"explain args in the file", edit(`{"n": 5, `, `{"args": ["--unshare-all"], "n": 5, `), `unknown field "args"`},
+		{"reason spelled another way", edit(`"kind": "file", "why": "S5"`, `"kind": "file", "why": "H9 (profile home)"`), `unknown reason "H9 (profile home)"`},
+		{"unknown reason", edit(`"kind": "file", "why": "S5"`, `"kind": "file", "why": "S5-hermes"`), `unknown reason "S5-hermes"`},
+		{"unknown scope", edit(`"kind": "file", "why": "S5"`, `"kind": "file", "why": "S5", "scope": "profile home"`), `unknown scope "profile home"`},
+		{"bind on another reason", edit(`"kind": "file", "why": "S5"`, `"kind": "file", "why": "S5", "bind": 2`), `bind 2 on a precondition of reason "S5"`},
+		{"negative bind", edit(`"kind": "file", "why": "S5"`, `"kind": "file", "why": "binds", "bind": -1`), `bind -1`},
+		{"unknown explain rule", edit(`"rule": "S2"`, `"rule": "S2 "`), `explain[0]: unknown rule "S2 "`},
 		{"bad pattern", edit(`"*_TOKEN"`, `"[_TOKEN"`), "unset_patterns"},
 		{"seccomp fd without program", edit(`, "program": "BgAAAAAA/38="`, ``), "seccomp.program is empty"},
 		{"requires non-option", edit(`"requires": ["--disable-userns"]`, `"requires": ["disable-userns"]`), "not a bwrap option"},
@@ -207,7 +213,7 @@ func TestExpanded(t *testing.T) {
 	ex := Expanded(inv.Preconditions)
 	var got []string
 	for _, p := range ex {
-		got = append(got, p.Path+" "+p.Kind+" "+p.Why)
+		got = append(got, p.Path+" "+p.Kind+" "+string(p.Why))
 	}
 	want := []string{"/home/u/.netrc file S5", "/home/u/.aws absent S5", "/home/u/.kube symlink S5",
 		"/home/u/Documents dir path component", "/home/u/project dir path component"}

@@ -32,6 +32,9 @@ func validateExplain(inv *Invocation) error {
 	}
 	off := 0
 	for i, e := range inv.Explain {
+		if !e.Rule.Known() {
+			return fmt.Errorf("explain[%d]: unknown rule %q (recompile)", i, e.Rule)
+		}
 		if e.N < 0 || e.N > len(inv.Bwrap.Args)-off {
 			return fmt.Errorf("explain[%d]: n %d goes past the %d bwrap arguments (recompile)", i, e.N, len(inv.Bwrap.Args))
 		}

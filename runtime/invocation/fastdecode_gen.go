@@ -236,7 +236,11 @@ func (d *fastDec) decodePrecondition(v *Precondition) bool {
 		case "new_dirs":
 			return d.boolean(&v.NewDirs)
 		case "why":
-			return d.str(&v.Why)
+			return d.str((*string)(&v.Why))
+		case "scope":
+			return d.str((*string)(&v.Scope))
+		case "bind":
+			return d.int(&v.Bind)
 		}
 		return false
 	})
@@ -325,7 +329,7 @@ func (d *fastDec) decodeExplain(v *Explain) bool {
 		case "n":
 			return d.int(&v.N)
 		case "rule":
-			return d.str(&v.Rule)
+			return d.str((*string)(&v.Rule))
 		case "reason":
 			return d.str(&v.Reason)
 		case "source":

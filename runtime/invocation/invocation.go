@@ -223,8 +223,15 @@ type Precondition struct {
 	Match []string `json:"match,omitempty"`
 	// NewDirs says a new subdirectory makes the invocation stale.
 	NewDirs bool `json:"new_dirs,omitempty"`
-	// Why names the property or rule that depends on this path (S5, R3...).
-	Why string `json:"why"`
+	// Why is the rule that depends on this path (S5, H9...), or
+	// ReasonBinds, ReasonPathComponent.
+	Why Reason `json:"why"`
+	// Scope narrows Why: the profile home's protected entries (H9), the
+	// Hermes homes (S5), a directory a hide glob listed (H4).
+	Scope Scope `json:"scope,omitempty"`
+	// Bind is the index of the settings' bind (binds[Bind]) a
+	// ReasonBinds precondition is for.
+	Bind int `json:"bind,omitempty"`
 }
 
 // Seccomp carries a compiled seccomp-bpf program.
@@ -268,6 +275,8 @@ type Expose struct {
 
 // Warning is a diagnostic that did not stop compilation.
 type Warning struct {
+	// Rule is the diagnostic's rule: a Reason, a stage or an
+	// organisation's rule (custom.PKG/NAME).
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
 	// Source is "file:line:col" where known.
@@ -283,7 +292,7 @@ type Explain struct {
 	// is written once, in bwrap.args): Decode fills them in as a part
 	// of Bwrap.Args, and the compiler sets them with N.
 	Args   []string `json:"-"`
-	Rule   string   `json:"rule"`
+	Rule   Reason   `json:"rule"`
 	Reason string   `json:"reason"`
 	Source string   `json:"source"`
 }
