@@ -203,3 +203,11 @@ func sortedUnique(in []string) []string {
 	}
 	return sortedKeys(m)
 }
+
+// fail records the first internal error of the emit stage (reported, and
+// nothing written: emitInvocation).
+func (e *emitter) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}

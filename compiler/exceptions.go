@@ -4,6 +4,7 @@ package compiler
 // masks that stay reachable, each at its own place (S6, S8).
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -28,8 +29,13 @@ func (e *emitter) exceptions() {
 		if x.Writable {
 			opt = "--bind"
 		}
+		row := facts.ProtectionOf(x.Source)
+		if row.Role != facts.RoleException {
+			e.fail(fmt.Errorf("exception %s of row %s, whose role is %s, not an exception", x.Path, row.Source, row.Role))
+			return
+		}
 		why, src := e.exceptionText(x)
-		e.p.add(facts.ProtectionOf(x.Source).Rule, why, src, opt, x.Path, x.Path)
+		e.p.add(row.Rule, why, src, opt, x.Path, x.Path)
 		if x.Writable {
 			e.writable = append(e.writable, x.Path)
 		}

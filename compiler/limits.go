@@ -136,6 +136,7 @@ func (e *emitter) env() invocation.Env {
 	// again) have run; the runtime prefixes the -c script with an unset.
 	env.UnsetAfterRC = append([]string(nil), env.Unset...)
 	env.CredentialPaths = f.CredentialPaths // H7: checked again at run time
+	env.Checked = f.EnvChecked              // every variable the facts read: checked again at run time
 	env.UnsetPatterns, env.Allow = envPolicy(e.st.res.Settings)
 	if sb := f.Sandbox; sb != nil {
 		// The private scratch replaces a temporary directory that was

@@ -341,13 +341,17 @@ func (e *emitter) writableRoot(p string) string {
 func (e *emitter) masks() {
 	for _, h := range e.present() {
 		row := facts.ProtectionOf(h.Source)
+		if row.Role != facts.RoleMask {
+			e.fail(fmt.Errorf("hidden path %s of row %s, whose role is %s, not a mask", h.Path, row.Source, row.Role))
+			return
+		}
 		rule, src := row.Rule, e.explainSource(row, h)
 		if h.Symlink {
 			src += fmt.Sprintf(" (%s is a symlink to %s)", h.Entry, h.Path)
 		}
 		for _, b := range e.keptBinds {
 			if b.Dest == b.SrcReal && facts.Within(h.Path, b.SrcReal) {
-				rule = "R11"
+				rule = invocation.ReasonMaskedAfterBind
 				src = e.settingsPos("binds", b.Index)
 			}
 		}

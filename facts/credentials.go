@@ -121,8 +121,8 @@ type EnvSkip struct {
 func (g *gatherer) envCredentials(h *Host, f *Facts) (out []Hidden, skips []EnvSkip) {
 	seen := map[string]bool{}
 	for _, cv := range runtime.CredentialVars {
-		val, ok := h.Env[cv.Name]
-		if !ok || val == "" {
+		val := h.Getenv(cv.Name)
+		if val == "" {
 			continue
 		}
 		named := runtime.CredentialPaths(cv, val)
@@ -173,7 +173,7 @@ func (g *gatherer) envCredentials(h *Host, f *Facts) (out []Hidden, skips []EnvS
 // the deny lists hide anyway).
 func (g *gatherer) movedStores(h *Host, f *Facts) (out []Hidden) {
 	for _, x := range runtime.MovedDirs {
-		val := h.Env[x.Name]
+		val := h.Getenv(x.Name)
 		if !path.IsAbs(val) {
 			continue // unset, or relative (invalid: tools ignore it)
 		}
@@ -242,6 +242,26 @@ func (g *gatherer) privilegedSockets(f *Facts) []Hidden {
 		}
 		seen[x.Path] = true
 		out = append(out, x)
+	}
+	return out
+}
+
+// credentialVarNames are the names of runtime.CredentialVars (the
+// variables envCredentials reads).
+func credentialVarNames() []string {
+	var out []string
+	for _, cv := range runtime.CredentialVars {
+		out = append(out, cv.Name)
+	}
+	return out
+}
+
+// movedDirNames are the names of runtime.MovedDirs (the variables
+// movedStores reads).
+func movedDirNames() []string {
+	var out []string
+	for _, x := range runtime.MovedDirs {
+		out = append(out, x.Name)
 	}
 	return out
 }

@@ -3,13 +3,11 @@ package facts
 import (
 	"path"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/profile"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
-	"github.com/bwpolicy/bwpolicy/settings"
 )
 
 // Facts are the host facts resolved against one settings file and
@@ -131,6 +129,10 @@ type Facts struct {
 	// compiling (runtime.CredentialPaths), by name: the invocation
 	// records them for runtime.CheckCredentialEnv.
 	CredentialPaths map[string][]string `json:"-"`
+	// EnvChecked is the digest of every variable the registry's rows
+	// read (EnvVars; invocation.EnvDigest), by name: the invocation
+	// carries it and bwrun refuses another value.
+	EnvChecked map[string]string `json:"-"`
 
 	// Observed is every path looked at, with what was there: the
 	// invocation's preconditions are drawn from it. Walked marks the
@@ -248,108 +250,6 @@ type CABundle struct {
 	Path
 }
 
-// Gather resolves the host facts for settings s under profile p.
-// hideGlobs are the H4 entries, already expanded by the caller.
-func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
-	// One compile asks about the same paths many times (every path's
-	// parents, each protected name's directory): the host is read once
-	// per path, and every question about a path gets the same answer.
-	fsys := h.FS
-	if _, ok := fsys.(*Memo); !ok {
-		fsys = NewMemo(fsys)
-	}
-	g := &gatherer{fs: fsys, observed: make(map[string]Stat, 256), walked: map[string]*Walked{}}
-	f := &Facts{
-		UID: h.UID, Home: h.Home, HermesHome: h.HermesHome,
-		DefaultHermesHome: path.Join(h.Home, ".hermes"),
-		Bwrap:             h.Bwrap, Kernel: h.Kernel, NProcUserns: nprocPerUserns(h.Kernel),
-		LandlockABI: h.LandlockABI, Arch: h.Arch, Cloud: h.Cloud, EnvNames: h.EnvNames, EnvValueKinds: h.EnvValueKinds, HardAS: h.HardAS, HardCPU: h.HardCPU, HardNProc: h.HardNProc,
-		Observed: g.observed, Walked: g.walked,
-	}
-	f.Hidden = g.hiddenPaths(h, p)
-	f.Hidden = append(f.Hidden, g.passwdHome(h, p)...)
-	f.HomeMode = s.HomeMode
-	if f.HomeMode == "" {
-		f.HomeMode = "auto"
-	}
-	f.ProfileHome = g.path(path.Join(h.HermesHome, "home"))
-	f.Cwd = g.cwd(h, s, f.Hidden, f.boundProfileHome())
-	if f.Cwd.Exists {
-		hide, errs := expandHide(g, h, s, f.Cwd.Real)
-		f.Hidden = append(f.Hidden, hide...)
-		f.HideErrors = errs
-	}
-	for i, b := range s.Binds {
-		f.Binds = append(f.Binds, g.bind(i, b))
-	}
-	f.HomeLayout = g.homeLayout(h, s, writableRoots(f, p.CwdWritable), f.Hidden)
-	if !f.Cwd.InProfileHome { // bound back after the layout, like the profile home
-		f.Cwd.HomeLeft = f.HomeLayout.LeftEntry(f.Cwd.Real)
-	}
-	for i := range f.Binds {
-		b := &f.Binds[i]
-		if b.SrcAbs {
-			b.SrcHomeLeft = f.HomeLayout.LeftEntry(b.SrcReal)
-		}
-		if b.DestAbs {
-			b.DestHomeLeft = f.HomeLayout.LeftEntry(b.DestReal)
-		}
-	}
-	f.Scratch = g.path(path.Join(h.HermesHome, "cache", "scratch"))
-	f.StateDirs = g.stateDirs(h.HermesHome)
-	f.Sandbox = g.sandboxEnv(h, s.SandboxID)
-	if f.Sandbox != nil {
-		f.StagedSession = s.StagedMode() == settings.StagedSession
-		f.Staged = g.stagedRoots(h, s.StagedMode(), f.Sandbox.ID)
-	}
-	f.Protected, f.ProtectedLooked = g.protectedEntries(h, f, p.CwdWritable, protectAllow(s), s.Protect != nil && s.Protect.Git == "read-only")
-	f.Protected = append(f.Protected, g.homeLinkTargets(f, p.CwdWritable)...)
-	f.Protected = append(f.Protected, g.linkedProtected(f, p.CwdWritable, protectAllow(s))...)
-	f.WritableProtected = g.writableProtected(h, f, p.CwdWritable)
-	f.CodeDirNotes = g.codeDirNotes(h, writableRoots(f, p.CwdWritable))
-	for _, v := range CAVars {
-		if val, ok := h.Env[v]; ok && path.IsAbs(val) {
-			f.CABundles = append(f.CABundles, CABundle{Var: v, Path: g.path(path.Clean(val))})
-		}
-	}
-	f.RunUser = g.path(path.Join("/run/user", strconv.Itoa(h.UID)))
-	for _, d := range DockerSockets {
-		f.DockerSockets = append(f.DockerSockets, g.path(d))
-	}
-	// The credential searches skip what is masked already and look into
-	// what is bound back: the masks and exceptions are settled after
-	// each stage that adds hidden paths (a stage that found nothing
-	// leaves them as they were).
-	cwdWritable := p.CwdWritable && f.Cwd.Exists
-	f.settle(cwdWritable)
-	envHidden, skips := g.envCredentials(h, f)
-	f.Hidden = append(f.Hidden, envHidden...)
-	f.EnvSkips = skips
-	f.settle(cwdWritable)
-	f.Hidden = append(f.Hidden, g.movedStores(h, f)...)
-	f.settle(cwdWritable)
-	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
-	f.settle(cwdWritable)
-	rcHidden, rcNotes := g.rcSecrets(h, f)
-	f.Hidden = append(f.Hidden, rcHidden...)
-	f.SecretNotes = rcNotes
-	f.settle(cwdWritable)
-	userSockets, socketNotes := g.userSockets(h, f)
-	f.Hidden = append(f.Hidden, userSockets...)
-	f.MountNotes = append(f.MountNotes, socketNotes...)
-	f.settle(cwdWritable)
-	mirrors, notes := g.mirrors(f)
-	f.Hidden = append(f.Hidden, mirrors...)
-	f.MountNotes = append(f.MountNotes, notes...)
-	f.settle(cwdWritable)
-	f.HiddenPresent = hiddenPresent(f.Hidden)
-	f.CreatableDenied = creatableDenied(f, p.CwdWritable)
-	f.HomeChains = g.homeChains(f, p.CwdWritable, protectAllow(s))
-	f.Tracked = g.trackedHidden(s, f, h.Home)
-	relate(f)
-	return f
-}
-
 // hiddenPresent returns the indexes in hs of the paths that are there.
 func hiddenPresent(hs []Hidden) []int {
 	out := []int{}
@@ -411,6 +311,11 @@ type gatherer struct {
 	fs       FS
 	observed map[string]Stat
 	walked   map[string]*Walked
+	// step is the gather step running (gatherSteps): a hidden path it
+	// finds must be of a row that names it (hidden).
+	step Step
+	// host is the host read; its variables are read through getenv.
+	host *Host
 }
 
 // lstat records what it sees; a path already looked at is not looked at
@@ -466,7 +371,9 @@ func (g *gatherer) hidden(entry string, src Source) Hidden {
 	// turned into a symlink later makes the invocation stale.
 	g.lstat(entry)
 	pp := g.path(entry)
-	return Hidden{Entry: entry, Path: pp.Real, Kind: pp.Kind, Symlink: pp.HasLink, Why: ProtectionOf(src).Reason, Source: src, Setting: ProtectionOf(src).Setting}
+	row := ProtectionOf(src)
+	g.mustGather(row)
+	return Hidden{Entry: entry, Path: pp.Real, Kind: pp.Kind, Symlink: pp.HasLink, Why: row.Reason, Source: src, Setting: row.Setting}
 }
 
 func (g *gatherer) stateDirs(hermesHome string) []Path {

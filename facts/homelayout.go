@@ -130,7 +130,7 @@ func homeAllowed(h *Host, s *settings.Settings, home string) map[string]string {
 	for _, a := range HomeAllowed {
 		out[a.Path] = HomeWhyBuiltin
 	}
-	for _, d := range strings.Split(h.Env["PATH"], ":") {
+	for _, d := range strings.Split(h.Getenv("PATH"), ":") {
 		if !path.IsAbs(d) {
 			continue
 		}

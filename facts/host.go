@@ -3,6 +3,7 @@ package facts
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/seccomp"
 )
 
@@ -73,8 +75,8 @@ type Host struct {
 	HermesHome string `json:"hermes_home"`
 	// ProcessCwd is the directory the process was started in.
 	ProcessCwd string `json:"process_cwd"`
-	// Env holds the values of CAVars, TempVars, CredentialVars, MovedDirs, StartupVars and PATH
-	// (the home layout allows its directories under HOME) that are set.
+	// Env holds the values of the variables of EnvVars that are set:
+	// read them with Getenv.
 	Env map[string]string `json:"env"`
 	// EnvNames lists the names (never the values) of the environment
 	// variables, sorted, so explain can say which the env policy removes.
@@ -133,27 +135,7 @@ func FromEnvironment() *Host {
 	} else {
 		h.ProcessCwd = h.Home
 	}
-	for _, v := range CAVars {
-		if val := os.Getenv(v); val != "" {
-			h.Env[v] = val
-		}
-	}
-	for _, v := range append(TempVars, "PATH") {
-		if val := os.Getenv(v); val != "" {
-			h.Env[v] = val
-		}
-	}
-	for _, v := range runtime.CredentialVars {
-		if val := os.Getenv(v.Name); val != "" {
-			h.Env[v.Name] = val
-		}
-	}
-	for _, v := range runtime.MovedDirs {
-		if val := os.Getenv(v.Name); val != "" {
-			h.Env[v.Name] = val
-		}
-	}
-	for _, v := range StartupVars {
+	for _, v := range EnvVars() {
 		if val := os.Getenv(v); val != "" {
 			h.Env[v] = val
 		}
@@ -186,6 +168,57 @@ func FromEnvironment() *Host {
 	h.Cloud = CloudVendor(readDMI)
 	h.Arch, _ = seccomp.NativeArch()
 	return h
+}
+
+// EnvVars are the host variables the facts stage reads: those the
+// registry's rows declare (Protection.Env) and PATH (the home layout
+// allows its directories under HOME; H9 protects them), sorted, each
+// once. FromEnvironment reads these and no others, the invocation
+// records their digests (Facts.EnvChecked), and bwrun refuses another
+// value.
+func EnvVars() []string {
+	out := []string{"PATH"}
+	for _, p := range Protections {
+		out = append(out, p.Env...)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// Getenv returns the value of the host variable name ("" when unset). It
+// panics when name is not one of EnvVars: a gatherer reading a variable
+// no row declares would work in a test host and see nothing on the real
+// one (FromEnvironment reads only EnvVars), and bwrun would not re-check
+// it.
+func (h *Host) Getenv(name string) string {
+	if !slices.Contains(EnvVars(), name) {
+		panic("facts: variable " + name + " is read but no registry row declares it (Protection.Env)")
+	}
+	return h.Env[name]
+}
+
+// CheckedVars are the variables of EnvVars that bwrun re-checks by
+// value: all but those only rows with EnvByPaths declare (their paths
+// are re-checked instead), sorted.
+func CheckedVars() []string {
+	out := []string{"PATH"}
+	for _, p := range Protections {
+		if !p.EnvByPaths {
+			out = append(out, p.Env...)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// envChecked is the digest of each of CheckedVars in h
+// (Facts.EnvChecked).
+func envChecked(h *Host) map[string]string {
+	out := map[string]string{}
+	for _, v := range CheckedVars() {
+		out[v] = invocation.EnvDigest(h.Env[v])
+	}
+	return out
 }
 
 // NoteEnvValue records in EnvValueKinds the kind of credential value

@@ -22,7 +22,7 @@ func (g *gatherer) pathDirs(h *Host) []string {
 		return nil
 	}
 	var out []string
-	for _, d := range absList(h.Env["PATH"]) {
+	for _, d := range absList(h.Getenv("PATH")) {
 		out = append(out, g.resolvedUnrecorded(d))
 	}
 	return out

@@ -96,25 +96,6 @@ const (
 	SourceCABundle         Source = "ca-bundle"
 )
 
-// Staleness says how a host change after compiling is caught.
-type Staleness string
-
-// The ways a protection goes stale.
-const (
-	// StalePrecondition: the path (and each component on the way) is a
-	// precondition; bwrun refuses the invocation when it changed.
-	StalePrecondition Staleness = "precondition"
-	// StaleListing: the directories a glob listed are preconditions with
-	// their mtime; a new match makes the invocation stale.
-	StaleListing Staleness = "listing"
-	// StaleMountTable: found in /proc/self/mountinfo when compiling; a
-	// mount added later is not seen until the next compile.
-	StaleMountTable Staleness = "mount-table"
-	// StalePostCommand: a precondition, and bwrun's post-command scan
-	// sets aside what a command created there.
-	StalePostCommand Staleness = "post-command"
-)
-
 // Protection is one row of the registry.
 type Protection struct {
 	// Source names the row.
@@ -127,90 +108,124 @@ type Protection struct {
 	Role   Role
 	// Setting is what a finding about a path of a mask row points at.
 	Setting Setting
-	// Gatherer is the facts function that finds the paths.
-	Gatherer string
-	// What says, in a few words, what the row protects (docs, --explain
-	// of the registry).
-	What string
+	// Gather is the step of Gather that finds the row's paths
+	// (gatherSteps holds the order).
+	Gather Step
+	// Env names the host variables the row's step reads: FromEnvironment
+	// reads them (and no other: Host.Getenv panics on another), the
+	// invocation records each one's digest, and bwrun refuses another
+	// value (runtime.CheckCheckedEnv).
+	Env []string
+	// EnvByPaths says the row's variables are re-checked by the paths
+	// they name (runtime.CheckCredentialEnv: each must be hidden), not
+	// by value: the agent and credential variables a session sets after
+	// compiling (SSH_AUTH_SOCK) keep the invocation good while what they
+	// name stays hidden. Every other row's variables are checked by
+	// value (CheckedVars).
+	EnvByPaths bool
 	// ExplainSource is the explain output's source for a path of the
 	// row: "profile:FIELD" and "settings:hide" name a position the
 	// compiler resolves; anything else is literal text, in which
 	// {entry}, {var} and {mirror} are replaced.
 	ExplainSource string
-	Stale         Staleness
 }
 
 // Protections is the registry, in the order the rows are documented.
+// Each row's comment says what it protects and how a host change after
+// compiling is caught.
 var Protections = []Protection{
+	// the credential entries of the home directory the profile lists (hidden_home) (stale: a precondition).
 	{Source: SourceHomeEntry, Reason: ReasonHomeEntry, Rule: invocation.ReasonHiddenPaths, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "hiddenPaths", What: "the credential entries of the home directory the profile lists (hidden_home)",
-		ExplainSource: "profile:hidden_home", Stale: StalePrecondition},
+		Gather:        StepHiddenPaths,
+		ExplainSource: "profile:hidden_home"},
+	// the credential stores of the home directory (password managers, cloud CLIs, keyrings) (stale: a precondition).
 	{Source: SourceCredentialStore, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "hiddenPaths", What: "the credential stores of the home directory (password managers, cloud CLIs, keyrings)",
-		ExplainSource: "profile:hidden_home", Stale: StalePrecondition},
+		Gather:        StepHiddenPaths,
+		ExplainSource: "profile:hidden_home"},
+	// the Hermes homes (HERMES_HOME and ~/.hermes) (stale: a precondition).
 	{Source: SourceHermesHome, Reason: ReasonHomeEntry, Scope: invocation.ScopeHermesHome, Rule: invocation.ReasonHiddenPaths, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "hiddenPaths", What: "the Hermes homes (HERMES_HOME and ~/.hermes)",
-		ExplainSource: "host: the Hermes home", Stale: StalePrecondition},
+		Gather:        StepHiddenPaths,
+		ExplainSource: "host: the Hermes home"},
+	// the settings' hide entries, globs expanded (stale: the listed directories are preconditions with their mtime).
 	{Source: SourceHide, Reason: ReasonHide, Rule: invocation.ReasonUserHidePaths, Role: RoleMask, Setting: SettingHide,
-		Gatherer: "expandHide", What: "the settings' hide entries, globs expanded",
-		ExplainSource: "settings:hide", Stale: StaleListing},
+		Gather:        StepHide,
+		ExplainSource: "settings:hide"},
+	// the paths credential variables name ($AWS_SHARED_CREDENTIALS_FILE, …) (stale: a precondition).
 	{Source: SourceCredentialVar, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "envCredentials", What: "the paths credential variables name ($AWS_SHARED_CREDENTIALS_FILE, …)",
-		ExplainSource: "host: ${var} names {entry}", Stale: StalePrecondition},
+		Gather: StepEnvCredentials, Env: credentialVarNames(), EnvByPaths: true,
+		ExplainSource: "host: ${var} names {entry}"},
+	// the denied entries of .config, .local/share, .local/state and .cache where an XDG base variable moves that directory ($XDG_CONFIG_HOME/gh, …) (stale: a precondition).
 	{Source: SourceMovedDir, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "movedStores", What: "the denied entries of .config, .local/share, .local/state and .cache where an XDG base variable moves that directory ($XDG_CONFIG_HOME/gh, …)",
-		ExplainSource: "host: ${var} names the directory that holds {entry}", Stale: StalePrecondition},
+		Gather: StepMovedStores, Env: movedDirNames(),
+		ExplainSource: "host: ${var} names the directory that holds {entry}"},
+	// second locations of a hidden path that another mount of its filesystem shows (stale: read from the mount table when compiling).
 	{Source: SourceMountMirror, Reason: ReasonInherited, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "mirrors", What: "second locations of a hidden path that another mount of its filesystem shows",
-		ExplainSource: "host: a second mount shows {mirror} here (" + MountinfoPath + ")", Stale: StaleMountTable},
+		Gather:        StepMirrors,
+		ExplainSource: "host: a second mount shows {mirror} here (" + MountinfoPath + ")"},
+	// second locations of the home directory, or of a part of it the home layout leaves out, that another mount of its filesystem shows (hidden whole) (stale: read from the mount table when compiling).
 	{Source: SourceHomeMirror, Reason: ReasonHomeMirror, Rule: invocation.ReasonHomeLayout, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "mirrors", What: "second locations of the home directory, or of a part of it the home layout leaves out, that another mount of its filesystem shows (hidden whole)",
-		ExplainSource: "host: a second mount shows {mirror} here (" + MountinfoPath + ")", Stale: StaleMountTable},
+		Gather:        StepMirrors,
+		ExplainSource: "host: a second mount shows {mirror} here (" + MountinfoPath + ")"},
+	// the user's home in the password database when HOME names another directory: hidden whole, or its denied entries when one of the two lies in the other (stale: a precondition).
 	{Source: SourcePasswdHome, Reason: ReasonHomeMirror, Rule: invocation.ReasonHomeLayout, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "passwdHome", What: "the user's home in the password database when HOME names another directory: hidden whole, or its denied entries when one of the two lies in the other",
-		ExplainSource: "host: {entry} is (in) the user's home in the password database, which HOME does not name", Stale: StalePrecondition},
+		Gather:        StepPasswdHome,
+		ExplainSource: "host: {entry} is (in) the user's home in the password database, which HOME does not name"},
+	// privileged host sockets (container runtimes, systemd, polkit) (stale: a precondition).
 	{Source: SourceHostSocket, Reason: ReasonHostSocket, Rule: invocation.ReasonPrivilegedHostSockets, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "privilegedSockets", What: "privileged host sockets (container runtimes, systemd, polkit)",
-		ExplainSource: "host: a privileged host socket (facts.PrivilegedSockets)", Stale: StalePrecondition},
+		Gather:        StepPrivilegedSockets,
+		ExplainSource: "host: a privileged host socket (facts.PrivilegedSockets)"},
+	// the shell start-up files of the home directory that hold a secret (an exported token, a password) (stale: a precondition).
 	{Source: SourceStartupSecret, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "rcSecrets", What: "the shell start-up files of the home directory that hold a secret (an exported token, a password)",
-		ExplainSource: "host: {entry} holds a secret", Stale: StalePrecondition},
+		Gather:        StepRCSecrets,
+		ExplainSource: "host: {entry} holds a secret"},
+	// the Unix sockets the user owns that the sandbox would show (ssh ControlMaster, an agent or multiplexer outside /tmp and /run/user) (stale: a precondition).
 	{Source: SourceUserSocket, Reason: ReasonHostSocket, Rule: invocation.ReasonPrivilegedHostSockets, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "userSockets", What: "the Unix sockets the user owns that the sandbox would show (ssh ControlMaster, an agent or multiplexer outside /tmp and /run/user)",
-		ExplainSource: "host: a socket of the user's own, bound when compiling (" + UnixSocketsPath + ")", Stale: StalePrecondition},
+		Gather:        StepUserSockets,
+		ExplainSource: "host: a socket of the user's own, bound when compiling (" + UnixSocketsPath + ")"},
+	// agent and bus sockets under /run/user/<uid> (stale: a precondition).
 	{Source: SourceRunUser, Reason: ReasonAgentSockets, Rule: invocation.ReasonAgentSockets, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "Gather (RunUser)", What: "agent and bus sockets under /run/user/<uid>",
-		ExplainSource: "profile:run_user", Stale: StalePrecondition},
+		Gather:        StepRunUser,
+		ExplainSource: "profile:run_user"},
+	// the docker socket (stale: a precondition).
 	{Source: SourceDockerSocket, Reason: ReasonAgentSockets, Rule: invocation.ReasonAgentSockets, Role: RoleMask, Setting: SettingProfile,
-		Gatherer: "Gather (DockerSockets)", What: "the docker socket",
-		ExplainSource: "profile:docker_socket", Stale: StalePrecondition},
+		Gather:        StepDockerSockets,
+		ExplainSource: "profile:docker_socket"},
+	// entries of writable directories that run outside the sandbox later (git config and hooks, rc files) (stale: a precondition; the post-command scan sets aside what a command created).
 	{Source: SourceProtectedEntry, Reason: ReasonProtected, Rule: invocation.ReasonProtectedEntries, Role: RoleProtect,
-		Gatherer: "protectedEntries", What: "entries of writable directories that run outside the sandbox later (git config and hooks, rc files)",
-		ExplainSource: "host: {entry} exists", Stale: StalePostCommand},
+		Gather: StepProtected, Env: startupEnv(),
+		ExplainSource: "host: {entry} exists"},
+	// the same entries in the profile home (home_mode: profile) (stale: a precondition; the post-command scan sets aside what a command created).
 	{Source: SourceProfileHomeEntry, Reason: ReasonProtected, Scope: invocation.ScopeProfileHome, Rule: invocation.ReasonProtectedEntries, Role: RoleProtect,
-		Gatherer: "protectedEntries", What: "the same entries in the profile home (home_mode: profile)",
-		ExplainSource: "host: {entry} exists", Stale: StalePostCommand},
+		Gather: StepProtected, Env: startupEnv(),
+		ExplainSource: "host: {entry} exists"},
+	// the Hermes scratch directory (TMPDIR) (stale: a precondition).
 	{Source: SourceScratch, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
-		Gatherer: "Gather (Scratch)", What: "the Hermes scratch directory (TMPDIR)",
-		ExplainSource: "host: HERMES_HOME/cache/scratch", Stale: StalePrecondition},
+		Gather:        StepScratch,
+		ExplainSource: "host: HERMES_HOME/cache/scratch"},
+	// the backend's state directories, read-only (stale: a precondition).
 	{Source: SourceStateDir, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
-		Gatherer: "stateDirs", What: "the backend's state directories, read-only",
-		ExplainSource: "host: HERMES_HOME/sandboxes/bwrap-*", Stale: StalePrecondition},
+		Gather:        StepStateDirs,
+		ExplainSource: "host: HERMES_HOME/sandboxes/bwrap-*"},
+	// this environment's own state directory (--sandbox-id) (stale: a precondition).
 	{Source: SourceSandboxState, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
-		Gatherer: "sandboxEnv", What: "this environment's own state directory (--sandbox-id)",
-		ExplainSource: "host: HERMES_HOME/sandboxes/bwrap-<id>", Stale: StalePrecondition},
+		Gather:        StepSandboxEnv,
+		ExplainSource: "host: HERMES_HOME/sandboxes/bwrap-<id>"},
+	// this environment's own scratch directory (--sandbox-id) (stale: a precondition).
 	{Source: SourceSandboxScratch, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
-		Gatherer: "sandboxEnv", What: "this environment's own scratch directory (--sandbox-id)",
-		ExplainSource: "host: HERMES_HOME/cache/scratch/hermes-bwrap-<id>", Stale: StalePrecondition},
+		Gather:        StepSandboxEnv,
+		ExplainSource: "host: HERMES_HOME/cache/scratch/hermes-bwrap-<id>"},
+	// Hermes' staged files, read-only (stale: a precondition).
 	{Source: SourceStaged, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
-		Gatherer: "stagedRoots", What: "Hermes' staged files, read-only",
-		ExplainSource: "host: HERMES_HOME/<staged root>", Stale: StalePrecondition},
+		Gather:        StepSandboxEnv,
+		ExplainSource: "host: HERMES_HOME/<staged root>"},
+	// the profile home (home_mode: profile) (stale: a precondition).
 	{Source: SourceProfileHome, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
-		Gatherer: "Gather (ProfileHome)", What: "the profile home (home_mode: profile)",
-		ExplainSource: "settings:home_mode", Stale: StalePrecondition},
+		Gather:        StepProfileHome,
+		ExplainSource: "settings:home_mode"},
+	// a CA bundle a variable names, inside a hidden path (stale: a precondition).
 	{Source: SourceCABundle, Reason: ReasonCABundle, Rule: invocation.ReasonCABundles, Role: RoleException,
-		Gatherer: "Gather (CABundles)", What: "a CA bundle a variable names, inside a hidden path",
-		ExplainSource: "host: ${var}", Stale: StalePrecondition},
+		Gather: StepCABundles, Env: CAVars,
+		ExplainSource: "host: ${var}"},
 }
 
 // ProtectionOf returns the row of source s. Every source a gatherer

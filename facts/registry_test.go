@@ -17,7 +17,7 @@ func TestRegistryRowsUnique(t *testing.T) {
 			t.Errorf("source %s has two rows", p.Source)
 		}
 		seen[p.Source] = true
-		if p.Rule == "" || p.Role == "" || p.Gatherer == "" || p.What == "" || p.ExplainSource == "" || p.Stale == "" {
+		if p.Rule == "" || p.Role == "" || p.Gather == "" || p.ExplainSource == "" {
 			t.Errorf("row %s has an empty field: %+v", p.Source, p)
 		}
 		if !p.Rule.IsRule() || p.Reason != ReasonInherited && !p.Reason.IsRule() || !p.Scope.Known() {
@@ -142,5 +142,106 @@ func TestPolicyInputMaskAndExceptionSources(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("policy-input %s source enum = %v, registry = %v", role, got, want)
 		}
+	}
+}
+
+// TestEveryRowGathered: every row's step is a step of Gather (a row
+// whose gatherer is not in the order would find nothing, silently), and
+// every step that finds paths is some row's.
+func TestEveryRowGathered(t *testing.T) {
+	inOrder := map[Step]bool{}
+	for _, st := range gatherSteps {
+		if st.id != "" {
+			inOrder[st.id] = true
+		}
+	}
+	used := map[Step]bool{}
+	for _, p := range Protections {
+		used[p.Gather] = true
+		if !inOrder[p.Gather] {
+			t.Errorf("row %s: its step %q is not in gatherSteps: Gather never runs it", p.Source, p.Gather)
+		}
+	}
+	if len(inOrder) == 0 {
+		t.Fatal("gatherSteps names no step")
+	}
+	for st := range inOrder {
+		if !used[st] {
+			t.Errorf("step %q finds the paths of no row", st)
+		}
+	}
+}
+
+// TestStepFindsOnlyItsRows: a step that finds a path of a row naming
+// another step panics.
+func TestStepFindsOnlyItsRows(t *testing.T) {
+	g := &gatherer{fs: NewMemo(OS{}), observed: map[string]Stat{}, walked: map[string]*Walked{}, step: StepMirrors}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a path of the hide row found by the mirrors step was accepted")
+		}
+	}()
+	g.hidden("/nonexistent-bwpolicy-test/x", SourceHide)
+}
+
+// TestUndeclaredVariablePanics: a gatherer reading a variable no row
+// declares fails at once (the real host would never supply it:
+// FromEnvironment reads EnvVars only).
+func TestUndeclaredVariablePanics(t *testing.T) {
+	h := &Host{Env: map[string]string{"BWPOLICY_NOT_A_ROW_VAR": "/x"}}
+	if got := h.Getenv("AWS_SHARED_CREDENTIALS_FILE"); got != "" {
+		t.Fatalf("declared unset variable: %q", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("reading an undeclared variable did not panic")
+		}
+	}()
+	h.Getenv("BWPOLICY_NOT_A_ROW_VAR")
+}
+
+// TestFromEnvironmentReadsEveryRowVariable: every variable a row
+// declares reaches the host FromEnvironment reads, and its digest the
+// facts (Facts.EnvChecked: the invocation's env.checked).
+func TestFromEnvironmentReadsEveryRowVariable(t *testing.T) {
+	vars := EnvVars()
+	if len(vars) < 10 {
+		t.Fatalf("EnvVars = %v: the rows declare almost nothing", vars)
+	}
+	for _, v := range vars {
+		t.Setenv(v, "/bwpolicy-test/"+v)
+	}
+	h := FromEnvironment()
+	for _, v := range vars {
+		if h.Getenv(v) != "/bwpolicy-test/"+v {
+			t.Errorf("FromEnvironment did not read $%s", v)
+		}
+	}
+	checked := envChecked(h)
+	if checked["PATH"] == "" || checked["ZDOTDIR"] == "" {
+		t.Errorf("envChecked = %v", checked)
+	}
+	for _, v := range vars {
+		if _, ok := checked[v]; !ok && !slices.Contains(credentialVarNames(), v) {
+			t.Errorf("$%s is read but bwrun re-checks it neither by value nor by the paths it names", v)
+		}
+	}
+}
+
+// TestEnvByPathsIsCheckCredentialEnv: a row whose variables bwrun
+// re-checks by the paths they name declares exactly the variables
+// runtime.CheckCredentialEnv checks (runtime.CredentialVars).
+func TestEnvByPathsIsCheckCredentialEnv(t *testing.T) {
+	n := 0
+	for _, p := range Protections {
+		if p.EnvByPaths {
+			n++
+			if !slices.Equal(p.Env, credentialVarNames()) {
+				t.Errorf("row %s re-checks %v by paths; CheckCredentialEnv checks %v", p.Source, p.Env, credentialVarNames())
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no row is re-checked by paths")
 	}
 }

@@ -42,7 +42,7 @@ func (g *gatherer) envStartup(h *Host) [][2]string {
 	}
 	var out [][2]string
 	for _, md := range runtime.MovedDirs {
-		for _, dir := range absList(h.Env[md.Name]) {
+		for _, dir := range absList(h.Getenv(md.Name)) {
 			dir = g.resolvedUnrecorded(dir)
 			for _, name := range ProtectedNames {
 				if rest, ok := strings.CutPrefix(name, md.Default+"/"); ok {
@@ -51,16 +51,16 @@ func (g *gatherer) envStartup(h *Host) [][2]string {
 			}
 		}
 	}
-	for _, z := range absList(h.Env["ZDOTDIR"]) {
+	for _, z := range absList(h.Getenv("ZDOTDIR")) {
 		z = g.resolvedUnrecorded(z)
 		for _, name := range zshNames {
 			out = append(out, [2]string{name, path.Join(z, name)})
 		}
 	}
-	for _, f := range startup.Files(func(v string) string { return h.Env[v] }) {
+	for _, f := range startup.Files(func(v string) string { return h.Getenv(v) }) {
 		out = append(out, [2]string{f[0], g.resolvedUnrecorded(f[1])})
 	}
-	for _, d := range absList(h.Env["PYTHONPATH"]) {
+	for _, d := range absList(h.Getenv("PYTHONPATH")) {
 		for _, m := range []string{"sitecustomize.py", "usercustomize.py"} {
 			out = append(out, [2]string{"PYTHONPATH", path.Join(g.resolvedUnrecorded(d), m)})
 		}
@@ -80,7 +80,7 @@ func (g *gatherer) codeDirNotes(h *Host, roots []writableRoot) []string {
 	}
 	var out []string
 	for _, v := range startup.CodeDirVars {
-		for _, d := range absList(h.Env[v]) {
+		for _, d := range absList(h.Getenv(v)) {
 			r := g.resolvedUnrecorded(d)
 			for _, root := range roots {
 				if Within(r, root.dir) {
@@ -91,4 +91,10 @@ func (g *gatherer) codeDirNotes(h *Host, roots []writableRoot) []string {
 		}
 	}
 	return out
+}
+
+// startupEnv are the variables the protected entries' step reads
+// (envStartup, pathDirs): StartupVars, runtime.MovedDirs and PATH.
+func startupEnv() []string {
+	return append(append(append([]string(nil), StartupVars...), movedDirNames()...), "PATH")
 }

@@ -129,7 +129,8 @@ func Run(ctx context.Context, inv *invocation.Invocation, argv []string, stdio S
 //  1. prepare: CheckTrust (the arguments make a sandbox, bwrap is the
 //     binary compiled for; after --chdir and the binds of
 //     Options.Expose, OpenExposed, are applied), CheckPreconditions (lstat/readlink only) and
-//     CheckCredentialEnv (the environment's credential paths; a stale
+//     CheckCredentialEnv (the environment's credential paths) and
+//     CheckCheckedEnv (every variable the compile read; a stale
 //     invocation is refused); Options.Chdir; the environment (os.Environ()
 //     filtered by inv.Env, BuildEnv; a shell's -c script is prefixed with
 //     an unset of inv.Env.UnsetAfterRC, see startup.UnsetAfterRC); the
@@ -313,6 +314,9 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 		return nil, err
 	}
 	if err := CheckCredentialEnv(inv, os.LookupEnv); err != nil {
+		return nil, err
+	}
+	if err := CheckCheckedEnv(inv, os.LookupEnv); err != nil {
 		return nil, err
 	}
 	if inv.Seccomp != nil && inv.Seccomp.Arch != "" {

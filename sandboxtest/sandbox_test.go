@@ -115,6 +115,7 @@ var scenarios = []scenario{
 	{"H10_passwd_home", testPasswdHome},
 	{"H9_path_dirs_protected", testPathDirsProtected},
 	{"H9_startup_vars_protected", testStartupVarsProtected},
+	{"H9_env_checked_stale", testEnvCheckedStale},
 	{"H9_startup_link_replaced", testStartupLinkReplaced},
 	{"H9_startup_file_vars", testStartupFileVars},
 	{"H9_config_bound_elsewhere", testConfigBoundElsewhere},

@@ -450,6 +450,14 @@ func Validate(inv *Invocation) error {
 			return fmt.Errorf("env.unset_after_rc: %q is not a shell variable name", name)
 		}
 	}
+	for name, d := range inv.Env.Checked {
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			return fmt.Errorf("env.checked: invalid variable name %q", name)
+		}
+		if !validDigest(d) {
+			return fmt.Errorf("env.checked: %s: %q is not \"\" or sha256:<64 hex digits>", name, d)
+		}
+	}
 	for name := range inv.Env.Set {
 		if name == "" || strings.ContainsAny(name, "=\x00") {
 			return fmt.Errorf("env.set: invalid variable name %q", name)

@@ -195,6 +195,19 @@ func (d *fastDec) decodeEnv(v *Env) bool {
 				v.CredentialPaths[k] = e
 				return ok
 			})
+		case "checked":
+			if d.null() {
+				return true
+			}
+			v.Checked = map[string]string{}
+			return d.object(func(k string) bool {
+				var e string
+				ok := func() bool {
+					return d.str(&e)
+				}()
+				v.Checked[k] = e
+				return ok
+			})
 		}
 		return false
 	})

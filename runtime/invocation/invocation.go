@@ -169,6 +169,12 @@ type Env struct {
 	// compiling (H7), by variable; CheckCredentialEnv compares the
 	// run-time environment with them.
 	CredentialPaths map[string][]string `json:"credential_paths,omitempty"`
+	// Checked holds, by name, the digest (EnvDigest) of every host
+	// variable the compile read (the protection registry's variables:
+	// facts.EnvVars), "" for one unset or empty. bwrun refuses an
+	// environment in which any differs: a protection found through a
+	// variable is only as good as the variable's value.
+	Checked map[string]string `json:"checked,omitempty"`
 }
 
 // InstallHint tells how to install bubblewrap on the common
