@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 	"github.com/bwpolicy/bwpolicy/internal/testglob"
 
 	"github.com/sebdah/goldie/v2"
@@ -200,27 +201,75 @@ func caseFiles(t *testing.T) []string {
 	return files
 }
 
+// goldenOut is what one case compiles to, as its golden files hold it.
+type goldenOut struct {
+	diags, json, explain []byte
+	profile              string
+}
+
+// TestGolden compiles every case and holds its golden files: the
+// diagnostics in full; the invocation and its explanation in full for
+// the base cases (golden/profile_*: one per profile), as a diff against
+// their profile's base for the others (internal/goldentest), so a
+// change every invocation shares rewrites the bases only.
 func TestGolden(t *testing.T) {
 	g := goldie.New(t, goldie.WithFixtureDir("../golden"), goldie.WithNameSuffix(""))
+	out := map[string]goldenOut{}
+	var names []string
 	for _, file := range caseFiles(t) {
 		tc := loadCase(t, file)
-		t.Run(tc.name, func(t *testing.T) {
-			res := Compile(context.Background(), tc.req)
-			g.Assert(t, tc.name+".diags.txt", renderDiags(res.Diags))
-			if res.Invocation == nil {
-				if _, err := os.Stat(filepath.Join("../golden", tc.name+".json")); err == nil {
-					t.Errorf("refused, but golden/%s.json exists", tc.name)
-				}
-				return
-			}
+		res := Compile(context.Background(), tc.req)
+		o := goldenOut{diags: renderDiags(res.Diags)}
+		if res.Invocation != nil {
 			js, err := Marshal(res.Invocation)
 			if err != nil {
 				t.Fatal(err)
 			}
-			g.Assert(t, tc.name+".json", js)
 			var ex bytes.Buffer
 			WriteExplain(&ex, res)
-			g.Assert(t, tc.name+".explain.txt", ex.Bytes())
+			o.json, o.explain, o.profile = js, ex.Bytes(), res.Invocation.Profile
+		}
+		out[tc.name] = o
+		names = append(names, tc.name)
+	}
+	for _, name := range names {
+		o := out[name]
+		t.Run(name, func(t *testing.T) {
+			g.Assert(t, name+".diags.txt", o.diags)
+			isBase := strings.HasPrefix(name, goldentest.BasePrefix)
+			if !isBase {
+				if _, err := os.Stat(filepath.Join("../golden", name+".json")); err == nil {
+					t.Errorf("golden/%s.json exists: only the bases (%s*) are kept in full (delete it)", name, goldentest.BasePrefix)
+				}
+			}
+			if o.json == nil {
+				for _, f := range []string{name + ".json", name + ".json" + goldentest.DiffSuffix} {
+					if _, err := os.Stat(filepath.Join("../golden", f)); err == nil {
+						t.Errorf("refused, but golden/%s exists", f)
+					}
+				}
+				return
+			}
+			if isBase {
+				g.Assert(t, name+".json", o.json)
+				g.Assert(t, name+".explain.txt", o.explain)
+				return
+			}
+			base := goldentest.BasePrefix + o.profile
+			b, ok := out[base]
+			if !ok || b.json == nil {
+				t.Fatalf("profile %s has no base case %s (testdata/cases/%s.txtar)", o.profile, base, base)
+			}
+			for _, f := range []struct {
+				ext        string
+				base, full []byte
+			}{{".json", b.json, o.json}, {".explain.txt", b.explain, o.explain}} {
+				d := goldentest.Diff(string(f.base), string(f.full))
+				if got, err := goldentest.Apply(string(f.base), d); err != nil || got != string(f.full) {
+					t.Fatalf("%s%s: the diff does not rebuild it (%v)", name, f.ext, err)
+				}
+				g.Assert(t, name+f.ext+goldentest.DiffSuffix, []byte(goldentest.Header(base)+d))
+			}
 		})
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 	"github.com/bwpolicy/bwpolicy/internal/testglob"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -24,7 +26,7 @@ import (
 // against schema/invocation.schema.json.
 func TestGoldenInvocationsMatchSchema(t *testing.T) {
 	sch := schematest.Compile(t, schema.InvocationJSON, "invocation.schema.json")
-	files := testglob.Files(t, "../golden/*.json")
+	files := testglob.Files(t, filepath.Join(goldentest.Dir(t), "*.json"))
 	if len(files) < 10 {
 		t.Fatalf("only %d golden invocations", len(files))
 	}

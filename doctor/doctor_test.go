@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 	"github.com/bwpolicy/bwpolicy/internal/testglob"
 	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
@@ -346,7 +348,7 @@ func TestMemoryCgroup(t *testing.T) {
 // uses is one doctor requires, or one the invocation itself names as
 // version-gated (bwrap.requires); and every required option is used.
 func TestRequiredOptionsFollowInvocations(t *testing.T) {
-	files := testglob.Files(t, "../golden/*.json")
+	files := testglob.Files(t, filepath.Join(goldentest.Dir(t), "*.json"))
 	if len(files) < 20 {
 		t.Fatalf("only %d golden invocations", len(files))
 	}

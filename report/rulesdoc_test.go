@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 	"github.com/bwpolicy/bwpolicy/internal/testglob"
 
 	"golang.org/x/tools/txtar"
@@ -69,7 +70,7 @@ func rulesDoc(t *testing.T) []byte {
 		fmt.Fprintf(&b, "Why and the fix: %s\n", sentence(ru.Help))
 		if ex, ok := ruleExample(t, cases, ru.ID); ok {
 			b.WriteString(ex)
-		} else if ex, ok := explainExample(cases, ru.ID); ok {
+		} else if ex, ok := explainExample(t, cases, ru.ID); ok {
 			b.WriteString(ex)
 		} else if ex, ok := cliExample(t, ru.ID); ok {
 			b.WriteString(ex)
@@ -129,10 +130,10 @@ func ruleExample(t *testing.T, cases []string, id string) (string, bool) {
 // explainExample is, for a property every sandbox gets (which no
 // diagnostic reports), the first line of a golden case's explained plan
 // that names [ID] or (ID…), with the "why:" line that follows it.
-func explainExample(cases []string, id string) (string, bool) {
+func explainExample(t *testing.T, cases []string, id string) (string, bool) {
 	for _, c := range cases {
 		name := strings.TrimSuffix(filepath.Base(c), ".txtar")
-		plan, err := os.ReadFile(filepath.Join("..", "golden", name+".explain.txt"))
+		plan, err := os.ReadFile(filepath.Join(goldentest.Dir(t), name+".explain.txt"))
 		if err != nil {
 			continue
 		}
@@ -145,7 +146,7 @@ func explainExample(cases []string, id string) (string, bool) {
 			if i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "why:") {
 				shown += "\n" + lines[i+1]
 			}
-			return fmt.Sprintf("\nNot a finding: every sandbox gets it. In the plan `bwpolicy compile --explain` prints (`golden/%s.explain.txt`):\n\n```\n%s\n```\n", name, shown), true
+			return fmt.Sprintf("\nNot a finding: every sandbox gets it. In the plan `bwpolicy compile --explain` prints (the golden case `compiler/testdata/cases/%s.txtar`):\n\n```\n%s\n```\n", name, shown), true
 		}
 	}
 	return "", false

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 	"github.com/bwpolicy/bwpolicy/internal/testglob"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -17,7 +18,7 @@ import (
 // runtime accepts: not the one compiled without bwrap).
 func goldenInvocations(t testing.TB) map[string]*invocation.Invocation {
 	t.Helper()
-	files := testglob.Files(t, "../golden/*.json")
+	files := testglob.Files(t, filepath.Join(goldentest.Dir(t), "*.json"))
 	out := map[string]*invocation.Invocation{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -144,7 +145,7 @@ func TestLoadTrustedWritableSet(t *testing.T) {
 // BenchmarkLoadTrusted: reading a typical invocation with every file
 // check, against Load.
 func BenchmarkLoadTrusted(b *testing.B) {
-	data, err := os.ReadFile("../golden/R7_cwd_home.json")
+	data, err := os.ReadFile(filepath.Join(goldentest.Dir(b), "R7_cwd_home.json"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 	"github.com/bwpolicy/bwpolicy/internal/testglob"
 
 	"github.com/bwpolicy/bwpolicy/runtime"
@@ -19,7 +20,7 @@ import (
 // repeating one at the end, or turning a read-only bind writable. And
 // the unedited goldens pass both.
 func TestRuntimeCheckIsSubset(t *testing.T) {
-	files := testglob.Files(t, "../golden/*.json")
+	files := testglob.Files(t, filepath.Join(goldentest.Dir(t), "*.json"))
 	rng := rand.New(rand.NewSource(11))
 	refused := 0
 	for _, file := range files {

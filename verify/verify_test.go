@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 	"github.com/bwpolicy/bwpolicy/internal/testglob"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -19,7 +20,7 @@ import (
 // without bwrap: its sandbox is still verifiable.
 func loadGolden(t *testing.T, name string) *invocation.Invocation {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "golden", name+".json"))
+	data, err := os.ReadFile(filepath.Join(goldentest.Dir(t), name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func loadGolden(t *testing.T, name string) *invocation.Invocation {
 var knownBugs = map[string][]string{}
 
 func TestGoldenInvocationsVerify(t *testing.T) {
-	files := testglob.Files(t, "../golden/*.json")
+	files := testglob.Files(t, filepath.Join(goldentest.Dir(t), "*.json"))
 	if len(files) < 10 {
 		t.Fatalf("only %d golden invocations", len(files))
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 )
 
 func runVerify(args ...string) (int, string, string) {
@@ -15,14 +17,14 @@ func runVerify(args ...string) (int, string, string) {
 }
 
 func TestVerifyGolden(t *testing.T) {
-	code, out, errs := runVerify("--host=false", "../../golden/R7_cwd_home.json")
+	code, out, errs := runVerify("--host=false", filepath.Join(goldentest.Dir(t), "R7_cwd_home.json"))
 	if code != exitOK || !strings.Contains(out, "verified") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }
 
 func TestVerifyView(t *testing.T) {
-	code, out, _ := runVerify("--view", "--host=false", "../../golden/R7_cwd_home.json")
+	code, out, _ := runVerify("--view", "--host=false", filepath.Join(goldentest.Dir(t), "R7_cwd_home.json"))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, out)
 	}
@@ -36,7 +38,7 @@ func TestVerifyView(t *testing.T) {
 // An invocation the runtime refuses (compiled without bwrap) still has a
 // sandbox to verify.
 func TestVerifyWithoutBwrap(t *testing.T) {
-	code, out, errs := runVerify("--host=false", "../../golden/no_bwrap_old_kernel.json")
+	code, out, errs := runVerify("--host=false", filepath.Join(goldentest.Dir(t), "no_bwrap_old_kernel.json"))
 	if code != exitOK || !strings.Contains(errs, "runtime refuses") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/internal/goldentest"
 	"github.com/bwpolicy/bwpolicy/internal/testglob"
 
 	"github.com/bwpolicy/bwpolicy/internal/fastdecodegen"
@@ -196,7 +197,7 @@ func FuzzDecode(f *testing.F) {
 // TestFastDecodeGoldens: the compiler's golden invocations take the fast
 // path and decode exactly as encoding/json decodes them.
 func TestFastDecodeGoldens(t *testing.T) {
-	files := testglob.Files(t, "../../golden/*.json")
+	files := testglob.Files(t, filepath.Join(goldentest.Dir(t), "*.json"))
 	decoded := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
