@@ -264,8 +264,9 @@ func TestGolden(t *testing.T) {
 				ext        string
 				base, full []byte
 			}{{".json", b.json, o.json}, {".explain.txt", b.explain, o.explain}} {
-				d := goldentest.Diff(string(f.base), string(f.full))
-				if got, err := goldentest.Apply(string(f.base), d); err != nil || got != string(f.full) {
+				bt, ft := goldentest.Layout(f.ext, f.base), goldentest.Layout(f.ext, f.full)
+				d := goldentest.Diff(bt, ft)
+				if got, err := goldentest.Apply(bt, d); err != nil || got != ft {
 					t.Fatalf("%s%s: the diff does not rebuild it (%v)", name, f.ext, err)
 				}
 				g.Assert(t, name+f.ext+goldentest.DiffSuffix, []byte(goldentest.Header(base)+d))

@@ -1,8 +1,10 @@
 package goldentest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -144,6 +146,24 @@ func Rebuild(files map[string][]byte, name string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("base %s%s is missing", base, ext)
 	}
-	s, err := Apply(string(b), rest)
+	s, err := Apply(Layout(ext, b), rest)
 	return []byte(s), err
+}
+
+// Layout is the text a diff of a file with extension ext is taken on:
+// an invocation (.json) with every value on a line of its own
+// (json.Indent), so that a case's diff names the values that differ
+// and a value added to every invocation (a variable of env.checked)
+// changes no case's diff; anything else as it is. A rebuilt invocation
+// has this layout: the same invocation to its readers.
+func Layout(ext string, data []byte) string {
+	if ext != ".json" {
+		return string(data)
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, data, "", " "); err != nil {
+		return string(data) // not JSON: diffed as text
+	}
+	b.WriteByte('\n')
+	return b.String()
 }
