@@ -86,7 +86,7 @@ func loadCase(t *testing.T, file string) testCase {
 	if host.ProcessCwd == "" {
 		host.ProcessCwd = host.Home + "/proj"
 	}
-	host.FS = tree
+	host.FS = &facts.Guard{FS: tree} // sealed after the facts stage: later host access panics
 	tc.req = req
 	return tc
 }
@@ -273,4 +273,21 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNoHostAccessAfterFacts: the golden hosts' FS is sealed when the
+// facts stage ends (facts.Guard), so a later stage that read the host
+// would panic in TestGolden; here, that the seal happens at all.
+func TestNoHostAccessAfterFacts(t *testing.T) {
+	tc := loadCase(t, caseFiles(t)[0])
+	res := Compile(context.Background(), tc.req)
+	if res.Facts == nil {
+		t.Fatal("no facts")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("the host's FS answered after the facts stage")
+		}
+	}()
+	tc.req.Host.FS.Lstat("/etc")
 }

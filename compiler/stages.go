@@ -138,7 +138,14 @@ func gatherFacts(st *state) {
 			}
 		}
 	}
+	sealer, sealed := h.FS.(facts.Sealer)
+	if sealed {
+		sealer.Open()
+	}
 	st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+	if sealed {
+		sealer.Seal() // nothing after the facts stage reads the host
+	}
 	st.refuseUnexaminable()
 }
 

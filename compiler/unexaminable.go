@@ -11,7 +11,6 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -76,7 +75,7 @@ func (st *state) unexaminableDiag(p string, err error, w because) diag.Diagnosti
 		stop = "remove the bind"
 	}
 	d.Summary = fmt.Sprintf("cannot examine %s (%s): %v", p, what, err)
-	if dir, ok := filekind.DenyingDir(p); ok && errors.Is(err, syscall.EACCES) {
+	if dir, ok := st.res.Facts.DenyingDirs[p]; ok && errors.Is(err, syscall.EACCES) {
 		d.Detail = fmt.Sprintf("the directory %s denies you search permission, but it is yours: a sandboxed command could chmod it and reach %s, so the path does not count as out of reach, and bwrun could never check it. Make it searchable (chmod u+x %s) so that the path is examined and hidden, or %s", dir, p, dir, stop)
 	} else {
 		d.Detail = "bwrun checks every path an invocation depends on before each command and could never check this one: make it examinable, or " + stop

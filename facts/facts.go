@@ -133,6 +133,9 @@ type Facts struct {
 	// read (EnvVars; invocation.EnvDigest), by name: the invocation
 	// carries it and bwrun refuses another value.
 	EnvChecked map[string]string `json:"-"`
+	// DenyingDirs names, for each observed path lstat() was denied
+	// (EACCES), the directory on its way that denies search.
+	DenyingDirs map[string]string `json:"-"`
 
 	// Observed is every path looked at, with what was there: the
 	// invocation's preconditions are drawn from it. Walked marks the

@@ -154,6 +154,7 @@ var gatherSteps = []gatherStep{
 		f.HomeChains = g.homeChains(f, c.p.CwdWritable, protectAllow(c.s))
 		f.Tracked = g.trackedHidden(c.s, f, c.h.Home)
 		relate(f)
+		f.DenyingDirs = g.denyingDirs()
 	}},
 }
 

@@ -1,0 +1,39 @@
+package facts
+
+import (
+	"io/fs"
+	"syscall"
+	"testing"
+)
+
+// TestDenyingDirs: for a path lstat() was denied, the facts name the
+// directory that denies search (the compiler's error names it), read
+// through the facts' FS.
+func TestDenyingDirs(t *testing.T) {
+	denied := &fs.PathError{Op: "lstat", Path: "/home/u/locked/x", Err: syscall.EACCES}
+	tree := Tree{"/home": {Kind: "dir"}, "/home/u": {Kind: "dir"}, "/home/u/locked": {Kind: "dir"},
+		"/home/u/locked/x": {Kind: "other", Err: denied}}
+	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+	g.lstat("/home/u/locked/x")
+	g.lstat("/home/u")
+	got := g.denyingDirs()
+	if len(got) != 1 || got["/home/u/locked/x"] != "/home/u/locked" {
+		t.Fatalf("denyingDirs = %v", got)
+	}
+}
+
+// TestGuardSealed: a sealed Guard panics on access, an opened one
+// answers.
+func TestGuardSealed(t *testing.T) {
+	g := &Guard{FS: Tree{"/etc": {Kind: "dir"}}}
+	if g.Lstat("/etc").Kind != "dir" {
+		t.Fatal("open guard did not answer")
+	}
+	g.Seal()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("sealed guard answered")
+		}
+	}()
+	g.ReadDir("/etc")
+}
