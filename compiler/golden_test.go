@@ -19,6 +19,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
@@ -86,7 +87,7 @@ func loadCase(t *testing.T, file string) testCase {
 	if host.ProcessCwd == "" {
 		host.ProcessCwd = host.Home + "/proj"
 	}
-	host.FS = &facts.Guard{FS: tree} // sealed after the facts stage: later host access panics
+	host.FS = &factstest.Guard{FS: tree} // sealed after the facts stage: later host access panics
 	tc.req = req
 	return tc
 }

@@ -142,7 +142,7 @@ func (e *emitter) env() invocation.Env {
 		// The private scratch replaces a temporary directory that was
 		// unset or named the shared scratch; one set elsewhere stays.
 		for _, v := range facts.TempVars {
-			if cur, ok := e.st.req.Host.Env[v]; ok && cur != "" && path.Clean(cur) != f.Scratch.Path && path.Clean(cur) != f.Scratch.Real {
+			if cur := sb.TempVars[v]; cur != "" && path.Clean(cur) != f.Scratch.Path && path.Clean(cur) != f.Scratch.Real {
 				continue
 			}
 			if sb.Scratch.Kind == invocation.KindDir {

@@ -41,6 +41,13 @@ type Request struct {
 	Policy *policy.Engine
 	// Host is the machine; nil means facts.FromEnvironment().
 	Host *facts.Host
+	// PrepareSandbox, when set, is called with the Hermes home and the
+	// sandbox ID (the settings' sandbox_id or SandboxID, valid) before
+	// the facts stage, to create this environment's state and scratch
+	// directories (cmd/bwpolicy: facts.MakeSandboxDirs) so that the facts
+	// find them; its error is the compile's (S6). The compiler itself
+	// changes nothing on the host.
+	PrepareSandbox func(hermesHome, id string) error
 }
 
 // Result is what a compilation produced. Invocation is nil when Diags

@@ -126,16 +126,14 @@ func gatherFacts(st *state) {
 		st.req.Host = h
 	}
 	expandBindHome(st.res.Settings, h.Home)
-	if id := st.res.Settings.SandboxID; id != "" {
-		if facts.IsOS(h.FS) {
-			if err := facts.MakeSandboxDirs(h.HermesHome, id); err != nil {
-				st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "S6", Path: "sandbox_id",
-					Pos: st.settingsPos("sandbox_id"), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
-				return
-			}
-			if m, ok := h.FS.(*facts.Memo); ok {
-				m.Forget() // what it remembers of HERMES_HOME predates the new directories
-			}
+	if id := st.res.Settings.SandboxID; id != "" && st.req.PrepareSandbox != nil && facts.IsOS(h.FS) {
+		if err := st.req.PrepareSandbox(h.HermesHome, id); err != nil {
+			st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "S6", Path: "sandbox_id",
+				Pos: st.settingsPos("sandbox_id"), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
+			return
+		}
+		if m, ok := h.FS.(*facts.Memo); ok {
+			m.Forget() // what it remembers of HERMES_HOME predates the new directories
 		}
 	}
 	sealer, sealed := h.FS.(facts.Sealer)

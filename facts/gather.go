@@ -89,6 +89,14 @@ var gatherSteps = []gatherStep{
 	{StepSandboxEnv, func(g *gatherer, c *gathering) {
 		c.f.Sandbox = g.sandboxEnv(c.h, c.s.SandboxID)
 		if c.f.Sandbox != nil {
+			for _, v := range TempVars {
+				if val := g.getenv(v); val != "" {
+					if c.f.Sandbox.TempVars == nil {
+						c.f.Sandbox.TempVars = map[string]string{}
+					}
+					c.f.Sandbox.TempVars[v] = val
+				}
+			}
 			c.f.StagedSession = c.s.StagedMode() == settings.StagedSession
 			c.f.Staged = g.stagedRoots(c.h, c.s.StagedMode(), c.f.Sandbox.ID)
 		}

@@ -212,7 +212,7 @@ var Protections = []Protection{
 		ExplainSource: "host: HERMES_HOME/sandboxes/bwrap-<id>"},
 	// this environment's own scratch directory (--sandbox-id) (stale: a precondition).
 	{Source: SourceSandboxScratch, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
-		Gather:        StepSandboxEnv,
+		Gather: StepSandboxEnv, Env: TempVars,
 		ExplainSource: "host: HERMES_HOME/cache/scratch/hermes-bwrap-<id>"},
 	// Hermes' staged files, read-only (stale: a precondition).
 	{Source: SourceStaged, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
@@ -238,20 +238,6 @@ func ProtectionOf(s Source) Protection {
 		}
 	}
 	panic("facts: no protection row for source " + string(s))
-}
-
-// ReasonsOf returns the distinct reasons of the rows with role r, in
-// registry order.
-func ReasonsOf(r Role) []Reason {
-	var out []Reason
-	seen := map[Reason]bool{}
-	for _, p := range Protections {
-		if p.Role == r && p.Reason != ReasonInherited && !seen[p.Reason] {
-			seen[p.Reason] = true
-			out = append(out, p.Reason)
-		}
-	}
-	return out
 }
 
 // RuleOf returns the rule of the first row with reason r ("" when

@@ -31,6 +31,10 @@ type SandboxEnv struct {
 	ID      string `json:"id"`
 	State   Path   `json:"state"`
 	Scratch Path   `json:"scratch"`
+	// TempVars holds the values of TempVars set on the host: the private
+	// scratch replaces one unset or naming the shared scratch, and
+	// leaves one set elsewhere (the compiler's env).
+	TempVars map[string]string `json:"-"`
 }
 
 // StateDir returns HERMES_HOME/sandboxes/bwrap-<id>.

@@ -37,7 +37,8 @@ func (c *compileFlags) register(fs *flag.FlagSet) {
 // request builds the compiler request; usage problems come back as
 // diagnostics with exit code 2.
 func (c *compileFlags) request() (*compiler.Request, diag.List, int) {
-	req := &compiler.Request{File: c.config, Profile: c.profile, Cwd: c.cwd, SandboxID: c.sandboxID}
+	req := &compiler.Request{File: c.config, Profile: c.profile, Cwd: c.cwd, SandboxID: c.sandboxID,
+		PrepareSandbox: facts.MakeSandboxDirs}
 	if c.sandboxID != "" && !facts.SandboxIDPattern.MatchString(c.sandboxID) {
 		return nil, diag.List{{Severity: diag.Error, Rule: "usage", Pos: diag.CommandLine("--sandbox-id"),
 			Summary: fmt.Sprintf("--sandbox-id %q: want 1-64 letters, digits, '.', '_' or '-', not starting with '.', '_' or '-'", c.sandboxID)}}, exitUsage

@@ -1,0 +1,23 @@
+package factstest
+
+import (
+	"testing"
+
+	"github.com/bwpolicy/bwpolicy/facts"
+)
+
+// TestGuardSealed: a sealed Guard panics on access, an opened one
+// answers.
+func TestGuardSealed(t *testing.T) {
+	g := &Guard{FS: facts.Tree{"/etc": {Kind: "dir"}}}
+	if g.Lstat("/etc").Kind != "dir" {
+		t.Fatal("open guard did not answer")
+	}
+	g.Seal()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("sealed guard answered")
+		}
+	}()
+	g.ReadDir("/etc")
+}
