@@ -81,28 +81,28 @@ type Protected struct {
 // working directory.
 const ProfileHomeIndex = -2
 
-// protectedEntries looks for ProtectedNames in the writable directories:
-// the working directory (when the profile makes it writable) and each
-// read-write bind, at its own path or elsewhere. Absent entries are recorded
-// (a precondition), not listed.
-//
-// allow holds the names protect.allow leaves writable: they are listed
-// with Allowed set and not recorded as H9 preconditions.
-func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow map[string]bool, gitReadOnly bool) (out []Protected, looked []string) {
-	type root struct {
-		dir   string
-		index int
-	}
-	var roots []root
+// protectRoot is a writable directory whose protected entries are
+// looked for, and the bind that makes it writable (-1: the working
+// directory; ProfileHomeIndex: the profile home).
+type protectRoot struct {
+	dir   string
+	index int
+}
+
+// protectedRoots are the candidates' places: the working directory (when
+// the profile makes it writable), the profile home, and each read-write
+// bind's source, at its own path or elsewhere.
+func protectedRoots(f *Facts, cwdWritable bool) []protectRoot {
+	var roots []protectRoot
 	if cwdWritable && f.Cwd.Exists {
 		idx := -1
 		if f.Cwd.InProfileHome { // protected after the profile home's bind, with its entries
 			idx = ProfileHomeIndex
 		}
-		roots = append(roots, root{f.Cwd.Real, idx})
+		roots = append(roots, protectRoot{f.Cwd.Real, idx})
 	}
 	if cwdWritable && f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir {
-		roots = append(roots, root{f.ProfileHome.Real, ProfileHomeIndex})
+		roots = append(roots, protectRoot{f.ProfileHome.Real, ProfileHomeIndex})
 	}
 	// A read-write bind mounted elsewhere (dest ≠ src) shows its
 	// source's entries at dest: they are looked for in the source, and
@@ -112,153 +112,190 @@ func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow m
 		// below dest too (the third review bound ~/.config through a
 		// link to the home: its entries were writable).
 		if !b.Readonly && b.SrcAbs && b.DestAbs && b.SrcKind == invocation.KindDir {
-			roots = append(roots, root{b.SrcReal, b.Index})
+			roots = append(roots, protectRoot{b.SrcReal, b.Index})
 		}
 	}
+	return roots
+}
+
+// protectedHomes are the homes whose start-up names are looked for in a
+// writable directory that holds them: HOME, the profile home, and the
+// user's home in the password database when HOME names another (its
+// start-up files run at the user's next login).
+func protectedHomes(h *Host, f *Facts) []string {
 	homes := []string{f.Home}
 	if f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir {
 		homes = append(homes, f.ProfileHome.Real)
 	}
 	if ph := otherPasswdHome(h); ph != "" {
-		homes = append(homes, ph) // its start-up files run at the user's next login
+		homes = append(homes, ph)
 	}
-	seen := map[string]bool{}
-	isRoot := map[string]bool{}
+	return homes
+}
+
+// protection is the judgement of the candidates: each path once
+// (seen), recorded as a precondition unless protect.allow names it
+// (looked), listed when it is there as a file (or a directory).
+type protection struct {
+	g      *gatherer
+	allow  map[string]bool
+	seen   map[string]bool
+	isRoot map[string]bool
+	out    []Protected
+	looked []string
+}
+
+// judge decides candidate p, protected as name in root r: false when it
+// was judged already. A path that is not a file or a directory (dirOnly:
+// not a directory) is not listed, and recorded only when absentToo (a
+// start-up name a command could create; not a nested repository's
+// entry, whose repository the post-command scan watches).
+func (c *protection) judge(r protectRoot, name, p string, dirOnly, absentToo bool) bool {
+	if c.seen[p] {
+		return false
+	}
+	c.seen[p] = true
+	if absentToo && !c.allow[name] {
+		c.looked = append(c.looked, p)
+	}
+	pp := c.g.path(p)
+	if pp.Kind != invocation.KindDir && (dirOnly || pp.Kind != invocation.KindFile) {
+		return true
+	}
+	if !absentToo && !c.allow[name] {
+		c.looked = append(c.looked, p)
+	}
+	// Roots are resolved paths: a link reported lies below the root.
+	c.out = append(c.out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
+		Symlink: pp.HasLink, Allowed: c.allow[name]})
+	return true
+}
+
+// protectedEntries looks for ProtectedNames in the writable directories
+// (protectedRoots). Absent entries are recorded (a precondition), not
+// listed.
+//
+// allow holds the names protect.allow leaves writable: they are listed
+// with Allowed set and not recorded as H9 preconditions.
+func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow map[string]bool, gitReadOnly bool) (out []Protected, looked []string) {
+	roots := protectedRoots(f, cwdWritable)
+	c := &protection{g: g, allow: allow, seen: map[string]bool{}, isRoot: map[string]bool{}}
 	for _, r := range roots {
-		isRoot[r.dir] = true
+		c.isRoot[r.dir] = true
 	}
+	homes := protectedHomes(h, f)
 	fromEnv := g.envStartup(h)
 	for _, r := range roots {
-		nps := protectedPaths(r.dir, homes)
-		for _, np := range fromEnv {
-			// A place that is itself a writable directory of the settings
-			// is writable by the user's choice (a PATH directory that is
-			// the working directory is refused: writableProtected).
-			if !isRoot[np[1]] && Within(np[1], r.dir) {
-				nps = append(nps, np)
-			}
-		}
-		for _, np := range nps {
-			name, p := np[0], np[1]
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
-			if !allow[name] {
-				looked = append(looked, p)
-			}
-			pp := g.path(p)
-			if pp.Kind != invocation.KindFile && pp.Kind != invocation.KindDir {
-				continue
-			}
-			// Roots are resolved paths: a link reported lies below the root.
-			out = append(out, Protected{Name: name, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
-				Symlink: pp.HasLink, Allowed: allow[name]})
-		}
-		py, pyLooked := g.pythonHooks(r.dir, r.index, homes, seen)
-		out, looked = append(out, py...), append(looked, pyLooked...)
-		// Hooks kept in the worktree through core.hooksPath (husky and
-		// the like, under any name).
-		protectHooksPath := func(hp string) {
-			if hp == "" || !Within(hp, r.dir) || seen[hp] || isRoot[hp] {
-				// A hooks directory that is itself a writable directory of
-				// the settings (the working directory, a read-write bind) is
-				// writable by the user's choice: binding it read-only would
-				// contradict the writable set.
-				return
-			}
-			seen[hp] = true
-			if !allow["core.hooksPath"] {
-				looked = append(looked, hp)
-			}
-			if pp := g.path(hp); pp.Kind == invocation.KindDir {
-				out = append(out, Protected{Name: "core.hooksPath", Root: r.dir, BindIndex: r.index, Path: hp, Kind: pp.Kind,
-					Symlink: pp.HasLink, Allowed: allow["core.hooksPath"]})
-			}
-		}
-		protectHooksPath(g.hooksPathFor(r.dir, f.Home))
-		first := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, record: true, home: f.Home}
-		first.dotGit(path.Join(r.dir, ".git"))
-		out, looked = append(out, first.out...), append(looked, first.looked...)
-		for i := range out {
-			if o := out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == invocation.KindFile && !o.Symlink {
-				out = append(out, g.includeTargets(o, f.Home, seen, 0)...)
-			}
-		}
-		// Every configuration git may read for this repository (a .git
-		// file's target, the common directory's, config.worktree, the
-		// include targets) may set core.hooksPath too: protect each
-		// directory any of them names (git uses one; protecting all is
-		// the safe side).
-		for i := 0; i < len(out); i++ {
-			if o := out[i]; o.Root == r.dir && (o.Name == ".git/config" || o.Name == "include") && o.Kind == invocation.KindFile && !o.Symlink {
-				if hp, ok := g.hooksPathIn(o.Path, r.dir, f.Home); ok {
-					protectHooksPath(hp)
-				}
-			}
-		}
-		repos, more := g.nestedGitDirsCached(h, r.dir, unwalked(r.dir, f.Hidden, out))
-		if more {
-			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
-		}
-		nestedFrom := len(out)
-		gitDirs := make([]string, len(repos))
-		for i, rp := range repos {
-			gd := rp.dir
-			gitDirs[i] = gd
-			for _, name := range []string{"config", "hooks"} {
-				p := path.Join(gd, name)
-				if seen[p] {
-					continue
-				}
-				seen[p] = true
-				pp := g.path(p)
-				if pp.Kind != invocation.KindFile && pp.Kind != invocation.KindDir {
-					continue
-				}
-				allowName := ".git/" + name // protect.allow names them like the top repository's
-				if !allow[allowName] {
-					looked = append(looked, p)
-				}
-				out = append(out, Protected{Name: allowName, Root: r.dir, BindIndex: r.index, Path: p, Kind: pp.Kind,
-					Symlink: pp.HasLink, Allowed: allow[allowName]})
-			}
-		}
-		// The nested repositories' and submodules' indirections
-		// (commondir, config.worktree, worktrees; a nested .git file and
-		// its gitdir target), listed, not recorded.
-		gi := &gitIndirect{g: g, root: r.dir, index: r.index, allow: allow, seen: seen, home: f.Home}
-		for _, rp := range repos {
-			if g.fs.Lstat(rp.dir).Kind == invocation.KindFile {
-				gi.dotGit(rp.dir)
-			} else {
-				gi.gitDir(rp.dir, true, rp.top)
-			}
-		}
-		out = append(out, gi.out...)
-		if (gi.more || first.more) && !more {
-			f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
-		}
-		out = g.nestedIncludes(out, nestedFrom, f.Home, seen)
-		// Every directory a core.hooksPath of these repositories may
-		// name, a relative one joined to each worktree git runs the
-		// repository's hooks in.
-		hps, unresolved := g.repoHooksPaths(append(first.repos, gi.repos...), f.Home)
-		for _, hp := range hps {
-			protectHooksPath(hp)
-		}
-		for _, c := range unresolved {
-			if Within(c, r.dir) {
-				f.GitNotes = append(f.GitNotes, c)
-			}
-		}
-		if gitReadOnly {
-			// After the pointers: a nested .git file bound as one is not
-			// bound again as a whole.
-			out = append(out, g.wholeGitDirs(r.dir, r.index, gitDirs, seen)...)
+		g.protectNames(c, r, homes, fromEnv)
+		g.protectGit(c, r, h, f, gitReadOnly)
+	}
+	return c.out, c.looked
+}
+
+// protectNames judges the start-up names below root r: ProtectedNames
+// (and the homes' names where r holds a home), the places the
+// environment names (envStartup) inside r, python's start-up hooks.
+func (g *gatherer) protectNames(c *protection, r protectRoot, homes []string, fromEnv [][2]string) {
+	nps := protectedPaths(r.dir, homes)
+	for _, np := range fromEnv {
+		// A place that is itself a writable directory of the settings
+		// is writable by the user's choice (a PATH directory that is
+		// the working directory is refused: writableProtected).
+		if !c.isRoot[np[1]] && Within(np[1], r.dir) {
+			nps = append(nps, np)
 		}
 	}
-	return out, looked
+	for _, np := range nps {
+		c.judge(r, np[0], np[1], false, true)
+	}
+	py, pyLooked := g.pythonHooks(r.dir, r.index, homes, c.seen)
+	c.out, c.looked = append(c.out, py...), append(c.looked, pyLooked...)
+}
+
+// protectHooksPath judges a hooks directory a configuration of root r
+// names (husky and the like, under any name).
+func (c *protection) protectHooksPath(r protectRoot, hp string) {
+	if hp == "" || !Within(hp, r.dir) || c.isRoot[hp] {
+		// A hooks directory that is itself a writable directory of the
+		// settings (the working directory, a read-write bind) is
+		// writable by the user's choice: binding it read-only would
+		// contradict the writable set.
+		return
+	}
+	c.judge(r, "core.hooksPath", hp, true, true)
+}
+
+// protectGit judges root r's repositories: the top one's configuration,
+// hooks and pointers, its include targets and hooks paths, and the
+// repositories nested below it (bounded: ProtectedTruncated).
+func (g *gatherer) protectGit(c *protection, r protectRoot, h *Host, f *Facts, gitReadOnly bool) {
+	c.protectHooksPath(r, g.hooksPathFor(r.dir, f.Home))
+	first := &gitIndirect{g: g, root: r.dir, index: r.index, allow: c.allow, seen: c.seen, record: true, home: f.Home}
+	first.dotGit(path.Join(r.dir, ".git"))
+	c.out, c.looked = append(c.out, first.out...), append(c.looked, first.looked...)
+	for i := range c.out {
+		if o := c.out[i]; o.Root == r.dir && o.Name == ".git/config" && o.Kind == invocation.KindFile && !o.Symlink {
+			c.out = append(c.out, g.includeTargets(o, f.Home, c.seen, 0)...)
+		}
+	}
+	// Every configuration git may read for this repository (a .git
+	// file's target, the common directory's, config.worktree, the
+	// include targets) may set core.hooksPath too: protect each
+	// directory any of them names (git uses one; protecting all is
+	// the safe side).
+	for i := 0; i < len(c.out); i++ {
+		if o := c.out[i]; o.Root == r.dir && (o.Name == ".git/config" || o.Name == "include") && o.Kind == invocation.KindFile && !o.Symlink {
+			if hp, ok := g.hooksPathIn(o.Path, r.dir, f.Home); ok {
+				c.protectHooksPath(r, hp)
+			}
+		}
+	}
+	repos, more := g.nestedGitDirsCached(h, r.dir, unwalked(r.dir, f.Hidden, c.out))
+	if more {
+		f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
+	}
+	nestedFrom := len(c.out)
+	gitDirs := make([]string, len(repos))
+	for i, rp := range repos {
+		gitDirs[i] = rp.dir
+		for _, name := range []string{"config", "hooks"} {
+			// protect.allow names them like the top repository's.
+			c.judge(r, ".git/"+name, path.Join(rp.dir, name), false, false)
+		}
+	}
+	// The nested repositories' and submodules' indirections
+	// (commondir, config.worktree, worktrees; a nested .git file and
+	// its gitdir target), listed, not recorded.
+	gi := &gitIndirect{g: g, root: r.dir, index: r.index, allow: c.allow, seen: c.seen, home: f.Home}
+	for _, rp := range repos {
+		if g.fs.Lstat(rp.dir).Kind == invocation.KindFile {
+			gi.dotGit(rp.dir)
+		} else {
+			gi.gitDir(rp.dir, true, rp.top)
+		}
+	}
+	c.out = append(c.out, gi.out...)
+	if (gi.more || first.more) && !more {
+		f.ProtectedTruncated = append(f.ProtectedTruncated, r.dir)
+	}
+	c.out = g.nestedIncludes(c.out, nestedFrom, f.Home, c.seen)
+	// Every directory a core.hooksPath of these repositories may
+	// name, a relative one joined to each worktree git runs the
+	// repository's hooks in.
+	hps, unresolved := g.repoHooksPaths(append(first.repos, gi.repos...), f.Home)
+	for _, hp := range hps {
+		c.protectHooksPath(r, hp)
+	}
+	for _, u := range unresolved {
+		if Within(u, r.dir) {
+			f.GitNotes = append(f.GitNotes, u)
+		}
+	}
+	if gitReadOnly {
+		// After the pointers: a nested .git file bound as one is not
+		// bound again as a whole.
+		c.out = append(c.out, g.wholeGitDirs(r.dir, r.index, gitDirs, c.seen)...)
+	}
 }
 
 // includeTargets returns the existing files a repository configuration

@@ -46,4 +46,3 @@ func (g *Guard) ListDir(p string, de *runtime.DirEntries) error {
 	g.check("listdir", p)
 	return g.FS.ListDir(p, de)
 }
-
