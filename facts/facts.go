@@ -64,7 +64,7 @@ type Facts struct {
 	// EnvNames are the names of the compiling environment's variables.
 	EnvNames []string `json:"env_names"`
 	// EnvValueKinds names, by variable, the kind of credential the
-	// compiling environment's value looked like (runtime.SecretValue);
+	// compiling environment's value looked like (secrets.SecretValue);
 	// never the value.
 	EnvValueKinds map[string]string `json:"-"`
 	HardAS        uint64            `json:"hard_as"`
@@ -128,7 +128,7 @@ type Facts struct {
 	// read-only; a warning each.
 	GitNotes []string `json:"-"`
 	// CredentialPaths are the paths each credential variable named when
-	// compiling (runtime.CredentialPaths), by name: the invocation
+	// compiling (secrets.CredentialPaths), by name: the invocation
 	// records them for runtime.CheckCredentialEnv.
 	CredentialPaths map[string][]string `json:"-"`
 

@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -23,8 +23,8 @@ const maxStartupFile = 1 << 20
 
 // rcSecrets hides each shell start-up file that holds a secret (H7): a
 // line that assigns a variable whose name looks like a secret
-// (runtime.SecretName) a literal value, or any line whose text looks
-// like a credential (runtime.SecretValue), comments included (they are
+// (secrets.SecretName) a literal value, or any line whose text looks
+// like a credential (secrets.SecretValue), comments included (they are
 // as readable). H5 filters the environment bwrun is given, not what the
 // rc files export afterwards, and the file itself is readable. The file
 // becomes an empty read-only file, so the rest of its settings is lost
@@ -59,7 +59,7 @@ func (g *gatherer) rcSecrets(h *Host, f *Facts) (out []Hidden, notes []string) {
 func startupSecret(text string) (int, string) {
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimLeft(line, " \t#")
-		if what, ok := runtime.SecretValue(line); ok {
+		if what, ok := secrets.SecretValue(line); ok {
 			return i + 1, what
 		}
 		if name, ok := assignedSecret(line); ok {
@@ -71,7 +71,7 @@ func startupSecret(text string) (int, string) {
 
 // assignedSecret: line assigns a literal value (not a reference to
 // another variable or a command's output) to a variable whose name looks
-// like a secret (not a credential variable of runtime.CredentialVars:
+// like a secret (not a credential variable of secrets.CredentialVars:
 // those name a path, which H7 hides wherever it points): NAME=VALUE after export, declare/typeset -x, or fish's
 // `set -gx NAME VALUE` and csh's `setenv NAME VALUE`.
 func assignedSecret(line string) (string, bool) {
@@ -94,15 +94,15 @@ func assignedSecret(line string) (string, bool) {
 		return "", false
 	}
 	value = strings.Trim(strings.TrimSpace(value), `"'`)
-	if value == "" || strings.ContainsAny(value[:1], "$`") || !runtime.SecretName(name) || credentialVarNamed(name) {
+	if value == "" || strings.ContainsAny(value[:1], "$`") || !secrets.SecretName(name) || credentialVarNamed(name) {
 		return "", false
 	}
 	return name, true
 }
 
-// credentialVarNamed: name is one of runtime.CredentialVars (exactly).
+// credentialVarNamed: name is one of secrets.CredentialVars (exactly).
 func credentialVarNamed(name string) bool {
-	for _, cv := range runtime.CredentialVars {
+	for _, cv := range secrets.CredentialVars {
 		if cv.Name == name {
 			return true
 		}

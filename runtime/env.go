@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -42,11 +43,11 @@ func FilterEnv(environ []string, e invocation.Env) (out []string, byValue []Stri
 	}
 	allow := make(map[string]bool, len(e.Allow))
 	for _, n := range e.Allow {
-		allow[asciiUpper(n)] = true
+		allow[secrets.UpperName(n)] = true
 	}
 	patterns := make([]string, len(e.UnsetPatterns))
 	for i, p := range e.UnsetPatterns {
-		patterns[i] = asciiUpper(p)
+		patterns[i] = secrets.UpperName(p)
 	}
 	out = make([]string, 0, len(environ)+len(e.Set))
 	for _, kv := range environ {
@@ -54,11 +55,11 @@ func FilterEnv(environ []string, e invocation.Env) (out []string, byValue []Stri
 		if unset[name] {
 			continue
 		}
-		if upper := asciiUpper(name); !allow[upper] {
-			if SecretName(name) || matchesAny(patterns, upper) {
+		if upper := secrets.UpperName(name); !allow[upper] {
+			if secrets.SecretName(name) || matchesAny(patterns, upper) {
 				continue
 			}
-			if what, ok := SecretValue(value); ok {
+			if what, ok := secrets.SecretValue(value); ok {
 				byValue = append(byValue, Stripped{name, what})
 				continue
 			}

@@ -1,4 +1,4 @@
-package runtime
+package secrets
 
 // This file decides, from its name alone, whether an environment variable
 // holds a secret (H5). The rules work on the name's words, so they need
@@ -27,7 +27,7 @@ var SecretNameRules = []string{
 
 // SecretNames are the names stripped as a whole (compared without regard
 // to case) that the word rules of SecretNameRules do not already catch.
-// runtime.CredentialVars are stripped too.
+// CredentialVars are stripped too.
 var SecretNames = []string{
 	"PGPASSWORD", "MYSQL_PWD", "SSHPASS", "API_KEY", "APIKEY", "SECRET_KEY", "SECRET", "TOKEN",
 	"PASSWORD", "PASSWD", "PASSPHRASE", "DATABASE_URL", "REDIS_URL", "MONGODB_URI", "MONGO_URL", "MONGO_URI",
@@ -45,7 +45,7 @@ const maxNameWords = 16
 // upper-cased. The words are returned as strings backed by one
 // upper-cased copy of the name.
 func splitName(name string, words *[maxNameWords]string) (n int, upper string) {
-	upper = asciiUpper(name)
+	upper = UpperName(name)
 	last := ""
 	for i := 0; i < len(upper); {
 		for i < len(upper) && !isAlnum(upper[i]) {
@@ -70,9 +70,10 @@ func splitName(name string, words *[maxNameWords]string) (n int, upper string) {
 	return n, upper
 }
 
-// asciiUpper upper-cases ASCII letters; a name already in upper case is
+// UpperName upper-cases the ASCII letters of an environment variable
+// name, as SecretName compares it; a name already in upper case is
 // returned as it is, without allocating.
-func asciiUpper(s string) string {
+func UpperName(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 'a' && c <= 'z' {
 			b := []byte(s)
@@ -94,10 +95,10 @@ func isAlnum(c byte) bool {
 var secretNameSet = func() map[string]bool {
 	m := map[string]bool{}
 	for _, n := range SecretNames {
-		m[asciiUpper(n)] = true
+		m[UpperName(n)] = true
 	}
 	for _, cv := range CredentialVars {
-		m[asciiUpper(cv.Name)] = true
+		m[UpperName(cv.Name)] = true
 	}
 	return m
 }()
