@@ -16,7 +16,10 @@ var SecretNameRules = []string{
 	"a word after the first that starts with PASS (*_PASS*: DB_PASS, SMTP_PASSWORD_FILE), except PASSENV, PASSTHROUGH, PASSTHRU, PASSIVE, PASSENGER, PASSED, PASSES, PASSING",
 	"a last word KEY (*_KEY: OPENAI_KEY, STRIPE_KEY, APP_KEY) or APIKEY, and a word KEY anywhere when the name also has API, SECRET, PRIVATE, ACCESS, AUTH, SIGNING or ENCRYPTION (API_KEY_PROD)",
 	"a word KEY followed by DATA, PEM, JSON, BASE64, B64 or CONTENT(S) (GCP_SA_KEY_JSON), or by ID when the name also has API, SECRET, PRIVATE, ACCESS, AUTH, SIGNING or ENCRYPTION (AWS_ACCESS_KEY_ID)",
-	"a last word PAT, PWD, PW, PASS, DSN, AUTH or AUTHORIZATION after another word (GITHUB_PAT, MYSQL_PWD, LDAP_BIND_PW, SENTRY_DSN, NPM_CONFIG__AUTH)",
+	"a last word PAT, PWD, PW, PASS, DSN, AUTH, AUTHORIZATION or SK after another word (GITHUB_PAT, MYSQL_PWD, LDAP_BIND_PW, SENTRY_DSN, NPM_CONFIG__AUTH, STRIPE_SK)",
+	"a word ending in PASS (PGPASS_VALUE, SMTPPASS), except ASKPASS (a program that asks), BYPASS, COMPASS, SURPASS, TRESPASS, OVERPASS, UNDERPASS",
+	"a last word PEM after another word (GITHUB_APP_PEM), unless the name has CERT, CA, CHAIN, BUNDLE, PUBLIC or PUB",
+	"a word HEADER(S) in a name with AUTH, AUTHORIZATION, BEARER, COOKIE or API (AUTH_HEADER)",
 	"*_WEBHOOK and *_WEBHOOK_URL (SLACK_WEBHOOK_URL)",
 	"*_URL, *_URI, *_DSN and *_CONNECTION_STRING of a database or broker (a word DATABASE, DB, REDIS, MONGO, MONGODB, POSTGRES, POSTGRESQL, PG, MYSQL, MARIADB, SQL, AMQP, RABBITMQ, BROKER, CELERY, SQLALCHEMY)",
 	"OP_SESSION_* (1Password CLI sessions)",
@@ -175,7 +178,7 @@ func trimDigits(x string) string {
 
 func secretLastWord(x string) bool {
 	switch x {
-	case "KEY", "PAT", "PWD", "PW", "PASS", "DSN", "AUTH", "AUTHORIZATION", "WEBHOOK":
+	case "KEY", "PAT", "PWD", "PW", "PASS", "DSN", "AUTH", "AUTHORIZATION", "WEBHOOK", "SK":
 		return true
 	}
 	return false
@@ -250,6 +253,9 @@ func secretWords(w []string) bool {
 		if i > 0 && len(x) >= 4 && x[:4] == "PASS" && !notPassword(x) {
 			return true // *_PASS*
 		}
+		if len(x) > 4 && x[len(x)-4:] == "PASS" && !notPassSuffix(x) {
+			return true // PGPASS_VALUE
+		}
 		qualified = qualified || keyQualifier(x)
 		database = database || databaseWord(x)
 		key = key || x == "KEY" || x == "KEYS"
@@ -285,11 +291,36 @@ func secretWords(w []string) bool {
 	if last == "PRIVATE" { // RSA_PRIVATE, SSH_PRIVATE
 		return true
 	}
+	if last == "PEM" && !anyWord(w, "CERT", "CERTS", "CERTIFICATE", "CA", "CHAIN", "BUNDLE", "PUBLIC", "PUB") {
+		return true // GITHUB_APP_PEM
+	}
+	if anyWord(w, "HEADER", "HEADERS") && anyWord(w, "AUTH", "AUTHORIZATION", "BEARER", "COOKIE", "API") {
+		return true // AUTH_HEADER
+	}
 	for i, x := range w {
 		if x == "SEED" && (i+1 < n && w[i+1] == "PHRASE" || seedQualified(w)) { // TOTP_SEED, SEED_PHRASE
 			return true
 		}
 		if x == "REFRESH" && slicesContainsWord(w, "OAUTH") { // OAUTH_REFRESH
+			return true
+		}
+	}
+	return false
+}
+
+// notPassSuffix: the words ending in PASS that name no password.
+func notPassSuffix(x string) bool {
+	switch x {
+	case "BYPASS", "COMPASS", "SURPASS", "TRESPASS", "OVERPASS", "UNDERPASS", "ASKPASS":
+		return true
+	}
+	return false
+}
+
+// anyWord reports whether w holds one of xs.
+func anyWord(w []string, xs ...string) bool {
+	for _, x := range xs {
+		if slicesContainsWord(w, x) {
 			return true
 		}
 	}
