@@ -97,8 +97,13 @@ type Facts struct {
 	MountNotes []string `json:"-"`
 	// settledHidden is 1 + len(Hidden) at the last settle (0: never).
 	settledHidden int
-	// SecretNotes name the shell start-up files hidden for the secret
-	// they hold (file and line, never the value).
+	// SecretFiles are the files hidden for a credential they hold or
+	// that a shown file names (shell start-up files, files of allowed
+	// entries; file, lines and rules, never the value): a warning each,
+	// listed by --explain.
+	SecretFiles []SecretFile `json:"-"`
+	// SecretNotes say what the check of shown files could not do (its
+	// budget ran out): a warning each.
 	SecretNotes []string `json:"-"`
 	// CodeDirNotes warn of the directories of startup.CodeDirVars
 	// (LD_LIBRARY_PATH, PYTHONPATH, …) that lie in the writable set (H9).
@@ -328,9 +333,14 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
 	f.settle(cwdWritable)
-	rcHidden, rcNotes := g.rcSecrets(h, f)
+	rcHidden, rcFiles := g.rcSecrets(h, f)
 	f.Hidden = append(f.Hidden, rcHidden...)
-	f.SecretNotes = rcNotes
+	f.SecretFiles = rcFiles
+	f.settle(cwdWritable)
+	allowHidden, allowFiles, allowNotes := g.allowedSecrets(h, f)
+	f.Hidden = append(f.Hidden, allowHidden...)
+	f.SecretFiles = append(f.SecretFiles, allowFiles...)
+	f.SecretNotes = allowNotes
 	f.settle(cwdWritable)
 	userSockets, socketNotes := g.userSockets(h, f)
 	f.Hidden = append(f.Hidden, userSockets...)

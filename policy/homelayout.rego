@@ -133,12 +133,6 @@ deny contains v("H10", sprintf("hide entry %q matches %q, the home directory or 
 
 home_rel(p) := trim_prefix(p, concat("", [layout.home, "/"]))
 
-# An allowed configuration file with a URL that carries a password or a
-# token: every command can read it. Named by file and line, never value.
-warn contains object.union(v("H10", sprintf("%s:%d holds a credential (a URL with user:password@ or token@, a registry _authToken, or a token or password setting): the file is allowed, so every command can read them; use a credential helper or keyring instead, or hide the file (hide: [the path])", [c.file, c.line]), []), {"host": true}) if {
-	some c in layout.credential_urls
-}
-
 # No command creates a denied path on the host: an absent one inside the
 # writable set would be created by the command and used by the host
 # later (~/.ssh/authorized_keys, ~/.config/gh/hosts.yml). One refusal per

@@ -9,7 +9,7 @@ import "strings"
 const (
 	MaxTextBytes = 1 << 20
 	MaxLines     = 1 << 14
-	MaxLineBytes = 16 << 10
+	MaxLineBytes = 64 << 10
 	MaxFindings  = 32
 )
 

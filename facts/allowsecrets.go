@@ -1,0 +1,149 @@
+package facts
+
+// This file checks the contents of what the home layout shows (H7, H10):
+// an allowed directory is allowed for what tools keep in it, not for a
+// credential someone put there. Its parts that hold credentials by
+// nature (HomeAllowedLeft: logs) are hidden; its text files are read by
+// the detector (hazard/secrets) within a budget, and a file with a
+// credential is hidden, as is a file one of them names as a credential
+// store.
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+)
+
+// The budget of the contents check, per compile: the entries looked at,
+// the files read, the bytes read, a file's size (a larger file is not
+// configuration written by hand: it is not read), and the depth below
+// an allowed entry.
+const (
+	maxAllowVisits = 8192
+	maxAllowReads  = 512
+	maxAllowBytes  = 4 << 20
+	maxAllowFile   = 64 << 10
+	maxAllowDepth  = 4
+)
+
+// allowBudget counts what the contents check has spent; stopped names
+// the directory where it ran out ("" while it has not).
+type allowBudget struct {
+	visits, reads, bytes, large int
+	stopped                     string
+}
+
+// allowScanned are the reasons an entry of the home layout is bound back
+// whose contents are checked: the built-in allowed entries, the entries
+// of ~/.cache shown and the PATH directories under HOME. What home.allow
+// names is shown as the user asked.
+var allowScanned = []string{HomeWhyBuiltin, HomeWhyCache, HomeWhyPath}
+
+// allowedSecrets hides, in the entries the home layout binds back, the
+// parts of HomeAllowedLeft and each text file the detector finds a
+// credential in, and the files they name as credential stores; notes
+// say when the budget ran out.
+func (g *gatherer) allowedSecrets(h *Host, f *Facts) (out []Hidden, files []SecretFile, notes []string) {
+	l := f.HomeLayout
+	if !l.Active() {
+		return nil, nil, nil
+	}
+	for _, rel := range HomeAllowedLeft {
+		p := path.Join(l.Home, rel)
+		if l.Allowed[rel] == HomeWhySettings || l.Hides(p) || alreadyUnreachable(p, f) || invocation.Missing(g.fs.Lstat(p).Kind) {
+			continue
+		}
+		out = append(out, g.hidden(p, SourceAllowedSecret))
+		files = append(files, SecretFile{File: p, Rel: rel, Part: true})
+	}
+	b := &allowBudget{}
+	var named []SecretFile
+	for _, e := range l.Entries {
+		if !slices.Contains(allowScanned, e.Why) || e.Kind == invocation.KindSymlink {
+			continue
+		}
+		g.allowWalk(l, f, e.Path, 0, b, func(sf SecretFile, ns []SecretFile) {
+			named = append(named, ns...)
+			if len(sf.Lines) == 0 {
+				return
+			}
+			if x := g.hidden(sf.File, SourceAllowedSecret); x.Kind == invocation.KindFile && !alreadyUnreachable(x.Path, f) {
+				out, files = append(out, x), append(files, sf)
+			}
+		})
+	}
+	xs, ns := g.hideNamed(h, f, named, SourceAllowedSecret, out)
+	out, files = append(out, xs...), append(files, ns...)
+	if b.stopped != "" {
+		notes = append(notes, fmt.Sprintf("the check of the allowed home entries' contents stopped at %s (its budget: %d entries, %d files, %d bytes): what lies beyond is shown unchecked; hide a directory that holds credentials (hide: [the path])",
+			b.stopped, maxAllowVisits, maxAllowReads, maxAllowBytes))
+	}
+	return out, files, notes
+}
+
+// allowWalk checks p (a file, or a directory descended into up to
+// maxAllowDepth, past the names of allowScanSkip and HomeAllowedLeft)
+// and calls found for each text file read. It looks through the facts'
+// FS without recording: the files it only reads are not preconditions.
+func (g *gatherer) allowWalk(l *HomeLayout, f *Facts, p string, depth int, b *allowBudget, found func(SecretFile, []SecretFile)) {
+	rel, _ := strings.CutPrefix(p, l.Home+"/")
+	if b.stopped != "" || alreadyUnreachable(p, f) || depth > 0 && l.Allowed[rel] == HomeWhySettings {
+		return // home.allow shows what it names as it is
+	}
+	if b.visits++; b.visits > maxAllowVisits || b.reads >= maxAllowReads || b.bytes >= maxAllowBytes {
+		b.stopped = path.Dir(p)
+		return
+	}
+	switch g.fs.Lstat(p).Kind {
+	case invocation.KindDir:
+		if depth > 0 && (depth >= maxAllowDepth || slices.Contains(allowScanSkip, path.Base(p))) {
+			return
+		}
+		if slices.Contains(HomeAllowedLeft, rel) {
+			return
+		}
+		names, err := g.fs.ReadDir(p)
+		if err != nil {
+			return
+		}
+		for _, n := range names {
+			g.allowWalk(l, f, path.Join(p, n), depth+1, b, found)
+		}
+	case invocation.KindFile:
+		if slices.Contains(ShellStartupFiles, rel) || binaryName(p) {
+			return // rcSecrets reads the start-up files
+		}
+		b.reads++
+		data, err := g.fs.ReadFile(p, maxAllowFile+1)
+		if err != nil {
+			return
+		}
+		if len(data) > maxAllowFile {
+			b.large++
+			return
+		}
+		b.bytes += len(data)
+		if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+			return // not text
+		}
+		sf, named := secretLines(p, string(data))
+		sf.Rel = rel
+		found(sf, named)
+	}
+}
+
+// binaryName: the file's extension says it is not text (archives,
+// objects, images, compiled code), so it is not read.
+func binaryName(p string) bool {
+	switch path.Ext(p) {
+	case ".gz", ".tgz", ".xz", ".zst", ".bz2", ".zip", ".jar", ".whl", ".tar", ".so", ".a", ".o", ".dylib", ".dll",
+		".exe", ".pyc", ".class", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2", ".ttf", ".otf",
+		".wasm", ".node", ".db", ".sqlite", ".bin", ".pack", ".idx":
+		return true
+	}
+	return false
+}
