@@ -71,7 +71,7 @@ func (g *gatherer) namedSecret(h *Host, f *Facts, n SecretFile, src Source) (Hid
 		p = path.Join(h.Home, p)
 	}
 	p = path.Clean(p)
-	if alreadyUnreachable(p, f) || f.HomeLayout.Hides(p) {
+	if alreadyUnreachable(p, f) || f.HomeLayout.Hides(p) || allowedBySettings(f.HomeLayout, p) {
 		return Hidden{}, n, false
 	}
 	x := g.hidden(p, src)
@@ -100,4 +100,18 @@ func (g *gatherer) hideNamed(h *Host, f *Facts, named []SecretFile, src Source, 
 		files = append(files, n)
 	}
 	return out, files
+}
+
+// allowedBySettings: p is, or lies in, what home.allow names (shown as
+// the user asked).
+func allowedBySettings(l *HomeLayout, p string) bool {
+	if !l.Active() {
+		return false
+	}
+	for rel, why := range l.Allowed {
+		if why == HomeWhySettings && Within(p, path.Join(l.Home, rel)) {
+			return true
+		}
+	}
+	return false
 }
