@@ -23,10 +23,10 @@ import (
 // configuration written by hand: it is not read), and the depth below
 // an allowed entry.
 const (
-	maxAllowVisits = 8192
-	maxAllowReads  = 512
-	maxAllowBytes  = 4 << 20
-	maxAllowFile   = 64 << 10
+	maxAllowVisits = 4096
+	maxAllowReads  = 64
+	maxAllowBytes  = 512 << 10
+	maxAllowFile   = 32 << 10
 	maxAllowDepth  = 4
 )
 
@@ -136,13 +136,17 @@ func (g *gatherer) allowWalk(l *HomeLayout, f *Facts, p string, depth int, b *al
 	}
 }
 
-// binaryName: the file's extension says it is not text (archives,
-// objects, images, compiled code), so it is not read.
+// binaryName: the file's extension says it is not configuration a
+// person writes a credential into: archives, objects, images, compiled
+// code, and the source and documentation files of installed tools
+// (nvm's, pyenv's, a package's); it is not read.
 func binaryName(p string) bool {
 	switch path.Ext(p) {
 	case ".gz", ".tgz", ".xz", ".zst", ".bz2", ".zip", ".jar", ".whl", ".tar", ".so", ".a", ".o", ".dylib", ".dll",
 		".exe", ".pyc", ".class", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2", ".ttf", ".otf",
-		".wasm", ".node", ".db", ".sqlite", ".bin", ".pack", ".idx":
+		".wasm", ".node", ".db", ".sqlite", ".bin", ".pack", ".idx",
+		".js", ".mjs", ".cjs", ".ts", ".map", ".py", ".pyi", ".rb", ".pl", ".pm", ".go", ".rs", ".c", ".h", ".cc",
+		".java", ".kt", ".md", ".rst", ".html", ".css", ".svg", ".1", ".fish", ".zsh", ".bash":
 		return true
 	}
 	return false

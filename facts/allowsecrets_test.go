@@ -2,6 +2,8 @@ package facts
 
 import (
 	"fmt"
+	"os"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -146,5 +148,48 @@ func TestRcSecrets(t *testing.T) {
 				t.Errorf(".zshrc: %+v", sf)
 			}
 		}
+	}
+}
+
+// BenchmarkAllowedSecrets: the contents check alone on a home on disk
+// whose allowed directories hold 600 text files of 2 KiB (past the
+// budget of 512 files read): the cost the check adds to a compile.
+func BenchmarkAllowedSecrets(b *testing.B) {
+	root, err := os.MkdirTemp("/var/tmp", "bwpolicy-bench-") // not /tmp: the sandbox's own /tmp covers it
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(root) })
+	home := root + "/u"
+	text := strings.Repeat("key_"+strings.Repeat("x", 60)+" = value\n", 28)
+	for _, dir := range []string{".cargo", ".rustup", ".nvm", ".npm", ".pyenv", ".rbenv", ".asdf", ".volta", ".bun", ".deno",
+		".sdkman", ".m2", ".gradle", ".conda", ".local/bin", ".local/lib", ".config/git", ".config/pip", ".config/uv",
+		".config/npm", ".config/pnpm", ".config/yarn", ".config/go", ".config/fontconfig"} {
+		for i := 0; i < 24; i++ {
+			p := fmt.Sprintf("%s/%s/sub%d/f%02d.conf", home, dir, i%3, i)
+			if err := os.MkdirAll(path.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := os.MkdirAll(home+"/proj", 0o755); err != nil {
+		b.Fatal(err)
+	}
+	h := &Host{FS: OS{}, UID: os.Getuid(), Home: home, HermesHome: home + "/.hermes", ProcessCwd: home + "/proj", Env: map[string]string{}}
+	f := Gather(h, &settings.Settings{}, &profile.Profile{})
+	if !f.HomeLayout.Active() {
+		b.Fatal("no layout")
+	}
+	g := &gatherer{fs: OS{}, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+	if _, _, notes := g.allowedSecrets(h, f); len(notes) == 0 {
+		b.Fatal("the check did not spend its budget")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g := &gatherer{fs: OS{}, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+		g.allowedSecrets(h, f)
 	}
 }

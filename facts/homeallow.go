@@ -49,7 +49,8 @@ var HomeAllowedLeft = []string{".npm/_logs", ".gradle/daemon", ".yarn/berry/logs
 var allowScanSkip = []string{"node_modules", "_cacache", "_npx", "registry", "toolchains", "versions", "installs",
 	"candidates", "pkgs", "envs", "repository", "caches", "wrapper", "jdks", "native", "site-packages", "dist-packages",
 	"lib", "lib64", "include", "share", "downloads", "update-hashes", "git", ".git", "plugins", "tools", "bin",
-	"node", "python", "ruby", "go", "sdk", "install", "cache", "deps", "gen", "npm"}
+	"node", "python", "ruby", "go", "sdk", "install", "cache", ".cache", "deps", "gen", "npm", "completions", "man",
+	"doc", "docs", "test", "tests", "libexec", "src"}
 
 // HomeAllow is one built-in allowed entry, relative to HOME.
 type HomeAllow struct {

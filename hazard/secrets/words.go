@@ -27,18 +27,31 @@ func commands(line string) [][]string {
 	var out [][]string
 	var cmd []string
 	var w strings.Builder
-	inWord := false
+	start, raw := -1, true // the word so far is line[start:i], unless raw is false (then w holds it)
 	n := 0
-	endWord := func() {
-		if inWord && n < maxWords {
-			cmd = append(cmd, w.String())
+	endWord := func(i int) {
+		if start >= 0 && n < maxWords {
+			if raw {
+				cmd = append(cmd, line[start:i])
+			} else {
+				cmd = append(cmd, w.String())
+			}
 			n++
 		}
 		w.Reset()
-		inWord = false
+		start, raw = -1, true
 	}
-	endCmd := func() {
-		endWord()
+	cooked := func(i int) { // the word needs rewriting from line[i] on
+		if start < 0 {
+			start = i
+		}
+		if raw {
+			w.WriteString(line[start:i])
+			raw = false
+		}
+	}
+	endCmd := func(i int) {
+		endWord(i)
 		if len(cmd) > 0 {
 			out = append(out, cmd)
 		}
@@ -48,14 +61,15 @@ func commands(line string) [][]string {
 		c := line[i]
 		switch {
 		case c == '\'':
+			cooked(i)
 			j := strings.IndexByte(line[i+1:], '\'')
 			if j < 0 {
 				j = len(line) - i - 1
 			}
 			w.WriteString(line[i+1 : i+1+j])
-			inWord = true
 			i += j + 1
 		case c == '"':
+			cooked(i)
 			j := i + 1
 			for j < len(line) && line[j] != '"' {
 				if line[j] == '\\' && j+1 < len(line) {
@@ -64,27 +78,34 @@ func commands(line string) [][]string {
 				j++
 			}
 			w.WriteString(strings.ReplaceAll(line[i+1:min(j, len(line))], `\"`, `"`))
-			inWord = true
 			i = j
 		case c == '\\' && i+1 < len(line):
+			cooked(i)
 			w.WriteByte(line[i+1])
-			inWord = true
 			i++
 		case c == '$' && i+1 < len(line) && (line[i+1] == '(' || line[i+1] == '{'), c == '`':
 			j := closing(line, i)
-			w.WriteString(line[i:j])
-			inWord = true
+			if start < 0 {
+				start = i
+			}
+			if !raw {
+				w.WriteString(line[i:j])
+			}
 			i = j - 1
 		case c == ' ' || c == '\t' || c == '\r':
-			endWord()
+			endWord(i)
 		case strings.IndexByte(";|&\n(){}", c) >= 0:
-			endCmd()
+			endCmd(i)
 		default:
-			w.WriteByte(c)
-			inWord = true
+			if start < 0 {
+				start = i
+			}
+			if !raw {
+				w.WriteByte(c)
+			}
 		}
 	}
-	endCmd()
+	endCmd(len(line))
 	return out
 }
 
@@ -118,6 +139,9 @@ func closing(line string, i int) int {
 
 // findWords applies the word rules to each command of line.
 func findWords(line string, depth int, emit func(Finding) bool) bool {
+	if !strings.ContainsAny(line, "-=") && !strings.Contains(line, "set") {
+		return true // every word rule needs an option, an assignment or a set command
+	}
 	for _, words := range commands(line) {
 		if !findCommand(words, depth, emit) {
 			return false
