@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
@@ -42,10 +42,10 @@ func strippedNames(env invocation.Env, names []string, valueKinds map[string]str
 	return out
 }
 
-// envRemoves tells whether the runtime (runtime.BuildEnv) removes name
+// envRemoves tells whether the runtime (secrets.BuildEnv) removes name
 // whatever its value.
 func envRemoves(env invocation.Env, name string) bool {
-	kept := runtime.BuildEnv([]string{name + "="}, invocation.Env{Unset: env.Unset, UnsetPatterns: env.UnsetPatterns, Allow: env.Allow})
+	kept := secrets.BuildEnv([]string{name + "="}, secrets.EnvPolicy{Unset: env.Unset, UnsetPatterns: env.UnsetPatterns, Allow: env.Allow})
 	return len(kept) == 0
 }
 
