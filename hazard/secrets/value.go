@@ -113,10 +113,16 @@ var webhookURLs = []string{"hooks.slack.com/services/", "hooks.slack.com/workflo
 
 // SecretValue tells whether an environment variable's value looks like a
 // credential whatever the variable is called, and which kind (never the
-// value): the first finding of the rules of Rules on the value.
+// value): the first finding of the value and word rules of Rules (a
+// value is no file: the line rules do not apply).
 func SecretValue(v string) (what string, ok bool) {
-	f, ok := Find(v)
-	return f.What, ok
+	var first Finding
+	found := false
+	findValue(v, 0, func(f Finding) bool {
+		first, found = f, true
+		return false
+	})
+	return first.What, found
 }
 
 // findValue applies the rules that look at a value as a whole (a URL, a
@@ -428,14 +434,18 @@ func secretKeyBeforeColon(v string, colon int) bool {
 	case n < 4, val == "null", val == "true", val == "false":
 		return false
 	}
+	if strings.EqualFold(v[k:end], "passwd") {
+		return false // nsswitch.conf's "passwd: files"; YAML and headers say password
+	}
 	return secretKey(v[k:end])
 }
 
 // netrcPassword finds netrc's form ("machine h login u password p") in a
 // value: a word "password" (or "passwd") followed by one, in a value
-// that also has a word "login".
+// that also has the words "login" and "machine" or "default" (prose
+// such as "login retries if password is bad" has neither).
 func netrcPassword(v string) bool {
-	if !strings.Contains(v, "login ") {
+	if !strings.Contains(v, "login ") || !strings.Contains(v, "machine ") && !strings.Contains(v, "default ") {
 		return false
 	}
 	for _, w := range []string{"password ", "passwd "} {
