@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -50,7 +51,7 @@ var allowScanned = []string{HomeWhyBuiltin, HomeWhyCache, HomeWhyPath}
 func (g *gatherer) allowedSecrets(h *Host, f *Facts) (out []Hidden, files []SecretFile, notes []string) {
 	l := f.HomeLayout
 	if !l.Active() {
-		return nil, nil, nil
+		return g.gitStores(h, f, nil)
 	}
 	for _, rel := range HomeAllowedLeft {
 		p := path.Join(l.Home, rel)
@@ -77,6 +78,8 @@ func (g *gatherer) allowedSecrets(h *Host, f *Facts) (out []Hidden, files []Secr
 		})
 	}
 	xs, ns := g.hideNamed(h, f, named, SourceAllowedSecret, out)
+	out, files = append(out, xs...), append(files, ns...)
+	xs, ns, _ = g.gitStores(h, f, append(out, xs...))
 	out, files = append(out, xs...), append(files, ns...)
 	if b.stopped != "" {
 		notes = append(notes, fmt.Sprintf("the check of the allowed home entries' contents stopped at %s (its budget: %d entries, %d files, %d bytes): what lies beyond is shown unchecked; hide a directory that holds credentials (hide: [the path])",
@@ -150,4 +153,45 @@ func binaryName(p string) bool {
 		return true
 	}
 	return false
+}
+
+// gitStores hides the credential stores git's user configuration names
+// (credential.helper = store --file FILE), in either home layout: git
+// reads them on the host whether or not the sandbox shows the
+// configuration, and the store itself may lie anywhere. The files read
+// are ~/.gitconfig, git's XDG configuration ($XDG_CONFIG_HOME/git/config,
+// else ~/.config/git/config) and $GIT_CONFIG_GLOBAL; hidden are the
+// paths already hidden (not named twice).
+func (g *gatherer) gitStores(h *Host, f *Facts, hidden []Hidden) (out []Hidden, files []SecretFile, notes []string) {
+	xdg := path.Join(h.Home, ".config")
+	if v := h.Env["XDG_CONFIG_HOME"]; path.IsAbs(v) {
+		xdg = v
+	}
+	cfgs := []string{path.Join(h.Home, ".gitconfig"), path.Join(xdg, "git", "config")}
+	if v := h.Env["GIT_CONFIG_GLOBAL"]; path.IsAbs(v) {
+		cfgs = append(cfgs, v)
+	}
+	var named []SecretFile
+	for _, c := range cfgs {
+		data, err := g.fs.ReadFile(c, maxAllowFile+1)
+		if err != nil || len(data) > maxAllowFile {
+			continue
+		}
+		_, ns := secretLines(c, string(data))
+		for _, n := range ns {
+			if n.Rules[0] == secrets.RuleCredentialStore {
+				named = append(named, n)
+			}
+		}
+	}
+	var all []Hidden
+	all = append(all, hidden...)
+	for _, n := range named {
+		x, n, ok := g.namedSecret(h, f, n, SourceAllowedSecret)
+		if !ok || slices.ContainsFunc(all, func(y Hidden) bool { return y.Path == x.Path }) {
+			continue
+		}
+		all, out, files = append(all, x), append(out, x), append(files, n)
+	}
+	return out, files, nil
 }

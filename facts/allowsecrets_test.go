@@ -193,3 +193,30 @@ func BenchmarkAllowedSecrets(b *testing.B) {
 		g.allowedSecrets(h, f)
 	}
 }
+
+// TestGitStoresDenylist: in the denylist layout (nothing walked), the
+// store git's configuration names is hidden all the same, from
+// ~/.gitconfig and from $GIT_CONFIG_GLOBAL; a helper without --file
+// (~/.git-credentials, a denied path already) names nothing.
+func TestGitStoresDenylist(t *testing.T) {
+	tree := Tree{
+		"/home/u/proj":       {Kind: "dir"},
+		"/home/u/.gitconfig": {Kind: "file", Content: "[credential \"https://h\"]\n\thelper = store --file=/srv/a\n[credential]\n\thelper = store\n"},
+		"/srv/g/config":      {Kind: "file", Content: "[credential]\n  helper = \"store --file ~/.tok\"\n"},
+		"/srv/a":             {Kind: "file"},
+		"/home/u/.tok":       {Kind: "file"},
+	}
+	h := &Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj",
+		Env: map[string]string{"GIT_CONFIG_GLOBAL": "/srv/g/config"}}
+	f := Gather(h, &settings.Settings{Home: &settings.HomePolicy{Layout: settings.HomeDenylist}}, &profile.Profile{})
+	var got []string
+	for _, x := range f.Hidden {
+		if x.Source == SourceAllowedSecret {
+			got = append(got, x.Path)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"/home/u/.tok", "/srv/a"}; !slices.Equal(got, want) {
+		t.Errorf("hidden %q, want %q", got, want)
+	}
+}
