@@ -22,20 +22,21 @@ import (
 // The budget of the contents check, per compile: the entries looked at,
 // the files read, the bytes read, a file's size (a larger file is not
 // configuration written by hand: it is not read), and the depth below
-// an allowed entry.
+// an allowed entry. The entries are checked breadth first (~/.gradle's
+// init.gradle before a file three directories down).
 const (
-	maxAllowVisits = 4096
-	maxAllowReads  = 64
-	maxAllowBytes  = 512 << 10
+	maxAllowVisits = 1024
+	maxAllowReads  = 32
+	maxAllowBytes  = 256 << 10
 	maxAllowFile   = 32 << 10
 	maxAllowDepth  = 4
 )
 
 // allowBudget counts what the contents check has spent; stopped names
-// the directory where it ran out ("" while it has not).
+// where it ran out ("" while it has not).
 type allowBudget struct {
-	visits, reads, bytes, large int
-	stopped                     string
+	visits, reads, bytes int
+	stopped              string
 }
 
 // allowScanned are the reasons an entry of the home layout is bound back
@@ -46,8 +47,9 @@ var allowScanned = []string{HomeWhyBuiltin, HomeWhyCache, HomeWhyPath}
 
 // allowedSecrets hides, in the entries the home layout binds back, the
 // parts of HomeAllowedLeft and each text file the detector finds a
-// credential in, and the files they name as credential stores; notes
-// say when the budget ran out.
+// credential in, and the files they name as credential stores (and
+// those git's configuration names: gitStores); notes say when the
+// budget ran out.
 func (g *gatherer) allowedSecrets(h *Host, f *Facts) (out []Hidden, files []SecretFile, notes []string) {
 	l := f.HomeLayout
 	if !l.Active() {
@@ -61,82 +63,84 @@ func (g *gatherer) allowedSecrets(h *Host, f *Facts) (out []Hidden, files []Secr
 		out = append(out, g.hidden(p, SourceAllowedSecret))
 		files = append(files, SecretFile{File: p, Rel: rel, Part: true})
 	}
+	var level []string
+	for _, e := range l.Entries {
+		if slices.Contains(allowScanned, e.Why) && e.Kind != invocation.KindSymlink {
+			level = append(level, e.Path)
+		}
+	}
 	b := &allowBudget{}
 	var named []SecretFile
-	for _, e := range l.Entries {
-		if !slices.Contains(allowScanned, e.Why) || e.Kind == invocation.KindSymlink {
-			continue
+	found := func(sf SecretFile, ns []SecretFile) {
+		named = append(named, ns...)
+		if len(sf.Lines) == 0 {
+			return
 		}
-		g.allowWalk(l, f, e.Path, 0, b, func(sf SecretFile, ns []SecretFile) {
-			named = append(named, ns...)
-			if len(sf.Lines) == 0 {
-				return
-			}
-			if x := g.hidden(sf.File, SourceAllowedSecret); x.Kind == invocation.KindFile && !alreadyUnreachable(x.Path, f) {
-				out, files = append(out, x), append(files, sf)
-			}
-		})
+		if x := g.hidden(sf.File, SourceAllowedSecret); x.Kind == invocation.KindFile && !alreadyUnreachable(x.Path, f) {
+			out, files = append(out, x), append(files, sf)
+		}
+	}
+	for depth := 0; len(level) > 0 && b.stopped == ""; depth++ {
+		level = g.allowLevel(l, f, level, depth, b, found)
 	}
 	xs, ns := g.hideNamed(h, f, named, SourceAllowedSecret, out)
 	out, files = append(out, xs...), append(files, ns...)
 	xs, ns, _ = g.gitStores(h, f, append(out, xs...))
 	out, files = append(out, xs...), append(files, ns...)
 	if b.stopped != "" {
-		notes = append(notes, fmt.Sprintf("the check of the allowed home entries' contents stopped at %s (its budget: %d entries, %d files, %d bytes): what lies beyond is shown unchecked; hide a directory that holds credentials (hide: [the path])",
+		notes = append(notes, fmt.Sprintf("the check of the allowed home entries' contents stopped at %s (its budget: %d entries, %d files, %d bytes, breadth first): what lies beyond is shown unchecked; hide a directory that holds credentials (hide: [the path])",
 			b.stopped, maxAllowVisits, maxAllowReads, maxAllowBytes))
 	}
 	return out, files, notes
 }
 
-// allowWalk checks p (a file, or a directory descended into up to
-// maxAllowDepth, past the names of allowScanSkip and HomeAllowedLeft)
-// and calls found for each text file read. It looks through the facts'
-// FS without recording: the files it only reads are not preconditions.
-func (g *gatherer) allowWalk(l *HomeLayout, f *Facts, p string, depth int, b *allowBudget, found func(SecretFile, []SecretFile)) {
-	rel, _ := strings.CutPrefix(p, l.Home+"/")
-	if b.stopped != "" || alreadyUnreachable(p, f) || depth > 0 && l.Allowed[rel] == HomeWhySettings {
-		return // home.allow shows what it names as it is
+// allowLevel checks one level of the allowed entries, breadth first
+// (so a file near an entry's top is read before one deep down): it reads
+// each text file of level (calling found) and returns the entries of its
+// directories, the next level. It passes over the names of
+// allowScanSkip and HomeAllowedLeft, what home.allow names, the
+// start-up files (rcSecrets reads them) and binaryName, and does not
+// descend below maxAllowDepth. It looks through the facts' FS without
+// recording: the files it only reads are not preconditions.
+func (g *gatherer) allowLevel(l *HomeLayout, f *Facts, level []string, depth int, b *allowBudget, found func(SecretFile, []SecretFile)) (next []string) {
+	for _, p := range level {
+		rel, _ := strings.CutPrefix(p, l.Home+"/")
+		if alreadyUnreachable(p, f) || depth > 0 && l.Allowed[rel] == HomeWhySettings {
+			continue // home.allow shows what it names as it is
+		}
+		if b.visits++; b.visits > maxAllowVisits || b.reads >= maxAllowReads || b.bytes >= maxAllowBytes {
+			b.stopped = p
+			return nil
+		}
+		switch g.fs.Lstat(p).Kind {
+		case invocation.KindDir:
+			if depth >= maxAllowDepth || depth > 0 && slices.Contains(allowScanSkip, path.Base(p)) || slices.Contains(HomeAllowedLeft, rel) {
+				continue
+			}
+			if names, err := g.fs.ReadDir(p); err == nil {
+				for _, n := range names {
+					next = append(next, path.Join(p, n))
+				}
+			}
+		case invocation.KindFile:
+			if slices.Contains(ShellStartupFiles, rel) || binaryName(p) {
+				continue
+			}
+			b.reads++
+			data, err := g.fs.ReadFile(p, maxAllowFile+1)
+			if err != nil || len(data) > maxAllowFile {
+				continue
+			}
+			b.bytes += len(data)
+			if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+				continue // not text
+			}
+			sf, ns := secretLines(p, string(data))
+			sf.Rel = rel
+			found(sf, ns)
+		}
 	}
-	if b.visits++; b.visits > maxAllowVisits || b.reads >= maxAllowReads || b.bytes >= maxAllowBytes {
-		b.stopped = path.Dir(p)
-		return
-	}
-	switch g.fs.Lstat(p).Kind {
-	case invocation.KindDir:
-		if depth > 0 && (depth >= maxAllowDepth || slices.Contains(allowScanSkip, path.Base(p))) {
-			return
-		}
-		if slices.Contains(HomeAllowedLeft, rel) {
-			return
-		}
-		names, err := g.fs.ReadDir(p)
-		if err != nil {
-			return
-		}
-		for _, n := range names {
-			g.allowWalk(l, f, path.Join(p, n), depth+1, b, found)
-		}
-	case invocation.KindFile:
-		if slices.Contains(ShellStartupFiles, rel) || binaryName(p) {
-			return // rcSecrets reads the start-up files
-		}
-		b.reads++
-		data, err := g.fs.ReadFile(p, maxAllowFile+1)
-		if err != nil {
-			return
-		}
-		if len(data) > maxAllowFile {
-			b.large++
-			return
-		}
-		b.bytes += len(data)
-		if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
-			return // not text
-		}
-		sf, named := secretLines(p, string(data))
-		sf.Rel = rel
-		found(sf, named)
-	}
+	return next
 }
 
 // binaryName: the file's extension says it is not configuration a

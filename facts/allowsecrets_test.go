@@ -107,6 +107,15 @@ func TestAllowedSecretsBudget(t *testing.T) {
 		{"bytes inside", many(maxAllowBytes/len(big)-2, big), true, false},
 		{"file past", Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big + line}}, false, false},
 		{"file inside", Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big}}, true, false},
+		{"shallowest first", func() Tree {
+			t := many(0, "")
+			delete(t, "/home/u/.local/bin/zz")
+			for i := 0; i < 2*maxAllowReads; i++ {
+				t[fmt.Sprintf("/home/u/.asdf/a/b/f%03d", i)] = Stat{Kind: "file", Content: "x\n"}
+			}
+			t["/home/u/.gradle/init.gradle"] = Stat{Kind: "file", Content: secretLine}
+			return t
+		}(), true, true},
 		{"depth past", deep(maxAllowDepth + 1), false, false},
 		{"depth inside", deep(maxAllowDepth), true, false},
 	}

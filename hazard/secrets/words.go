@@ -139,8 +139,8 @@ func closing(line string, i int) int {
 
 // findWords applies the word rules to each command of line.
 func findWords(line string, depth int, emit func(Finding) bool) bool {
-	if !strings.ContainsAny(line, "-=") && !strings.Contains(line, "set") {
-		return true // every word rule needs an option, an assignment or a set command
+	if !wordRuleCandidate(line) {
+		return true
 	}
 	for _, words := range commands(line) {
 		if !findCommand(words, depth, emit) {
@@ -148,6 +148,27 @@ func findWords(line string, depth int, emit func(Finding) bool) bool {
 		}
 	}
 	return true
+}
+
+// wordRuleCandidate: line has what every word rule needs: an option (a
+// word starting with '-'), an assignment (NAME= without a blank before
+// '='), or a set command (fish's set, csh's setenv, config set). Lines
+// of configuration files (key = value) have none: the cheap test spares
+// cutting them into words.
+func wordRuleCandidate(line string) bool {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '-':
+			if i == 0 || strings.IndexByte(" \t'\"=", line[i-1]) >= 0 {
+				return true
+			}
+		case '=':
+			if i > 0 && (isAlnum(line[i-1]) || line[i-1] == '_') {
+				return true
+			}
+		}
+	}
+	return strings.Contains(line, "set")
 }
 
 // commandPrefixes run the command that follows them (their own options,
