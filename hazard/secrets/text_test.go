@@ -54,6 +54,19 @@ var harmlessLines = []string{
 	"registry=https://registry.npmjs.org/", "cache-dir = /home/u/.cache/pip", "channels:", "  - conda-forge",
 	"[url \"git@github.com:\"]", "\tinsteadOf = https://github.com/", "password", "token expired", "--password-stdin",
 	"docker build --secret id=npm,src=$HOME/.npmrc .", "curl -u \"$USER:$PASS\" https://x", "wget --password=$PW https://x",
+	// A developer's .zshrc and .bashrc: oh-my-zsh, conda, pyenv, nvm,
+	// cargo, completions, ssh and docker aliases.
+	`export ZSH="$HOME/.oh-my-zsh"`, `ZSH_THEME="robbyrussell"`, "plugins=(git docker kubectl)", "source $ZSH/oh-my-zsh.sh",
+	`# export SSH_KEY_PATH="~/.ssh/rsa_id"`, `# export ARCHFLAGS="-arch x86_64"`, "# >>> conda initialize >>>",
+	`__conda_setup="$('/home/u/miniconda3/bin/conda' 'shell.bash' 'hook' 2> /dev/null)"`, "if [ $? -eq 0 ]; then",
+	`    eval "$__conda_setup"`, `        . "/home/u/miniconda3/etc/profile.d/conda.sh"`, "unset __conda_setup",
+	`eval "$(pyenv init -)"`, `. "$HOME/.cargo/env"`, "source <(kubectl completion zsh)", "alias k=kubectl",
+	"export GOPRIVATE=github.com/corp/*", "export NODE_OPTIONS=--max-old-space-size=4096", "export DOCKER_BUILDKIT=1",
+	"export AWS_PROFILE=dev", `export GIT_SSH_COMMAND="ssh -i ~/.ssh/id_ed25519 -p 2222"`, "alias prod='ssh -p 2222 -l admin prod'",
+	`alias dps='docker ps --format "table {{.Names}}\t{{.Status}}"'`, "alias mysql-local='mysql -h 127.0.0.1 -P 3306 -u root -p'",
+	"export PGUSER=postgres", "export npm_config_prefix=~/.npm-global", "export PIP_INDEX_URL=https://pypi.org/simple",
+	"export HISTFILESIZE=100000", "bindkey -e", "setopt HIST_IGNORE_DUPS", "zstyle ':completion:*' menu select",
+	"export PASSWORD_STORE_DIR=~/.pass", "export LESS='-R -i -M'", "export KEYTIMEOUT=1",
 }
 
 // TestHarmlessLines: no finding in ordinary lines.

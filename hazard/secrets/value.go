@@ -335,7 +335,7 @@ func secretKeyBefore(v string, eq int) bool {
 		end-- // "password = x" (ini, TOML, Groovy)
 	}
 	k, ok := keyStart(v, end)
-	if !ok || k > 0 && strings.IndexByte(" \t;&?,\n\"':=", v[k-1]) < 0 {
+	if !ok || k > 0 && strings.IndexByte(" \t;&?,\n\"':=.", v[k-1]) < 0 {
 		return false
 	}
 	return secretKey(v[k:end])
@@ -370,8 +370,8 @@ func secretKeyEnd(c byte) bool {
 
 // secretKey reports whether key (at most 24 bytes) names a secret: one of
 // secretKeys, or a key whose last word (after '_' or '-') is a secret
-// word of SecretNameRules (private_token, x-auth-token, db_password),
-// compared in lower case.
+// word of SecretNameRules or ends in one (private_token, x-auth-token,
+// db_password, proxyPassword), compared in lower case.
 func secretKey(key string) bool {
 	var buf [24]byte
 	lower := buf[:len(key)]
@@ -389,9 +389,16 @@ func secretKey(key string) bool {
 	if secretKeys[string(lower)] {
 		return true
 	}
-	switch string(lower[last:]) {
+	w := string(lower[last:])
+	switch w {
 	case "token", "secret", "password", "passwd", "passphrase", "apikey", "pwd", "authorization", "authtoken":
 		return true
+	}
+	// A last word ending in one (proxyPassword, clientSecret, authToken).
+	for _, suffix := range []string{"password", "passwd", "secret", "token", "passphrase", "apikey"} {
+		if len(w) > len(suffix) && strings.HasSuffix(w, suffix) {
+			return true
+		}
 	}
 	return false
 }
