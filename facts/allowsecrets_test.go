@@ -136,14 +136,15 @@ func TestAllowedSecretsBudget(t *testing.T) {
 // wherever it is; a harmless one stays.
 func TestRcSecrets(t *testing.T) {
 	tree := Tree{
-		"/home/u/.bashrc":  {Kind: "file", Content: "export PATH=$HOME/bin:$PATH\nalias db='mysql -uroot -pPW'\nexport GH_TOKEN=$(cat /srv/gh)\n"},
+		"/home/u/.bashrc":  {Kind: "file", Content: "export PATH=$HOME/bin:$PATH\nalias db='mysql -uroot -pPW'\nexport GH_TOKEN=$(cat /srv/gh)\nalias s='sshpass -f /srv/pw ssh h'\n"},
 		"/srv/gh":          {Kind: "file", Content: "ghp_x\n"},
+		"/srv/pw":          {Kind: "file", Content: "pw\n"},
 		"/home/u/.zshrc":   {Kind: "file", Content: strings.Repeat("\n", secrets.MaxLines+1)},
 		"/home/u/.profile": {Kind: "file", Content: "[ -d \"$HOME/bin\" ] && PATH=\"$HOME/bin:$PATH\"\nmkdir -p ~/x\n"},
 	}
 	hidden, f := gatherSecrets(t, tree, &settings.Settings{})
 	slices.Sort(hidden)
-	if want := []string{"/home/u/.bashrc", "/home/u/.zshrc", "/srv/gh"}; !slices.Equal(hidden, want) {
+	if want := []string{"/home/u/.bashrc", "/home/u/.zshrc", "/srv/gh", "/srv/pw"}; !slices.Equal(hidden, want) {
 		t.Errorf("hidden:\n got %q\nwant %q", hidden, want)
 	}
 	for _, sf := range f.SecretFiles {

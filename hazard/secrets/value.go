@@ -119,6 +119,9 @@ func SecretValue(v string) (what string, ok bool) {
 	var first Finding
 	found := false
 	findValue(v, 0, func(f Finding) bool {
+		if !f.Redacts() {
+			return true // names a file: the value itself is no credential
+		}
 		first, found = f, true
 		return false
 	})

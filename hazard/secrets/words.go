@@ -242,6 +242,8 @@ func options(cmd string, args []string, depth int, emit func(Finding) bool) bool
 			f = Finding{Rule: RuleAttachedPassword}
 		case commandPassword(cmd, a, next), login && (a == "-p" && literal(next) || len(a) > 2 && a[:2] == "-p" && a[2] != '-' && literal(a[2:])):
 			f = Finding{Rule: RuleCommandPassword}
+		case secretFileOption(cmd, a, next) != "":
+			f = Finding{Rule: RuleSecretFile, Path: secretFileOption(cmd, a, next)}
 		case strings.HasPrefix(a, "--") && longOption(cmd, a[2:], next) != RuleNone:
 			f = Finding{Rule: longOption(cmd, a[2:], next)}
 		case !uidCommand[cmd] && (a == "-u" || a == "-U" || a == "-a" && (cmd == "http" || cmd == "https")) && userPassword(cmd, next),
@@ -464,6 +466,49 @@ func longOption(cmd, name, next string) Rule {
 		return RulePasswordOption // docker build --secret id=x,src=f names a file
 	}
 	return RuleNone
+}
+
+// secretFileOption returns the file an option names as holding a
+// password or token: --password-file, --token-file, --secret-file,
+// --passphrase-file, --netrc-file, --passfile (FILE or =FILE),
+// mysql's --defaults-file and --defaults-extra-file, sshpass -f; ""
+// otherwise.
+func secretFileOption(cmd, a, next string) string {
+	if cmd == "sshpass" && strings.HasPrefix(a, "-f") && !strings.HasPrefix(a, "--") {
+		if len(a) > 2 {
+			return a[2:]
+		}
+		if literal(next) {
+			return next
+		}
+		return ""
+	}
+	name, ok := strings.CutPrefix(a, "--")
+	if !ok {
+		return ""
+	}
+	name, val, eq := strings.Cut(name, "=")
+	if !eq {
+		val = next
+	}
+	if !literal(val) {
+		return ""
+	}
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '-' || r == '_' })
+	switch n := len(words); {
+	case n == 1 && words[0] == "passfile":
+		return val
+	case n == 2 && words[0] == "defaults" && mysqlFamily(cmd), n == 3 && words[0] == "defaults" && words[1] == "extra" && mysqlFamily(cmd):
+		if words[n-1] == "file" {
+			return val
+		}
+	case n >= 2 && words[n-1] == "file":
+		switch words[n-2] {
+		case "password", "passwd", "pass", "token", "secret", "passphrase", "netrc", "credentials":
+			return val
+		}
+	}
+	return ""
 }
 
 // passwordOption: a long option's name (without the dashes) takes a
