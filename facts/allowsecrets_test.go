@@ -133,18 +133,23 @@ func TestAllowedSecretsBudget(t *testing.T) {
 // TestRcSecrets: a start-up file with a credential on a command line is
 // hidden whole with each line and rule; one past the detector's bound is
 // hidden unexamined; the file one reads into a secret variable is hidden
-// wherever it is; a harmless one stays.
+// wherever it is, and so is a shown file it sources that holds one; a
+// harmless one stays.
 func TestRcSecrets(t *testing.T) {
 	tree := Tree{
-		"/home/u/.bashrc":  {Kind: "file", Content: "export PATH=$HOME/bin:$PATH\nalias db='mysql -uroot -pPW'\nexport GH_TOKEN=$(cat /srv/gh)\nalias s='sshpass -f /srv/pw ssh h'\n"},
-		"/srv/gh":          {Kind: "file", Content: "ghp_x\n"},
-		"/srv/pw":          {Kind: "file", Content: "pw\n"},
-		"/home/u/.zshrc":   {Kind: "file", Content: strings.Repeat("\n", secrets.MaxLines+1)},
-		"/home/u/.profile": {Kind: "file", Content: "[ -d \"$HOME/bin\" ] && PATH=\"$HOME/bin:$PATH\"\nmkdir -p ~/x\n"},
+		"/home/u/.bashrc":       {Kind: "file", Content: "export PATH=$HOME/bin:$PATH\nalias db='mysql -uroot -pPW'\nexport GH_TOKEN=$(cat /srv/gh)\nalias s='sshpass -f /srv/pw ssh h'\nsource ~/secrets.sh\n. ~/.bash_secrets\n"},
+		"/home/u/secrets.sh":    {Kind: "file", Content: "export OPENAI_API_KEY=sk-x\n"},
+		"/home/u/.bash_secrets": {Kind: "file", Content: "export OPENAI_API_KEY=sk-x\n"},
+		"/srv/gh":               {Kind: "file", Content: "ghp_x\n"},
+		"/srv/pw":               {Kind: "file", Content: "pw\n"},
+		"/home/u/.zshrc":        {Kind: "file", Content: strings.Repeat("\n", secrets.MaxLines+1)},
+		"/home/u/.profile":      {Kind: "file", Content: "[ -d \"$HOME/bin\" ] && PATH=\"$HOME/bin:$PATH\"\nmkdir -p ~/x\n"},
 	}
 	hidden, f := gatherSecrets(t, tree, &settings.Settings{})
 	slices.Sort(hidden)
-	if want := []string{"/home/u/.bashrc", "/home/u/.zshrc", "/srv/gh", "/srv/pw"}; !slices.Equal(hidden, want) {
+	// ~/secrets.sh (sourced, shown) is hidden; ~/.bash_secrets is left
+	// out by the home layout already.
+	if want := []string{"/home/u/.bashrc", "/home/u/.zshrc", "/home/u/secrets.sh", "/srv/gh", "/srv/pw"}; !slices.Equal(hidden, want) {
 		t.Errorf("hidden:\n got %q\nwant %q", hidden, want)
 	}
 	for _, sf := range f.SecretFiles {
@@ -228,5 +233,25 @@ func TestGitStoresDenylist(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"/home/u/.tok", "/srv/a"}; !slices.Equal(got, want) {
 		t.Errorf("hidden %q, want %q", got, want)
+	}
+}
+
+// TestRcSourcedBound: of the files the start-up files source, at most
+// maxSourcedFiles are read: with one more, each holding a secret, one
+// is not hidden.
+func TestRcSourcedBound(t *testing.T) {
+	tree := Tree{}
+	var lines [3]strings.Builder
+	for i := 0; i <= maxSourcedFiles; i++ {
+		p := fmt.Sprintf("/home/u/s%02d.sh", i)
+		tree[p] = Stat{Kind: "file", Content: secretLine}
+		fmt.Fprintf(&lines[i*3/(maxSourcedFiles+1)], ". %s\n", p)
+	}
+	tree["/home/u/.bashrc"] = Stat{Kind: "file", Content: lines[0].String()}
+	tree["/home/u/.zshrc"] = Stat{Kind: "file", Content: lines[1].String()}
+	tree["/home/u/.profile"] = Stat{Kind: "file", Content: lines[2].String()}
+	hidden, _ := gatherSecrets(t, tree, &settings.Settings{})
+	if len(hidden) != maxSourcedFiles {
+		t.Errorf("%d of %d sourced files hidden (%q), want the bound %d", len(hidden), maxSourcedFiles+1, hidden, maxSourcedFiles)
 	}
 }

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"path"
+	"strings"
 
 	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -25,16 +26,30 @@ var ShellStartupFiles = []string{
 // in the sandbox; the warning names the file, each line and rule (never
 // the value) and how to keep the secret out of it. A file a start-up
 // file reads into a secret variable ($(cat FILE)) is hidden wherever it
-// is.
+// is. The files they source (`. ~/.bash_aliases`, `source
+// $HOME/secrets.sh`) are read the same way, one level down.
 func (g *gatherer) rcSecrets(h *Host, f *Facts) (out []Hidden, files []SecretFile) {
+	todo := make([]string, 0, len(ShellStartupFiles))
 	for _, name := range ShellStartupFiles {
-		p := path.Join(h.Home, name)
-		if alreadyUnreachable(p, f) {
+		todo = append(todo, path.Join(h.Home, name))
+	}
+	seen := map[string]bool{}
+	for i := 0; i < len(todo); i++ {
+		p := todo[i]
+		if seen[p] || alreadyUnreachable(p, f) || f.HomeLayout.Hides(p) {
 			continue
 		}
+		seen[p] = true
 		data, err := g.fs.ReadFile(p, secrets.MaxTextBytes+1)
 		if err != nil {
 			continue
+		}
+		if i < len(ShellStartupFiles) { // the files they source, one level down, bounded
+			for _, s := range secrets.Sourced(string(data)) {
+				if q := homePath(h, s); q != "" && len(todo) < len(ShellStartupFiles)+maxSourcedFiles {
+					todo = append(todo, q)
+				}
+			}
 		}
 		sf, named := secretLines(p, string(data))
 		xs, ns := g.hideNamed(h, f, named, SourceStartupSecret, out)
@@ -46,8 +61,15 @@ func (g *gatherer) rcSecrets(h *Host, f *Facts) (out []Hidden, files []SecretFil
 		if x.Kind != invocation.KindFile || alreadyUnreachable(x.Path, f) {
 			continue
 		}
-		sf.Startup, sf.Rel = true, name
+		sf.Startup = true
+		if rel, ok := strings.CutPrefix(p, h.Home+"/"); ok {
+			sf.Rel = rel
+		}
 		out, files = append(out, x), append(files, sf)
 	}
 	return out, files
 }
+
+// maxSourcedFiles bounds the files the start-up files source that
+// rcSecrets reads besides them.
+const maxSourcedFiles = 32

@@ -58,19 +58,10 @@ func secretLines(file, text string) (sf SecretFile, named []SecretFile) {
 // wherever it is, unless it is out of reach already or missing. It
 // returns the hidden path and n with File resolved.
 func (g *gatherer) namedSecret(h *Host, f *Facts, n SecretFile, src Source) (Hidden, SecretFile, bool) {
-	p := n.File
-	for _, pre := range []string{"~/", "$HOME/", "${HOME}/"} {
-		if rest, ok := strings.CutPrefix(p, pre); ok {
-			p = path.Join(h.Home, rest)
-		}
-	}
-	if strings.HasPrefix(p, "$") || strings.HasPrefix(p, "~") {
+	p := homePath(h, n.File)
+	if p == "" {
 		return Hidden{}, n, false // another variable or user: not a place the compile can name
 	}
-	if !path.IsAbs(p) {
-		p = path.Join(h.Home, p)
-	}
-	p = path.Clean(p)
 	if alreadyUnreachable(p, f) || f.HomeLayout.Hides(p) || allowedBySettings(f.HomeLayout, p) {
 		return Hidden{}, n, false
 	}
@@ -84,6 +75,24 @@ func (g *gatherer) namedSecret(h *Host, f *Facts, n SecretFile, src Source) (Hid
 		n.Rel = ""
 	}
 	return x, n, true
+}
+
+// homePath resolves a path as a shell text writes it: ~/ and $HOME/
+// stand for the home directory, a relative path is taken from it; ""
+// for another variable or user's home.
+func homePath(h *Host, p string) string {
+	for _, pre := range []string{"~/", "$HOME/", "${HOME}/"} {
+		if rest, ok := strings.CutPrefix(p, pre); ok {
+			p = path.Join(h.Home, rest)
+		}
+	}
+	if strings.HasPrefix(p, "$") || strings.HasPrefix(p, "~") {
+		return ""
+	}
+	if !path.IsAbs(p) {
+		p = path.Join(h.Home, p)
+	}
+	return path.Clean(p)
 }
 
 // hideNamed hides each of the files named (namedSecret) for src; a

@@ -153,3 +153,17 @@ func TestEnvValues(t *testing.T) {
 		}
 	}
 }
+
+// TestSourced: the files a start-up file reads in, as written; a
+// variable other than HOME is not followed; at most maxSourced.
+func TestSourced(t *testing.T) {
+	text := "[ -f ~/.bash_aliases ] && . ~/.bash_aliases\nsource \"$HOME/secrets.sh\"\n. /etc/bash_completion\n. \"$NVM_DIR/nvm.sh\"\nsource relative.sh\n"
+	got := Sourced(text)
+	want := []string{"~/.bash_aliases", "$HOME/secrets.sh", "/etc/bash_completion"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Sourced = %q, want %q", got, want)
+	}
+	if n := len(Sourced(strings.Repeat(". /x\n", 2*maxSourced))); n != maxSourced {
+		t.Errorf("%d files, want the bound %d", n, maxSourced)
+	}
+}

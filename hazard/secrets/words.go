@@ -563,3 +563,28 @@ func helperStoreFile(value string) string {
 	}
 	return ""
 }
+
+// maxSourced bounds the files Sourced returns for one text.
+const maxSourced = 16
+
+// Sourced returns the files a shell text reads in with `. FILE` or
+// `source FILE` (FILE literal: absolute, or under ~ or $HOME as
+// written), at most maxSourced: they are start-up files in turn, and a
+// secret moved into one is as readable as in the file that sources it.
+// A reference to another variable ($NVM_DIR/nvm.sh) is not followed.
+func Sourced(text string) []string {
+	var out []string
+	for n := 0; text != "" && n < MaxLines && len(out) < maxSourced; n++ {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		if len(line) > MaxLineBytes || !strings.Contains(line, "source") && !strings.Contains(line, ". ") {
+			continue
+		}
+		for _, words := range commands(line) {
+			if len(words) >= 2 && (words[0] == "." || words[0] == "source") && filePath(words[1]) && len(out) < maxSourced {
+				out = append(out, words[1])
+			}
+		}
+	}
+	return out
+}
