@@ -76,6 +76,7 @@ func runMain(o *runOptions, argv []string, stdout, stderr io.Writer) int {
 		return exitRuntime
 	}
 	res := compiler.Compile(context.Background(), req)
+	req.Policy.Close() // its children, before the command runs
 	if res.Diags.HasErrors() {
 		diag.Render(stderr, res.Diags, sources(res))
 		fmt.Fprintln(stderr, "bwpolicy run: refused; the command was not run")
