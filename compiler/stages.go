@@ -138,7 +138,11 @@ func gatherFacts(st *state) {
 			}
 		}
 	}
-	st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+	if st.req.Facts != nil {
+		st.res.Facts = st.req.Facts.Gather(h, st.res.Settings, st.res.Profile)
+	} else {
+		st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+	}
 	st.refuseUnexaminable()
 }
 
@@ -170,6 +174,9 @@ func init() {
 	// `bwpolicy check` compiles many files): converted once per value.
 	policy.ShareTerms(reflect.TypeFor[facts.Hidden]())
 	policy.ShareTerms(reflect.TypeFor[facts.HomeEntry]())
+	// Facts a facts.Cache hands out are shared between compiles and never
+	// changed: converted once per pointer.
+	policy.SharePointers(reflect.TypeFor[*facts.Facts]())
 }
 
 // newPolicyInput is the policy input of a compilation that reached the

@@ -16,9 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -135,7 +133,12 @@ func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
 			if d.IsDir() || !strings.HasSuffix(p, ".rego") || (!withTests && strings.HasSuffix(p, "_test.rego")) {
 				return nil
 			}
-			src, err := readBounded(p)
+			src, err := bounded.ReadFile(p, MaxRuleFileSize)
+			var big *bounded.TooLarge
+			if errors.As(err, &big) {
+				return ast.Errors{ast.NewError(ast.ParseErr, &ast.Location{File: p, Row: 1, Col: 1},
+					"rule file larger than %d bytes (1 MiB): organisation rules are small, and bwpolicy reads no more", MaxRuleFileSize)}
+			}
 			if err != nil {
 				return err
 			}
@@ -152,24 +155,6 @@ func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
 // MaxRuleFileSize bounds an organisation rule file: the parent process
 // reads it (for snippets and the rule catalogue) before any child does.
 const MaxRuleFileSize = 1 << 20
-
-// readBounded reads a rule file of at most MaxRuleFileSize bytes.
-func readBounded(p string) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxRuleFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxRuleFileSize {
-		return nil, ast.Errors{ast.NewError(ast.ParseErr, &ast.Location{File: p, Row: 1, Col: 1},
-			"rule file larger than %d bytes (MiB): organisation rules are small, and bwpolicy reads no more", MaxRuleFileSize)}
-	}
-	return b, nil
-}
 
 // BuiltinModules returns the built-in rule files (without tests), by name.
 func BuiltinModules(withTests bool) map[string]string {

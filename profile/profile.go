@@ -7,7 +7,6 @@ package profile
 import (
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -137,7 +136,7 @@ func load(dirs []string) (*Set, diag.List) {
 				continue
 			}
 			file := filepath.Join(dir, e.Name())
-			src, err := readBounded(file)
+			src, err := bounded.ReadFile(file, MaxProfileSize)
 			if err != nil {
 				diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
 					Summary: "cannot read profile: " + err.Error()})
@@ -322,20 +321,3 @@ func hasPath(l diag.List, p string) bool {
 // MaxProfileSize bounds a custom profile file: profiles are a screenful
 // of CUE.
 const MaxProfileSize = 1 << 20
-
-// readBounded reads a profile file of at most MaxProfileSize bytes.
-func readBounded(file string) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxProfileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxProfileSize {
-		return nil, fmt.Errorf("larger than %d bytes (1 MiB): profiles are small, and bwpolicy reads no more", MaxProfileSize)
-	}
-	return b, nil
-}

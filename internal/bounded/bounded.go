@@ -12,6 +12,8 @@ package bounded
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"time"
 )
 
@@ -112,3 +114,31 @@ type Remote struct {
 }
 
 func (e *Remote) Error() string { return e.Message }
+
+// TooLarge is the error of ReadFile for a file over its bound.
+type TooLarge struct {
+	File string
+	Max  int64
+}
+
+func (e *TooLarge) Error() string {
+	return fmt.Sprintf("%s: larger than %d bytes; bwpolicy reads no more", e.File, e.Max)
+}
+
+// ReadFile reads a file of at most max bytes (an untrusted rule or
+// profile): a larger one is a *TooLarge, read no further.
+func ReadFile(file string, max int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, &TooLarge{File: file, Max: max}
+	}
+	return b, nil
+}
