@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -173,21 +174,33 @@ func runParsed(ctx context.Context, parsed map[string]*ast.Module, opt TestOptio
 	}
 	r := tester.NewRunner().CapturePrintOutput(true).SetStore(store).SetModules(parsed).SetTimeout(timeout).
 		SetCompiler(ast.NewCompiler().WithCapabilities(opt.Reach.capabilities()).WithEnablePrintStatements(true))
-	if opt.marker {
-		r = r.SetCoverageQueryTracer(ruleMarker{tests: true})
-	}
 	if opt.Run != "" {
 		r = r.Filter(opt.Run)
 	}
 	if !opt.NoTrace {
 		r = r.EnableTracing(true)
 	}
+	if opt.marker {
+		// After EnableTracing, which drops a coverage tracer set before
+		// it; the runner passes both to each test's evaluation.
+		r = r.SetCoverageQueryTracer(ruleMarker{tests: true})
+	}
 	ch, err := r.RunTests(ctx, txn)
 	if err != nil {
 		return nil, err
 	}
 	var out []TestResult
+	var timedOut *bounded.Exceeded
 	for r := range ch {
+		var te *topdown.Error
+		if opt.marker && timedOut == nil && errors.As(r.Error, &te) && te.Code == topdown.CancelErr {
+			// The test ran past its timeout and OPA cancelled it: the
+			// time bound, as the watchdog reports one a builtin ignores.
+			timedOut = &bounded.Exceeded{Bound: bounded.Time, Limit: timeout.String(), Where: bounded.Here()}
+			if timedOut.Where.File == "" && r.Location != nil {
+				timedOut.Where = bounded.Where{File: r.Location.File, Line: r.Location.Row, Col: r.Location.Col, Name: "data." + r.Package + "." + r.Name}
+			}
+		}
 		tr := TestResult{Name: r.Package + "." + r.Name, Pass: r.Pass(), Skip: r.Skip, Errored: r.Error != nil,
 			Output: string(r.Output), Duration: r.Duration}
 		if r.Location != nil {
@@ -212,6 +225,9 @@ func runParsed(ctx context.Context, parsed map[string]*ast.Module, opt TestOptio
 			}
 		}
 		out = append(out, tr)
+	}
+	if timedOut != nil {
+		return nil, timedOut
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].File != out[j].File {

@@ -26,7 +26,7 @@ func init() {
 	register(&command{
 		name:     "check",
 		summary:  "lint settings files (and custom profiles) against the schema, CUE and the rules",
-		synopsis: "bwpolicy check [--format " + strings.Join(report.Formats(), "|") + "] [--fail-on error|warning]\n                      [--policy DIR]... [--profiles DIR]... [--exclude GLOB]...\n                      [-o FILE] [FILE|DIR|-...]",
+		synopsis: "bwpolicy check [--format " + strings.Join(report.Formats(), "|") + "] [--fail-on error|warning]\n                      [--policy DIR]... [--profiles DIR]... [--exclude GLOB]...\n                      [--eval-timeout DURATION] [--eval-memory MIB] [--policy-net] [--policy-env] [--jobs N]\n                      [-o FILE] [FILE|DIR|-...]",
 		description: `Checks settings files (a directory: the *.yaml and *.yml files under it,
 recursively, less --exclude; -: standard input) and the custom profiles of
 --profiles against the schema, the CUE profiles and the rules, with this

@@ -20,7 +20,7 @@ func init() {
 	register(&command{
 		name:     "compile",
 		summary:  "print the frozen bwrap invocation (JSON), or the explained plan (--explain)",
-		synopsis: "bwpolicy compile [--config FILE] [--profile NAME] [--cwd DIR] [--sandbox-id ID]\n                        [--profiles DIR]... [--policy DIR]... [-o FILE] [--explain [--view]]",
+		synopsis: "bwpolicy compile [--config FILE] [--profile NAME] [--cwd DIR] [--sandbox-id ID]\n                        [--profiles DIR]... [--policy DIR]... [-o FILE] [--explain [--view]]\n                        [--eval-timeout DURATION] [--eval-memory MIB] [--policy-net] [--policy-env]",
 		description: `Compiles the settings (--config FILE; default $HERMES_HOME/config.yaml if
 it exists, else the embedded defaults) with this host's facts into the
 frozen invocation bwrun runs (JSON on standard output, or -o FILE), or with

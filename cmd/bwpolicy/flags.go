@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/internal/bounded"
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/profile"
+	"github.com/bwpolicy/bwpolicy/settings"
 )
 
 // multiFlag is a repeatable string flag.
@@ -66,7 +69,7 @@ type compileFlags struct {
 }
 
 func (c *compileFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.config, "config", "", "settings `FILE` (default: $HERMES_HOME/config.yaml if it exists, else the embedded defaults)")
+	fs.StringVar(&c.config, "config", "", "settings `FILE` (-: standard input; default: $HERMES_HOME/config.yaml if it exists, else the embedded defaults)")
 	fs.StringVar(&c.profile, "profile", "", "profile `NAME` (overrides the settings)")
 	fs.StringVar(&c.cwd, "cwd", "", "working `DIR` (overrides the settings)")
 	fs.StringVar(&c.sandboxID, "sandbox-id", "", "this environment's `ID`: HERMES_HOME/sandboxes/bwrap-ID read-write, HERMES_HOME/cache/scratch/hermes-bwrap-ID the private TMPDIR (both created 0700)")
@@ -82,6 +85,19 @@ func (c *compileFlags) request() (*compiler.Request, diag.List, int) {
 	if c.sandboxID != "" && !facts.SandboxIDPattern.MatchString(c.sandboxID) {
 		return nil, diag.List{{Severity: diag.Error, Rule: "usage", Pos: diag.CommandLine("--sandbox-id"),
 			Summary: fmt.Sprintf("--sandbox-id %q: want 1-64 letters, digits, '.', '_' or '-', not starting with '.', '_' or '-'", c.sandboxID)}}, exitUsage
+	}
+	if c.config == "-" {
+		// Standard input, as check - reads it: the settings (a larger
+		// input is refused by the loader, as a file would be).
+		src, err := io.ReadAll(io.LimitReader(os.Stdin, settings.MaxFileSize+1))
+		if err != nil {
+			return nil, diag.List{{Severity: diag.Error, Rule: "input", Pos: diag.CommandLine("--config"),
+				Summary: "reading the settings from standard input: " + err.Error()}}, exitUsage
+		}
+		if src == nil {
+			src = []byte{}
+		}
+		req.File, req.Source = stdinName, src
 	}
 	if err := c.eval.check(); err != nil {
 		return nil, diag.List{{Severity: diag.Error, Rule: "usage", Summary: err.Error()}}, exitUsage

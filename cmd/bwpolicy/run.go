@@ -125,7 +125,7 @@ func runMain(o *runOptions, argv []string, stdout, stderr io.Writer) int {
 	return st.ExitStatus
 }
 
-const runUsage = "bwpolicy run [--status-fd N|--status-file F] [--timeout S] [--chdir DIR] [--config FILE] [--profile NAME]\n                    [--cwd DIR] [--sandbox-id ID] [--profiles DIR]... [--policy DIR]... -- CMD [ARG...]"
+const runUsage = "bwpolicy run [--status-fd N|--status-file F] [--timeout S] [--chdir DIR] [--config FILE] [--profile NAME]\n                    [--cwd DIR] [--sandbox-id ID] [--profiles DIR]... [--policy DIR]...\n                    [--eval-timeout DURATION] [--eval-memory MIB] [--policy-net] [--policy-env] -- CMD [ARG...]"
 
 // fileOr returns w when it is an *os.File, else def.
 func fileOr(w io.Writer, def *os.File) *os.File {

@@ -160,6 +160,11 @@ func watchdog(lim Limits, mem uint64, report func(*Exceeded)) {
 	}
 }
 
+// Here is where the evaluation was last marked (Mark): a child's own
+// report of a bound its evaluator enforced (OPA's cancellation of a test
+// at its timeout) names the same rule the watchdog would.
+func Here() Where { return here() }
+
 func here() Where {
 	if w := where.Load(); w != nil {
 		return *w
