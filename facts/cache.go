@@ -68,7 +68,7 @@ type gatherInput struct {
 	// one profile.Set, where they name one profile each, whose fields
 	// differ only by the limits merged over its defaults, which Gather
 	// does not read.
-	Profile, ProfileSource string
+	ProfileName, ProfileSource string
 }
 
 // gatherIgnores are the settings fields Gather does not read: two
@@ -83,7 +83,7 @@ func gatherKey(s *settings.Settings, p *profile.Profile) (string, bool) {
 		return "", false
 	}
 	b, err := json.Marshal(gatherInput{Binds: s.Binds, Cwd: s.Cwd, HomeMode: s.HomeMode, SandboxID: s.SandboxID, Staged: s.Staged,
-		Hide: s.Hide, Protect: s.Protect, Home: s.Home, Profile: p.Name, ProfileSource: p.Source})
+		Hide: s.Hide, Protect: s.Protect, Home: s.Home, ProfileName: p.Name, ProfileSource: p.Source})
 	if err != nil {
 		return "", false
 	}

@@ -138,8 +138,14 @@ func load(dirs []string) (*Set, diag.List) {
 			file := filepath.Join(dir, e.Name())
 			src, err := bounded.ReadFile(file, MaxProfileSize)
 			if err != nil {
-				diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
-					Summary: "cannot read profile: " + err.Error()})
+				d := diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
+					Summary: "cannot read profile: " + err.Error()}
+				var big *bounded.TooLarge
+				if errors.As(err, &big) {
+					d.Pos.Line, d.Pos.Col = 1, 1
+					d.Summary = fmt.Sprintf("profile larger than %d bytes (1 MiB): profiles are a screenful of CUE, and bwpolicy reads no more", MaxProfileSize)
+				}
+				diags.Add(d)
 				continue
 			}
 			name := strings.TrimSuffix(e.Name(), ".cue")

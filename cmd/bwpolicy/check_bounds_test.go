@@ -212,3 +212,53 @@ func TestCheckConcurrentIsSequential(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileProfilesUnderEveryCommand: the hostile custom profiles
+// (list.Range(0, 1e8, 1) in a comprehension, a 60,000-field struct) are
+// a clean failure at the profile's file under compile (exit 2), compile
+// --explain, run (125) and check (exit 2, one failure); the 4.9 MB
+// struct is refused by its size, at line 1, as a finding (exit 1).
+func TestHostileProfilesUnderEveryCommand(t *testing.T) {
+	env := sandboxEnv(t)
+	for _, h := range hostile.Profiles() {
+		t.Run(h.Name, func(t *testing.T) {
+			dir := testtree.Write(t, map[string]string{
+				"profiles/" + h.Name + ".cue": string(h.Src),
+				"settings/sandbox.yaml":       "profile: workspace\n",
+			})
+			timeout := "2s"
+			if !h.Time {
+				timeout = "60s"
+			}
+			bounds := []string{"--eval-timeout", timeout, "--eval-memory", "128"}
+			crossed := h.Time || h.Memory
+			for _, c := range []struct {
+				name       string
+				args       []string
+				code, size int
+			}{
+				{"compile", []string{"compile", "--config", "settings/sandbox.yaml", "--profiles", "profiles"}, 2, 1},
+				{"explain", []string{"compile", "--explain", "--config", "settings/sandbox.yaml", "--profiles", "profiles"}, 2, 1},
+				{"run", []string{"run", "--config", "settings/sandbox.yaml", "--profiles", "profiles", "--", "true"}, 125, 125},
+				{"check", []string{"check", "--profiles", "profiles", "settings"}, 2, 1},
+			} {
+				args := append(append(append([]string{}, c.args[0]), bounds...), c.args[1:]...)
+				r := run(t, dir, env, args...)
+				want, at := c.code, "profiles/"+h.Name+".cue:"
+				msg := "did not finish within the time bound (2s)"
+				if h.Memory {
+					msg = "the memory bound (128 MiB)"
+				}
+				if h.Time && h.Memory {
+					msg = "bound"
+				}
+				if !crossed {
+					want, at, msg = c.size, "profiles/"+h.Name+".cue:1:1:", "larger than"
+				}
+				if r.code != want || !strings.Contains(r.stderr+r.stdout, at) || !strings.Contains(r.stderr+r.stdout, msg) || strings.Contains(r.stderr, "goroutine ") {
+					t.Errorf("%s: want exit %d and %q at %s, no stack trace; got %s", c.name, want, msg, at, r)
+				}
+			}
+		})
+	}
+}
