@@ -269,7 +269,7 @@ func TestAction(t *testing.T) {
 	for _, c := range []struct{ paths, want, count string }{
 		{"sandbox/\n\n  team a/sandbox b.yaml  \n", "team a/sandbox b.yaml:2:12: error", "5 files checked"},
 		{`["sandbox/", "line\nbreak.yaml"]`, "2:12: error: memory_mb", "5 files checked"},
-		{`["team a/sandbox b.yaml"]`, "team a/sandbox b.yaml:2:12: error", "1 file checked"},
+		{`["team a/sandbox b.yaml"]`, "team a/sandbox b.yaml:2:12: error", "2 files checked"},
 	} {
 		given["paths"] = c.paths
 		r = runAction(t, act, odd, given)
