@@ -250,8 +250,8 @@ func (m ruleMarker) TraceEvent(ev topdown.Event) {
 		return
 	}
 	w := &bounded.Where{File: r.Location.File, Line: r.Location.Row, Col: r.Location.Col}
-	if r.Module != nil {
-		w.Name = r.Path().String()
+	if r.Module != nil && r.Module.Package != nil {
+		w.Name = r.Module.Package.Path.String() + "." + r.Ref().String()
 	}
 	bounded.Mark(w)
 	if m.tests && strings.HasPrefix(string(r.Head.Name), "test_") {

@@ -19,6 +19,7 @@ func init() {
 		case "fail":
 			return nil, errors.New("no: " + string(body))
 		case "spin":
+			//lint:ignore SA5002 the case is a loop that never ends
 			for {
 			}
 		case "grow": // a heap that grows in small steps
