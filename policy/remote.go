@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -66,7 +67,11 @@ func serveChild(op string, body []byte) ([]byte, error) {
 		if childEngine == nil {
 			return nil, errors.New("policy: evaluation before load")
 		}
-		value, err := jsonValue(body)
+		var call evalCall
+		if err := gobDecode(body, &call); err != nil {
+			return nil, err
+		}
+		value, err := inputOf(call)
 		if err != nil {
 			return nil, err
 		}
@@ -131,10 +136,10 @@ type pool struct {
 	load     []byte // the encoded loadCall every child starts with
 	opt      Options
 	fallback string // where a crossed bound is placed when the child cannot say
-	idle     chan *bounded.Child
+	idle     chan *child
 	slots    chan struct{}
 	mu       sync.Mutex
-	all      []*bounded.Child
+	all      []*child
 }
 
 // startRemote starts the first child of an engine over extra and loads
@@ -147,7 +152,7 @@ func startRemote(extra map[string]string, opt Options, fallback string) (*Engine
 	}
 	opt.Limits.Env = opt.Reach.Env
 	n := runtime.GOMAXPROCS(0)
-	p := &pool{load: load, opt: opt, fallback: fallback, idle: make(chan *bounded.Child, n), slots: make(chan struct{}, n)}
+	p := &pool{load: load, opt: opt, fallback: fallback, idle: make(chan *child, n), slots: make(chan struct{}, n)}
 	c, err := p.start()
 	if err != nil {
 		return nil, err
@@ -157,7 +162,7 @@ func startRemote(extra map[string]string, opt Options, fallback string) (*Engine
 }
 
 // start starts one child and loads the rules in it; it takes a slot.
-func (p *pool) start() (*bounded.Child, error) {
+func (p *pool) start() (*child, error) {
 	p.slots <- struct{}{}
 	c, err := bounded.Start(childKind, p.opt.Limits)
 	if err != nil {
@@ -169,14 +174,15 @@ func (p *pool) start() (*bounded.Child, error) {
 		<-p.slots
 		return nil, fromChild(err, p.fallback)
 	}
+	ch := &child{Child: c, held: map[ast.Value]int{}}
 	p.mu.Lock()
-	p.all = append(p.all, c)
+	p.all = append(p.all, ch)
 	p.mu.Unlock()
-	return c, nil
+	return ch, nil
 }
 
 // get returns an idle child, or a new one while there are free slots.
-func (p *pool) get() (*bounded.Child, error) {
+func (p *pool) get() (*child, error) {
 	select {
 	case c := <-p.idle:
 		return c, nil
@@ -191,18 +197,83 @@ func (p *pool) get() (*bounded.Child, error) {
 	}
 }
 
+// evalCall is one evaluation's input: its top-level fields, each either
+// sent (JSON) or, when the child already holds it, named by the number
+// it was sent under (the facts a facts.Cache shares between files are
+// sent to each child once, not once per file).
+type evalCall struct {
+	Reset  bool // the child forgets every value it holds first
+	Fields []evalField
+}
+
+type evalField struct {
+	Key  string
+	JSON []byte // the value, or nil for Ref
+	Ref  int    // the number it is (or was) sent under; 0: not kept
+}
+
+// maxHeld bounds the values one child holds for its parent.
+const maxHeld = 64
+
+// child is a pool's child and the shared values it holds.
+type child struct {
+	*bounded.Child
+	held map[ast.Value]int
+	next int
+}
+
 // evaluate runs one evaluation in a child. A child that crossed a bound
 // is gone: its slot is freed for a new one.
 func (p *pool) evaluate(input any) ([]Violation, error) {
-	b, err := json.Marshal(input)
+	value, err := InputValue(input)
 	if err != nil {
 		return nil, err
+	}
+	obj, ok := value.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("policy: input is %T, not an object", value)
 	}
 	c, err := p.get()
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.Call(opEval, b)
+	call := evalCall{}
+	if len(c.held) >= maxHeld {
+		clear(c.held)
+		call.Reset = true
+	}
+	var fieldErr error
+	obj.Foreach(func(k, v *ast.Term) {
+		key, _ := k.Value.(ast.String)
+		f := evalField{Key: string(key)}
+		if isShared(v.Value) {
+			if id, held := c.held[v.Value]; held {
+				f.Ref = id
+				call.Fields = append(call.Fields, f)
+				return
+			}
+			c.next++
+			c.held[v.Value], f.Ref = c.next, c.next
+		}
+		x, err := ast.JSON(v.Value)
+		if err == nil {
+			f.JSON, err = json.Marshal(x)
+		}
+		if err != nil && fieldErr == nil {
+			fieldErr = err
+		}
+		call.Fields = append(call.Fields, f)
+	})
+	if fieldErr != nil {
+		p.idle <- c
+		return nil, fieldErr
+	}
+	body, err := gobEncode(call)
+	if err != nil {
+		p.idle <- c
+		return nil, err
+	}
+	out, err := c.Call(opEval, body)
 	var ex *bounded.Exceeded
 	if errors.As(err, &ex) {
 		c.Close()
@@ -218,6 +289,38 @@ func (p *pool) evaluate(input any) ([]Violation, error) {
 		return nil, err
 	}
 	return vs, nil
+}
+
+// childHeld are the values a child holds for its parent, by number.
+var childHeld = map[int]ast.Value{}
+
+// inputOf is the input value of an evalCall, in the child.
+func inputOf(call evalCall) (ast.Value, error) {
+	if call.Reset {
+		clear(childHeld)
+	}
+	obj := ast.NewObject()
+	for _, f := range call.Fields {
+		var v ast.Value
+		if f.JSON == nil {
+			held, ok := childHeld[f.Ref]
+			if !ok {
+				return nil, fmt.Errorf("policy: input field %s: value %d was never sent", f.Key, f.Ref)
+			}
+			v = held
+		} else {
+			x, err := jsonValue(f.JSON)
+			if err != nil {
+				return nil, err
+			}
+			v = x
+			if f.Ref != 0 {
+				childHeld[f.Ref] = v
+			}
+		}
+		obj.Insert(ast.StringTerm(f.Key), ast.NewTerm(v))
+	}
+	return obj, nil
 }
 
 // Close ends the engine's children; an engine in process has none.
@@ -250,8 +353,12 @@ func (m ruleMarker) TraceEvent(ev topdown.Event) {
 		return
 	}
 	w := &bounded.Where{File: r.Location.File, Line: r.Location.Row, Col: r.Location.Col}
-	if r.Module != nil && r.Module.Package != nil {
-		w.Name = r.Module.Package.Path.String() + "." + r.Ref().String()
+	// A compiled rule's head ref is its whole path (data.pkg.rule); a
+	// parsed one's is relative to its package.
+	if ref := r.Ref().String(); strings.HasPrefix(ref, "data.") {
+		w.Name = ref
+	} else if r.Module != nil && r.Module.Package != nil {
+		w.Name = r.Module.Package.Path.String() + "." + ref
 	}
 	bounded.Mark(w)
 	if m.tests && strings.HasPrefix(string(r.Head.Name), "test_") {

@@ -181,10 +181,28 @@ func (c *termCache) value(v reflect.Value) (ast.Value, error) {
 	c.mu.Lock()
 	if len(c.terms) >= c.limit() {
 		clear(c.terms)
+		sharedValues.Clear()
 	}
 	c.terms[key] = ast.NewTerm(x)
 	c.mu.Unlock()
+	if o, ok := x.(ast.Object); ok {
+		sharedValues.Store(o, true)
+	}
 	return x, nil
+}
+
+// sharedValues holds the objects SharePointers' caches made: a remote
+// engine sends each to a child once (pool.evaluate).
+var sharedValues sync.Map // ast.Object → true
+
+// isShared reports whether v is an object a pointer cache made.
+func isShared(v ast.Value) bool {
+	o, ok := v.(ast.Object)
+	if !ok {
+		return false
+	}
+	_, shared := sharedValues.Load(o)
+	return shared
 }
 
 // sharedTypes holds a termCache for each type given to ShareTerms.
