@@ -103,3 +103,34 @@ func TestCheckOutputFile(t *testing.T) {
 		t.Fatalf("-o onto a symbolic link: want exit 2\n%s", r)
 	}
 }
+
+// TestCompileConfigStdin: compile --config - (and --explain) read the
+// settings from standard input as check - does, bounded like a file and
+// positioned at <stdin>; before, "-" was a file name that did not exist.
+func TestCompileConfigStdin(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		in, want string
+		code     int
+	}{
+		{[]string{"compile", "--config", "-"}, "profile: workspace\n", `"profile": "workspace"`, exitOK},
+		{[]string{"compile", "--explain", "--config", "-"}, "profile: restricted\n", "restricted", exitOK},
+		{[]string{"compile", "--config", "-"}, "profile: workspace\nmemory_mb: .inf\n", "<stdin>:2:12: error: memory_mb: must be a finite number", exitFound},
+		{[]string{"compile", "--config", "-"}, "cwd: /" + strings.Repeat("a", 3<<20), "<stdin>:1:1: error: settings file larger than 1048576 bytes", exitFound},
+	} {
+		cmd := exec.Command(bwpolicyBin, tc.args...)
+		cmd.Dir = t.TempDir()
+		cmd.Env = sandboxEnv(t)
+		cmd.Stdin = strings.NewReader(tc.in)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != tc.code || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v: want exit %d and %q, got %d:\n%s", tc.args, tc.code, tc.want, code, out.String())
+		}
+	}
+}
