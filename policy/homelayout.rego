@@ -124,6 +124,14 @@ warn contains v("H10", sprintf("home.allow entry %q lies inside the denied path 
 	within(p, h.entry)
 }
 
+# A home.allow entry that names the home as a whole ("$HOME", which the
+# decode stage writes "~/" like every spelling of the home) would bind
+# HOME back whole: refused, as "~" and "~/" are by the schema.
+deny contains v("H10", sprintf("home.allow entry %q names the whole home directory: it would bind HOME back whole; name the entries to allow, or set home.layout: denylist", [a]), ["home", "allow", i]) if {
+	some i, a in object.get(input.settings, ["home", "allow"], [])
+	a == "~/"
+}
+
 # A hide entry that matches the home directory (or above it) would mask
 # HOME as a whole: refused, in both layouts (use home.layout: allowlist).
 deny contains v("H10", sprintf("hide entry %q matches %q, the home directory or above it: refused (the allowlist home layout already hides every dot entry that is not allowed)", [object.get(input.settings, "hide", [])[h.hide_index], h.path]), ["hide", h.hide_index]) if {
