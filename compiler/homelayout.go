@@ -73,7 +73,7 @@ func boundWhat(rel string) string {
 	case "":
 		return "its non-dot entries and the allowed dot entries"
 	case ".cache":
-		return "its entries, read-only, except the tool build caches (go-build, pip, uv, …: they start empty in every command and stay in the tmpfs, so tools work and nothing they cache reaches the host),"
+		return "the entries of facts.HomeCacheShown (browser builds, native headers, tool environments, models), read-only; the tool build caches (go-build, pip, uv, …) start empty in every command and stay in the tmpfs, so tools work and nothing they cache reaches the host; the rest is left out (a CLI's login, an agent's logs),"
 	}
 	return "its allowed entries"
 }

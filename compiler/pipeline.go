@@ -48,6 +48,10 @@ type Request struct {
 	// find them; its error is the compile's (S6). The compiler itself
 	// changes nothing on the host.
 	PrepareSandbox func(hermesHome, id string) error
+	// Facts, when set, remembers the facts gathered on Host across
+	// compilations (bwpolicy check of many files): Host must be the same
+	// for every request that shares it.
+	Facts *facts.Cache
 }
 
 // Result is what a compilation produced. Invocation is nil when Diags

@@ -33,6 +33,7 @@ const (
 	StepMovedStores       Step = "movedStores"
 	StepPrivilegedSockets Step = "privilegedSockets"
 	StepRCSecrets         Step = "rcSecrets"
+	StepAllowedSecrets    Step = "allowedSecrets"
 	StepUserSockets       Step = "userSockets"
 	StepMirrors           Step = "mirrors"
 	StepProfileHome       Step = "profileHome"
@@ -138,8 +139,15 @@ var gatherSteps = []gatherStep{
 	}},
 	{StepRCSecrets, func(g *gatherer, c *gathering) {
 		c.settle()
-		hidden, notes := g.rcSecrets(c.h, c.f)
+		hidden, files := g.rcSecrets(c.h, c.f)
 		c.f.Hidden = append(c.f.Hidden, hidden...)
+		c.f.SecretFiles = files
+	}},
+	{StepAllowedSecrets, func(g *gatherer, c *gathering) {
+		c.settle()
+		hidden, files, notes := g.allowedSecrets(c.h, c.f)
+		c.f.Hidden = append(c.f.Hidden, hidden...)
+		c.f.SecretFiles = append(c.f.SecretFiles, files...)
 		c.f.SecretNotes = notes
 	}},
 	{StepUserSockets, func(g *gatherer, c *gathering) {

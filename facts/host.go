@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"golang.org/x/sys/unix"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/seccomp"
@@ -82,7 +82,7 @@ type Host struct {
 	// variables, sorted, so explain can say which the env policy removes.
 	EnvNames []string `json:"env_names"`
 	// EnvValueKinds names, by variable, the kind of credential its value
-	// looks like (runtime.SecretValue), so explain can say what the
+	// looks like (secrets.SecretValue), so explain can say what the
 	// runtime strips by value; never the value.
 	EnvValueKinds map[string]string `json:"env_value_kinds,omitempty"`
 	// Bwrap is the bwrap found (Path empty when none).
@@ -224,7 +224,7 @@ func envChecked(h *Host) map[string]string {
 // NoteEnvValue records in EnvValueKinds the kind of credential value
 // looks like, if any (the value itself is not kept).
 func (h *Host) NoteEnvValue(name, value string) {
-	if what, ok := runtime.SecretValue(value); ok {
+	if what, ok := secrets.SecretValue(value); ok {
 		if h.EnvValueKinds == nil {
 			h.EnvValueKinds = map[string]string{}
 		}

@@ -83,6 +83,7 @@ const (
 	SourceHostSocket       Source = "host-socket"
 	SourceUserSocket       Source = "user-socket"
 	SourceStartupSecret    Source = "startup-secret"
+	SourceAllowedSecret    Source = "allowed-secret"
 	SourceRunUser          Source = "run-user"
 	SourceDockerSocket     Source = "docker-socket"
 	SourceProtectedEntry   Source = "protected-entry"
@@ -174,10 +175,14 @@ var Protections = []Protection{
 	{Source: SourceHostSocket, Reason: ReasonHostSocket, Rule: invocation.ReasonPrivilegedHostSockets, Role: RoleMask, Setting: SettingProfile,
 		Gather:        StepPrivilegedSockets,
 		ExplainSource: "host: a privileged host socket (facts.PrivilegedSockets)"},
-	// the shell start-up files of the home directory that hold a secret (an exported token, a password) (stale: a precondition).
+	// the shell start-up files of the home directory that hold a secret (an exported token, a password on a command line), and the files they read into a secret variable (stale: a precondition).
 	{Source: SourceStartupSecret, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
 		Gather:        StepRCSecrets,
-		ExplainSource: "host: {entry} holds a secret"},
+		ExplainSource: "host: {entry} holds a secret or is read into one (hazard/secrets)"},
+	// in the allowed home entries: logs (HomeAllowedLeft), text files that hold a secret, and the files their configuration names as credential stores (stale: a precondition).
+	{Source: SourceAllowedSecret, Reason: ReasonCredential, Rule: invocation.ReasonCredentialLocations, Role: RoleMask, Setting: SettingProfile,
+		Gather: StepAllowedSecrets, Env: []string{"XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"},
+		ExplainSource: "host: {entry} holds a secret, is named as a credential store, or is a log of an allowed entry (hazard/secrets)"},
 	// the Unix sockets the user owns that the sandbox would show (ssh ControlMaster, an agent or multiplexer outside /tmp and /run/user) (stale: a precondition).
 	{Source: SourceUserSocket, Reason: ReasonHostSocket, Rule: invocation.ReasonPrivilegedHostSockets, Role: RoleMask, Setting: SettingProfile,
 		Gather:        StepUserSockets,
