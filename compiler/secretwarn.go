@@ -8,6 +8,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/hazard/secrets"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // secretWarnings is the policy stage's Go-side check (the facts it reads
@@ -23,13 +24,13 @@ func (st *state) secretWarnings() {
 			Pos: diag.Pos{File: st.res.Document.File}, Host: true})
 	}
 	for _, n := range append(f.MountNotes, f.SecretNotes...) {
-		host("H7", n)
+		host(string(invocation.ReasonCredentialLocations), n)
 	}
 	for _, sf := range f.SecretFiles {
-		host("H7", secretFileWarning(sf))
+		host(string(invocation.ReasonCredentialLocations), secretFileWarning(sf))
 	}
 	for _, n := range f.CodeDirNotes {
-		host("H9", n)
+		host(string(invocation.ReasonProtectedEntries), n)
 	}
 	for _, t := range f.Tracked {
 		files := strings.Join(t.Files, ", ")
@@ -40,7 +41,7 @@ func (st *state) secretWarnings() {
 			files, t.Repo, t.Files[0])
 		if t.Why == facts.ReasonHide {
 			i := t.HideIndex
-			st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: "H4", Path: fmt.Sprintf("hide[%d]", i),
+			st.res.Diags.Add(diag.Diagnostic{Severity: diag.Warning, Rule: string(invocation.ReasonUserHidePaths), Path: fmt.Sprintf("hide[%d]", i),
 				Pos: st.settingsPos("hide", i), Summary: fmt.Sprintf("hide entry %q: %s", t.Hidden, msg)})
 			continue
 		}

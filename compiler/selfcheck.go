@@ -8,6 +8,7 @@ package compiler
 
 import (
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/verify"
 )
 
@@ -23,7 +24,7 @@ func selfCheck(st *state) {
 		return
 	}
 	for _, v := range vs {
-		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "H6", Host: true,
+		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: string(invocation.ReasonVerify), Host: true,
 			Pos:     st.res.Document.FilePos(),
 			Summary: "the compiled invocation breaks its own invariant (an internal error; nothing was written): " + v.String()})
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/profile"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/schema"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
@@ -129,7 +130,7 @@ func gatherFacts(st *state) {
 	expandBindHome(st.res.Settings, h.Home)
 	if id := st.res.Settings.SandboxID; id != "" && st.req.PrepareSandbox != nil && facts.IsOS(h.FS) {
 		if err := st.req.PrepareSandbox(h.HermesHome, id); err != nil {
-			st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "S6", Path: "sandbox_id",
+			st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: string(invocation.ReasonHermesExceptions), Path: "sandbox_id",
 				Pos: st.settingsPos("sandbox_id"), Summary: "cannot create this environment's state and scratch directories: " + err.Error()})
 			return
 		}

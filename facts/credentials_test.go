@@ -62,7 +62,7 @@ func TestEnvCredentials(t *testing.T) {
 	f := Gather(h, &settings.Settings{}, p)
 	var got []string
 	for _, x := range f.Hidden {
-		if x.Why == "H7" {
+		if x.Source == SourceCredentialVar { // this row's paths, not every H7 row's
 			got = append(got, x.Var+" "+x.Path+" "+x.Kind)
 		}
 	}
