@@ -2,7 +2,9 @@ package facts
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/report"
@@ -77,16 +79,40 @@ func TestPolicyInputEnumsFollowRegistry(t *testing.T) {
 		}
 		sources = append(sources, string(p.Source))
 	}
-	slices.Sort(reasons)
-	slices.Sort(sources)
-	gotWhy := slices.Sorted(slices.Values(props["why"].Enum))
-	gotSrc := slices.Sorted(slices.Values(props["source"].Enum))
-	if !slices.Equal(gotWhy, reasons) {
-		t.Errorf("policy-input hidden.why enum = %v, registry mask reasons = %v", gotWhy, reasons)
+	enumFresh(t, "hidden.why", props["why"].Enum, reasons)
+	enumFresh(t, "hidden.source", props["source"].Enum, sources)
+}
+
+// enumFresh holds a policy-input schema enum (got, as the file lists it)
+// equal, as a set, to the registry's (want, in registry order). With
+// BWPOLICY_UPDATE_SCHEMA=1 it writes the registry's list into
+// schema/policy-input.schema.json instead (the enums are generated from
+// the registry; this test is their freshness check).
+func enumFresh(t *testing.T, where string, got, want []string) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Fatalf("%s: the registry lists nothing", where)
 	}
-	if !slices.Equal(gotSrc, sources) {
-		t.Errorf("policy-input hidden.source enum = %v, registry mask sources = %v", gotSrc, sources)
+	if slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		return
 	}
+	render := func(l []string) string { return `"enum": ["` + strings.Join(l, `", "`) + `"]` }
+	if os.Getenv("BWPOLICY_UPDATE_SCHEMA") == "" {
+		t.Errorf("policy-input %s enum = %v, the registry's = %v (BWPOLICY_UPDATE_SCHEMA=1 go test ./facts -run PolicyInput writes it)", where, got, want)
+		return
+	}
+	const file = "../schema/policy-input.schema.json"
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), render(got)); n != 1 {
+		t.Fatalf("%s: %s found %d times in %s, want once: edit it by hand", where, render(got), n, file)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(b), render(got), render(want), 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: wrote %s", file, render(want))
 }
 
 // TestRegistryRulesCatalogued: every rule a row reports is in the rule
@@ -137,11 +163,7 @@ func TestPolicyInputMaskAndExceptionSources(t *testing.T) {
 				want = append(want, string(p.Source))
 			}
 		}
-		slices.Sort(want)
-		got = slices.Sorted(slices.Values(got))
-		if !slices.Equal(got, want) {
-			t.Errorf("policy-input %s source enum = %v, registry = %v", role, got, want)
-		}
+		enumFresh(t, string(role)+"s.source", got, want)
 	}
 }
 
