@@ -37,3 +37,24 @@ func TestCheckCheckedEnv(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckCheckedEnv: bwrun's re-check of every variable the
+// compile read, on the network profile's golden invocation (51
+// variables, PATH set).
+func BenchmarkCheckCheckedEnv(b *testing.B) {
+	inv, err := invocation.Load("../golden/profile_network.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(inv.Env.Checked) < 10 {
+		b.Fatalf("env.checked has %d variables", len(inv.Env.Checked))
+	}
+	env := map[string]string{}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	b.ResetTimer()
+	for range b.N {
+		if err := CheckCheckedEnv(inv, lookup); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
