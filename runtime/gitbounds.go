@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"syscall"
 )
@@ -46,7 +47,7 @@ func (s *gitScan) boundSummary() {
 	}
 }
 
-// pastEntries is the scan's RepoWalk.Past: past MaxGitScanEntries, a
+// pastEntries is the scan's git.RepoWalk.Past: past git.MaxWalkEntries, a
 // directory that existed when compiling is walked (a command cannot add
 // more of them), one a command created is set aside whole, unlisted:
 // git reaches nothing below it at its old place.
@@ -54,7 +55,7 @@ func (s *gitScan) pastEntries(dir string) bool {
 	if !s.created(dir) || s.isRoot(dir) {
 		return true
 	}
-	s.pastBound(dir, fmt.Sprintf("a directory created past the git scan's bound of %d entries", MaxGitScanEntries))
+	s.pastBound(dir, fmt.Sprintf("a directory created past the git scan's bound of %d entries", git.MaxWalkEntries))
 	return false
 }
 
@@ -111,8 +112,8 @@ func (s *gitScan) repoList(dir, what string) []string {
 		s.pastBound(dir, fmt.Sprintf("a %s directory with more than %d entries", what, maxGitHooks))
 		return nil
 	}
-	if names, ok = s.list(dir, MaxGitScanEntries); !ok {
-		s.stale(dir, fmt.Sprintf("the git scan did not check %s: more than %d entries (H9); review before running git there", dir, MaxGitScanEntries))
+	if names, ok = s.list(dir, git.MaxWalkEntries); !ok {
+		s.stale(dir, fmt.Sprintf("the git scan did not check %s: more than %d entries (H9); review before running git there", dir, git.MaxWalkEntries))
 	}
 	return names
 }

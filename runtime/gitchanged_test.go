@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -148,7 +149,7 @@ func TestCarriedGitScanSince(t *testing.T) {
 	future := time.Now().Add(time.Hour).UnixNano()
 	f.inv.GitScanSince = future
 	p := filepath.Join(f.proj, "deep")
-	for i := 0; i <= MaxGitScanDepth; i++ {
+	for i := 0; i <= git.MaxWalkDepth; i++ {
 		p = filepath.Join(p, "d")
 	}
 	if err := os.MkdirAll(p, 0o755); err != nil {

@@ -1,7 +1,7 @@
 package runtime
 
 import (
-	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,15 +19,6 @@ import (
 // silently. The exported bounds are variables so that tests can lower
 // them; nothing changes them at run time.
 var (
-	// MaxGitScanEntries bounds the directory entries listed in the
-	// writable set. Past it, the scan goes on only into directories that
-	// existed when compiling (their number is the compile's, which a
-	// command cannot raise) and sets aside whole the directories a
-	// command created (RepoWalk.Past).
-	MaxGitScanEntries = 200_000
-	// MaxGitScanDepth bounds how deep below a writable directory the
-	// scan looks for repositories.
-	MaxGitScanDepth = 64
 	// MaxGitScanRepos bounds the repositories (git directories,
 	// submodules and worktrees included) inspected, counted apart for
 	// git directories that existed when compiling and for those a
@@ -40,9 +31,6 @@ var (
 )
 
 const (
-	// maxGitFile bounds a configuration, gitdir or commondir file (git's
-	// own bound for a .git file is 1 MiB).
-	maxGitFile = 1 << 20
 	// maxGitIncludeDepth is git's MAX_INCLUDE_DEPTH.
 	maxGitIncludeDepth = 10
 	// maxModuleDepth bounds the nesting of .git/modules directories.
@@ -102,7 +90,7 @@ const WhyProfileHome = "H9 (profile home)"
 // such a repository reads (include and includeIf targets followed, up to
 // git's depth of 10, relative to the including file, "~/" the home;
 // plus the global ~/.gitconfig and ~/.config/git/config) that a command
-// could have written, a variable of GitCodeKeys, or a file git cannot
+// could have written, a variable of git.CodeKeys, or a file git cannot
 // parse, is a finding; so is every executable (or symlinked) hook in the
 // hooks directory git would use (core.hooksPath, else hooks/) that a
 // command could have written. Each finding is renamed next to itself
@@ -328,36 +316,13 @@ func (s *gitScan) globalHooksPath() string {
 	return hp
 }
 
-// readSmall reads a regular file of at most maxGitFile bytes
-// (following symlinks, as git does) through OpenRegular, so a FIFO or a
-// device a command left in its place cannot hang bwrun.
-func readSmall(p string) ([]byte, error) {
-	f, err := invocation.OpenRegular(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := invocation.ReadLimited(f, maxGitFile+1)
-	if len(b) > maxGitFile {
-		return nil, errTooLarge
-	}
-	return b, err
-}
+// readSmall reads a regular file of at most git.MaxFile bytes
+// (following symlinks, as git does) without blocking on a FIFO or a
+// device a command left in its place (git.ReadSmall).
+func readSmall(p string) ([]byte, error) { return git.ReadSmall(p) }
 
-var errTooLarge = fmt.Errorf("larger than %d bytes", maxGitFile)
-
-// trimPointer is how git reads a gitdir or commondir value: trailing CR
-// and LF removed, then read as a C string (a NUL ends it: "gitdir:
-// X\x00junk" leads git to X).
-func trimPointer(b []byte) string { return cString(strings.TrimRight(string(b), "\r\n")) }
-
-// cString is v as C reads it: up to its first NUL.
-func cString(v string) string {
-	if i := strings.IndexByte(v, 0); i >= 0 {
-		return v[:i]
-	}
-	return v
-}
+// errTooLarge is readSmall's error for a file past its bound.
+var errTooLarge = git.ErrTooLarge
 
 // joinPhysical is the path the kernel (and git, which passes it on as
 // written or through real_path) reaches for rel below dir (rel as is when

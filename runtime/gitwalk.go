@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,19 +13,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// walk lists root with RepoWalk (getdents, no stat: the entry types
+// walk lists root with git.RepoWalk (getdents, no stat: the entry types
 // come with the names) and hands each repository it finds to repo: a
 // directory holding ".git", or a bare repository. Read-only and masked
 // paths are skipped (a command cannot write them). Past
-// MaxGitScanEntries, directories a command created are set aside whole
-// (pastEntries); past MaxGitScanDepth, a directory changed since the
+// git.MaxWalkEntries, directories a command created are set aside whole
+// (pastEntries); past git.MaxWalkDepth, a directory changed since the
 // compile is set aside whole, another one reported stale.
 func (s *gitScan) walk(root string) {
 	buf := make([]byte, 32<<10)
-	w := RepoWalk{
-		List:  func(dir string, de *DirEntries) error { return ListDir(dir, buf, de) },
+	w := git.RepoWalk{
+		List:  func(dir string, de *git.DirEntries) error { return ListDir(dir, buf, de) },
 		Enter: s.writableLexical,
-		Visit: func(dir string, de *DirEntries) {
+		Visit: func(dir string, de *git.DirEntries) {
 			if de.Git {
 				s.repo(dir, path.Join(dir, ".git"))
 			}
@@ -55,16 +56,16 @@ func (s *gitScan) walk(root string) {
 		TooDeep: func(p string) {
 			// Made since the compile, it is the command's: set aside
 			// whole, git reaches nothing below it.
-			if s.changed(p) && s.setAside(p, fmt.Sprintf("a directory more than %d levels below %s, past the git scan's bound", MaxGitScanDepth, root)) != "" {
+			if s.changed(p) && s.setAside(p, fmt.Sprintf("a directory more than %d levels below %s, past the git scan's bound", git.MaxWalkDepth, root)) != "" {
 				return
 			}
-			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels below %s (H9): deeper repositories were not checked; review before running git there", p, MaxGitScanDepth, root))
+			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels below %s (H9): deeper repositories were not checked; review before running git there", p, git.MaxWalkDepth, root))
 		},
 		Entries: &s.entries,
 		Past:    s.pastEntries,
 	}
 	if !w.Walk(root) {
-		s.stale(root, fmt.Sprintf("the git scan of %s stopped after %d entries, and %d more in directories that existed when compiling (H9): repositories past them were not checked for code a later host git would run; review before running git there", root, MaxGitScanEntries, MaxGitScanEntries))
+		s.stale(root, fmt.Sprintf("the git scan of %s stopped after %d entries, and %d more in directories that existed when compiling (H9): repositories past them were not checked for code a later host git would run; review before running git there", root, git.MaxWalkEntries, git.MaxWalkEntries))
 	}
 }
 
@@ -79,14 +80,14 @@ func (s *gitScan) walk(root string) {
 // what it leads to is judged as the command's, whatever its age.
 func (s *gitScan) linkIntoGitDir(link string) {
 	t, err := filepath.EvalSymlinks(link)
-	if err != nil || !slices.ContainsFunc(strings.Split(t, "/"), func(c string) bool { return GitName(c, ".git") }) {
+	if err != nil || !slices.ContainsFunc(strings.Split(t, "/"), func(c string) bool { return git.Name(c, ".git") }) {
 		return
 	}
 	if fi, err := os.Stat(t); err != nil || !fi.IsDir() {
 		return
 	}
 	defer s.distrustIf(s.changed(link))()
-	for d := t; !GitName(path.Base(d), ".git") && d != "/"; d = path.Dir(d) {
+	for d := t; !git.Name(path.Base(d), ".git") && d != "/"; d = path.Dir(d) {
 		before := len(s.rep.SetAside)
 		s.repo(d, path.Join(d, ".git"))
 		s.inspect(d, d, "")
@@ -99,13 +100,13 @@ func (s *gitScan) linkIntoGitDir(link string) {
 // ListDir lists dir into de (reset first) without following a symlink
 // at its last component, with getdents and buf; entries of unknown type
 // (some filesystems) are lstat'ed.
-func ListDir(dir string, buf []byte, de *DirEntries) error {
+func ListDir(dir string, buf []byte, de *git.DirEntries) error {
 	return listDir(dir, unix.O_NOFOLLOW, buf, de)
 }
 
 // listDir is ListDir with extra open flags (O_NOFOLLOW, or none to
 // follow a symlink at dir's last component, as python does).
-func listDir(dir string, flags int, buf []byte, de *DirEntries) error {
+func listDir(dir string, flags int, buf []byte, de *git.DirEntries) error {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|flags, 0)
 	if err != nil {
 		return err
