@@ -108,7 +108,7 @@ func (s *gitScan) repoList(dir, what string) []string {
 	if ok {
 		return names
 	}
-	if s.changed(dir) {
+	if s.grown(dir) {
 		s.pastBound(dir, fmt.Sprintf("a %s directory with more than %d entries", what, maxGitHooks))
 		return nil
 	}
@@ -124,7 +124,7 @@ func (s *gitScan) repoList(dir, what string) []string {
 // Listing submodule names nests: without a bound on the entries, a
 // command could make the scan list 1,024 names at each of 8 levels.
 func (s *gitScan) pastModules(p, why string) {
-	if s.changed(p) {
+	if s.grown(p) {
 		s.pastBound(p, why)
 		return
 	}

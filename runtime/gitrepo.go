@@ -276,7 +276,7 @@ func (s *gitScan) hooks(dir string) []string {
 	defer undo()
 	names, ok := s.list(dir, maxGitHooks)
 	if !ok {
-		if s.changed(dir) {
+		if s.grown(dir) {
 			// Too many to check one by one, and changed since the
 			// compile: the whole directory goes, git then runs none.
 			return s.found(s.setAside(dir, "a git hooks directory with more entries than the scan checks"))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )
 
 // Bounds of the post-command git scan (ScanGit). Past one, the scan
@@ -56,13 +57,9 @@ type GitScanReport struct {
 	StalePaths []string   `json:"stale_paths,omitempty"`
 	// Unresolved is true when the scan left something unchecked or in
 	// place (a bound reached, a directory it could not list, a file it
-	// could not set aside); Since is the compile time it judged changes
-	// by (Invocation.GitScanSince). MarkStale records both, so that the
-	// next invocation compiled for the same path keeps judging by Since
-	// (CarriedGitScanSince): a recompile must not make what the scan
-	// could not clear look like the user's.
-	Unresolved bool  `json:"unresolved,omitempty"`
-	Since      int64 `json:"since,omitempty"`
+	// could not set aside). A recompile clears nothing of it: the next
+	// scan judges by the same ledger.
+	Unresolved bool `json:"unresolved,omitempty"`
 }
 
 // Stale reports whether the scan makes the invocation stale.
@@ -96,9 +93,10 @@ const WhyProfileHome = "H9 (profile home)"
 // command could have written. Each finding is renamed next to itself
 // with a ".bwpolicy-set-aside-<time>" suffix (never deleted, never
 // through a symlink), as is the ".git" file or "commondir" that led to
-// it. A configuration file or hook whose status has not changed since
-// the invocation was compiled (Invocation.GitScanSince) is not a
-// finding (unless a pointer the command wrote led there: gitScan.distrust);
+// it. A configuration file or hook that the environment's ledger led
+// holds as it is now (gitjudge.go) is the user's and not a finding
+// (unless a pointer the command wrote led there: gitScan.distrust);
+// without a ledger everything is the command's;
 // what is not a repository yet but holds names git runs code from is
 // checked too (gitstaged.go), so that it cannot pass as the user's
 // after a recompile: the user's own core.pager or hook in a repository the
@@ -112,8 +110,14 @@ const WhyProfileHome = "H9 (profile home)"
 // checked too (scanPythonSites): a .pth file with a code line or a
 // usercustomize module a command left there is set aside. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
-func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
-	s := newGitScan(inv, home, now)
+func ScanGit(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger) GitScanReport {
+	s := newGitScan(inv, home, now, led)
+	s.run(inv)
+	return s.rep
+}
+
+// run is the scan (ScanGit), or the recording of the ledger (RecordLedger).
+func (s *gitScan) run(inv *invocation.Invocation) {
 	for _, p := range inv.Preconditions {
 		if p.Kind == invocation.KindSymlink && (p.Why == WhyProtected || p.Why == WhyProfileHome) && s.startupFile(p.Path) {
 			// A symlinked start-up entry cannot be bound read-only (a
@@ -143,23 +147,24 @@ func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanRepo
 			}
 		}
 	}
-	s.scanPythonSites(pythonHomes(inv, home), inv.Preconditions)
+	s.scanPythonSites(pythonHomes(inv, s.home), inv.Preconditions)
 	s.globalHP = s.globalHooksPath()
 	for _, r := range s.roots {
 		s.walk(r)
 	}
 	s.boundSummary()
 	sort.Strings(s.rep.StalePaths)
-	s.rep.Since = s.since
-	return s.rep
 }
 
 type gitScan struct {
-	mounts  []scanMount // the invocation's mounts, in order
-	roots   []string    // host sources of the read-write binds (outermost)
-	home    string
-	stamp   string
-	since   int64 // Invocation.GitScanSince
+	mounts []scanMount // the invocation's mounts, in order
+	roots  []string    // host sources of the read-write binds (outermost)
+	home   string
+	stamp  string
+	// led is the environment's ledger: what is the user's (gitjudge.go).
+	led *ledger.Ledger
+	// record makes the scan record what it would judge (RecordLedger).
+	record  bool
 	entries int
 	// repos and newRepos count the git directories inspected that
 	// existed when compiling and that were created since (admit).
@@ -194,8 +199,8 @@ type scanMount struct {
 	rw        bool
 }
 
-func newGitScan(inv *invocation.Invocation, home string, now time.Time) *gitScan {
-	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), since: inv.GitScanSince,
+func newGitScan(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger) *gitScan {
+	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), led: led,
 		seen: map[string]bool{}, moved: map[string]bool{}, listed: map[string]bool{}}
 	var rw []string
 	args := inv.Bwrap.Args
@@ -254,6 +259,9 @@ func (s *gitScan) stale(p, msg string) {
 // writable reports whether a command could have written host path p:
 // checked as written and, resolved, where it leads.
 func (s *gitScan) writable(p string) bool {
+	if s.record {
+		return s.recordable(p)
+	}
 	if s.writableLexical(p) {
 		return true
 	}
@@ -261,6 +269,16 @@ func (s *gitScan) writable(p string) bool {
 		return s.writableLexical(r)
 	}
 	return false
+}
+
+// recordable reports whether a recording looks at host path p: it lies
+// in a root, as written or resolved.
+func (s *gitScan) recordable(p string) bool {
+	if s.inRoots(p) {
+		return true
+	}
+	r, err := filepath.EvalSymlinks(p)
+	return err == nil && r != p && s.inRoots(r)
 }
 
 // writableLexical reports whether host path p is writable in the

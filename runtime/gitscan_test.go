@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )
 
 // gitEnv is a host git that reads no global or system configuration.
@@ -50,6 +51,8 @@ func mustWrite(t testing.TB, p, content string, mode os.FileMode) {
 type scanFixture struct {
 	home, proj, marker string
 	inv                *invocation.Invocation
+	led                *ledger.Ledger // nil until compiledNow: everything is the command's
+	t                  testing.TB
 }
 
 func newScanFixture(t *testing.T) *scanFixture { return newScanFixtureB(t) }
@@ -57,7 +60,7 @@ func newScanFixture(t *testing.T) *scanFixture { return newScanFixtureB(t) }
 func newScanFixtureB(t testing.TB) *scanFixture {
 	base := t.TempDir()
 	f := &scanFixture{home: filepath.Join(base, "home"), proj: filepath.Join(base, "home", "proj"),
-		marker: filepath.Join(base, "ran")}
+		marker: filepath.Join(base, "ran"), t: t}
 	if err := os.MkdirAll(f.proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +78,7 @@ func newScanFixtureB(t testing.TB) *scanFixture {
 
 func (f *scanFixture) scan(t *testing.T) GitScanReport {
 	t.Helper()
-	return ScanGit(f.inv, f.home, time.Now())
+	return ScanGit(f.inv, f.home, time.Now(), f.led)
 }
 
 // evil is a command line that leaves the marker behind.

@@ -24,7 +24,7 @@ func (s *gitScan) walk(root string) {
 	buf := make([]byte, 32<<10)
 	w := git.RepoWalk{
 		List:  func(dir string, de *git.DirEntries) error { return ListDir(dir, buf, de) },
-		Enter: s.writableLexical,
+		Enter: s.enter,
 		Visit: func(dir string, de *git.DirEntries) {
 			if de.Git {
 				s.repo(dir, path.Join(dir, ".git"))
@@ -43,7 +43,7 @@ func (s *gitScan) walk(root string) {
 			// Unlistable (mode 0111: git can still look a name up).
 			// Changed since the compile (a chmod sets ctime), it is the
 			// command's: set aside whole, git reaches nothing below it.
-			if s.changed(dir) && s.setAside(dir, "a directory the git scan cannot list ("+err.Error()+")") != "" {
+			if s.grown(dir) && s.setAside(dir, "a directory the git scan cannot list ("+err.Error()+")") != "" {
 				return
 			}
 			// Else check .git by name, and report the rest unchecked.
@@ -56,7 +56,7 @@ func (s *gitScan) walk(root string) {
 		TooDeep: func(p string) {
 			// Made since the compile, it is the command's: set aside
 			// whole, git reaches nothing below it.
-			if s.changed(p) && s.setAside(p, fmt.Sprintf("a directory more than %d levels below %s, past the git scan's bound", git.MaxWalkDepth, root)) != "" {
+			if s.grown(p) && s.setAside(p, fmt.Sprintf("a directory more than %d levels below %s, past the git scan's bound", git.MaxWalkDepth, root)) != "" {
 				return
 			}
 			s.stale(p, fmt.Sprintf("the git scan stopped at %s, %d levels below %s (H9): deeper repositories were not checked; review before running git there", p, git.MaxWalkDepth, root))
@@ -64,9 +64,23 @@ func (s *gitScan) walk(root string) {
 		Entries: &s.entries,
 		Past:    s.pastEntries,
 	}
+	if s.record {
+		// The recording reaches as far as a scan does (the bound, then
+		// as much again past it) without setting anything aside.
+		w.Past, w.Max = nil, 2*git.MaxWalkEntries
+	}
 	if !w.Walk(root) {
 		s.stale(root, fmt.Sprintf("the git scan of %s stopped after %d entries, and %d more in directories that existed when compiling (H9): repositories past them were not checked for code a later host git would run; review before running git there", root, git.MaxWalkEntries, git.MaxWalkEntries))
 	}
+}
+
+// enter reports whether the walk goes into directory p: one a command
+// can write; recording, any in the roots.
+func (s *gitScan) enter(p string) bool {
+	if s.record {
+		return s.inRoots(p)
+	}
+	return s.writableLexical(p)
 }
 
 // linkIntoGitDir checks what a host git run in the directory symlink

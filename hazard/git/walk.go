@@ -42,6 +42,8 @@ type RepoWalk struct {
 	// Entries counts the entries listed (the caller may count more of
 	// its own against the same bound).
 	Entries *int
+	// Max, when positive, is the walk's bound instead of MaxWalkEntries.
+	Max int
 	// Past, when set, lets the walk go on past MaxWalkEntries: after
 	// the directory whose listing crossed the bound, each directory is
 	// handed to Past, and visited and walked into only when Past returns
@@ -63,6 +65,10 @@ func (w *RepoWalk) Walk(root string) bool {
 	queue := []item{{root, 0}}
 	var de DirEntries
 	over, past := false, 0 // past the bound; entries listed since
+	max := MaxWalkEntries
+	if w.Max > 0 {
+		max = w.Max
+	}
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
@@ -76,10 +82,10 @@ func (w *RepoWalk) Walk(root string) bool {
 			continue
 		}
 		if over {
-			if past += len(de.Names); past > MaxWalkEntries {
+			if past += len(de.Names); past > max {
 				return false
 			}
-		} else if *w.Entries += len(de.Names); *w.Entries > MaxWalkEntries {
+		} else if *w.Entries += len(de.Names); *w.Entries > max {
 			if w.Past == nil {
 				return false
 			}
