@@ -287,12 +287,7 @@ func (l *Ledger) Save(p string) error {
 	for _, r := range l.Roots {
 		fmt.Fprintf(&b, "root %d %s\n", r.At, strconv.Quote(r.Path))
 	}
-	keys := make([]string, 0, len(l.entries))
-	for k := range l.entries {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range l.Paths() {
 		e := l.entries[k]
 		u := 0
 		if e.Unhashed {
@@ -399,4 +394,14 @@ func hexDecode(s string) (h [32]byte, err error) {
 		h[i] = byte(v)
 	}
 	return h, nil
+}
+
+// Paths returns the recorded paths, sorted.
+func (l *Ledger) Paths() []string {
+	keys := make([]string, 0, len(l.entries))
+	for k := range l.entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
