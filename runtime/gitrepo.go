@@ -69,6 +69,9 @@ func (s *gitScan) repo(top, entry string) {
 // their includes), the hooks directory, and the submodules
 // (common/modules) and worktrees (common/worktrees) below it.
 func (s *gitScan) inspect(g, top, via string) {
+	if s.tick(g) {
+		return
+	}
 	real, err := filepath.EvalSymlinks(g)
 	if err != nil || s.seen[real] {
 		return

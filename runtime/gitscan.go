@@ -150,7 +150,9 @@ func (s *gitScan) run(inv *invocation.Invocation) {
 	s.scanPythonSites(pythonHomes(inv, s.home), inv.Preconditions)
 	s.globalHP = s.globalHooksPath()
 	for _, r := range s.roots {
-		s.walk(r)
+		if !s.over {
+			s.walk(r)
+		}
 	}
 	s.boundSummary()
 	sort.Strings(s.rep.StalePaths)
@@ -161,6 +163,15 @@ type gitScan struct {
 	roots  []string    // host sources of the read-write binds (outermost)
 	home   string
 	stamp  string
+	// linked are the places inside git directories looked at through a
+	// symlink (linkTarget), with where code was set aside.
+	linked map[linkKey]string
+	// resolved are the symlinks' targets resolved (resolveLink), by
+	// link text and directory.
+	resolved map[[2]string]string
+	// real holds the paths realpath resolved, "" for none.
+	real map[string]string
+	budget
 	// led is the environment's ledger: what is the user's (gitjudge.go).
 	led *ledger.Ledger
 	// record makes the scan record what it would judge (RecordLedger).
@@ -200,7 +211,7 @@ type scanMount struct {
 }
 
 func newGitScan(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger) *gitScan {
-	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), led: led,
+	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), led: led, budget: budget{deadline: time.Now().Add(MaxGitScanTime), clock: time.Now},
 		seen: map[string]bool{}, moved: map[string]bool{}, listed: map[string]bool{}}
 	var rw []string
 	args := inv.Bwrap.Args

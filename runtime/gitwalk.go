@@ -5,7 +5,6 @@ import (
 	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -26,6 +25,9 @@ func (s *gitScan) walk(root string) {
 		List:  func(dir string, de *git.DirEntries) error { return ListDir(dir, buf, de) },
 		Enter: s.enter,
 		Visit: func(dir string, de *git.DirEntries) {
+			if s.tick(dir) {
+				return
+			}
 			if de.Git {
 				s.repo(dir, path.Join(dir, ".git"))
 			}
@@ -63,13 +65,14 @@ func (s *gitScan) walk(root string) {
 		},
 		Entries: &s.entries,
 		Past:    s.pastEntries,
+		Stop:    func() bool { return s.over },
 	}
 	if s.record {
 		// The recording reaches as far as a scan does (the bound, then
 		// as much again past it) without setting anything aside.
 		w.Past, w.Max = nil, 2*git.MaxWalkEntries
 	}
-	if !w.Walk(root) {
+	if !w.Walk(root) && !s.over {
 		s.stale(root, fmt.Sprintf("the git scan of %s stopped after %d entries, and %d more in directories that existed when compiling (H9): repositories past them were not checked for code a later host git would run; review before running git there", root, git.MaxWalkEntries, git.MaxWalkEntries))
 	}
 }
@@ -87,28 +90,97 @@ func (s *gitScan) enter(p string) bool {
 // link would discover, when the link leads inside a ".git" directory
 // (which the walk does not enter; elsewhere the walk reaches the target
 // itself): git works from the physical directory, so for the target and
-// each of its parents below that ".git", in git's order, a ".git" entry
-// there (a repository nested inside the git directory) and the
-// directory itself as a bare repository, with the link set aside when
-// code was found there. A link the command made leads where it chose:
-// what it leads to is judged as the command's, whatever its age.
+// each of its parents below that ".git", a ".git" entry there (a
+// repository nested inside the git directory) and the directory itself
+// as a bare repository, with the link set aside when code was found
+// there. A link the command made leads where it chose: what it leads to
+// is judged as the command's, whatever the ledger says. No place is
+// looked at twice (linkTarget): a thousand links into the same deep
+// directory of a .git cost one look at it.
 func (s *gitScan) linkIntoGitDir(link string) {
-	t, err := filepath.EvalSymlinks(link)
+	if s.over {
+		return
+	}
+	t := s.resolveLink(link)
+	if t == "" {
+		return
+	}
+	mine := s.changed(link)
+	undo := s.distrustIf(mine)
+	found := s.linkTarget(t, mine)
+	undo()
+	if found != "" && s.writable(link) {
+		s.setAside(link, "a symlink into "+t+", where code was set aside (at "+found+")")
+	}
+}
+
+// resolveLink returns the directory inside a git directory that link
+// leads to, "" when it leads elsewhere. Links of the same text in the
+// same directory lead to the same place (the sandbox is dead: nothing
+// changes while the scan runs), which is resolved once.
+func (s *gitScan) resolveLink(link string) string {
+	text, err := os.Readlink(link)
+	if err != nil {
+		return ""
+	}
+	k := [2]string{text, path.Dir(link)}
+	if path.IsAbs(text) {
+		k[1] = ""
+	}
+	if t, ok := s.resolved[k]; ok {
+		return t
+	}
+	if s.resolved == nil {
+		s.resolved = map[[2]string]string{}
+	}
+	t, err := s.realpath(link)
 	if err != nil || !slices.ContainsFunc(strings.Split(t, "/"), func(c string) bool { return git.Name(c, ".git") }) {
-		return
+		t = ""
+	} else if fi, err := os.Stat(t); err != nil || !fi.IsDir() {
+		t = ""
 	}
-	if fi, err := os.Stat(t); err != nil || !fi.IsDir() {
-		return
+	s.resolved[k] = t
+	return t
+}
+
+// linkTarget looks at t, inside a git directory, and each parent of it
+// below that git directory, each once per scan (for a link the command
+// made and once for the others: mine): a place already looked at answers
+// for itself and every place above it. It returns a place where code
+// was set aside, "" when none.
+func (s *gitScan) linkTarget(t string, mine bool) string {
+	if s.linked == nil {
+		s.linked = map[linkKey]string{}
 	}
-	defer s.distrustIf(s.changed(link))()
+	var todo []string
+	found := ""
 	for d := t; !git.Name(path.Base(d), ".git") && d != "/"; d = path.Dir(d) {
+		if f, ok := s.linked[linkKey{d, mine}]; ok {
+			found = f
+			break
+		}
+		todo = append(todo, d)
+	}
+	// From the top down, so that each place's answer covers those
+	// above it.
+	for i := len(todo) - 1; i >= 0; i-- {
+		d := todo[i]
 		before := len(s.rep.SetAside)
 		s.repo(d, path.Join(d, ".git"))
 		s.inspect(d, d, "")
-		if len(s.rep.SetAside) > before && s.writable(link) {
-			s.setAside(link, "a symlink into "+d+", where code was set aside")
+		if found == "" && len(s.rep.SetAside) > before {
+			found = d
 		}
+		s.linked[linkKey{d, mine}] = found
 	}
+	return found
+}
+
+// linkKey is a place linkTarget looked at, and whether through a link
+// the command made.
+type linkKey struct {
+	dir  string
+	mine bool
 }
 
 // ListDir lists dir into de (reset first) without following a symlink

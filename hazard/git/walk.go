@@ -42,6 +42,9 @@ type RepoWalk struct {
 	// Entries counts the entries listed (the caller may count more of
 	// its own against the same bound).
 	Entries *int
+	// Stop, when set and true, ends the walk before the next directory
+	// (a time budget ran out: the caller says where).
+	Stop func() bool
 	// Max, when positive, is the walk's bound instead of MaxWalkEntries.
 	Max int
 	// Past, when set, lets the walk go on past MaxWalkEntries: after
@@ -70,6 +73,9 @@ func (w *RepoWalk) Walk(root string) bool {
 		max = w.Max
 	}
 	for len(queue) > 0 {
+		if w.Stop != nil && w.Stop() {
+			return true // the caller reports where it stopped
+		}
 		it := queue[0]
 		queue = queue[1:]
 		if over && !w.Past(it.dir) {
