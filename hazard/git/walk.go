@@ -11,7 +11,7 @@ import (
 // nothing changes them at run time.
 var (
 	// MaxWalkEntries bounds the directory entries a walk lists.
-	MaxWalkEntries = 200_000
+	MaxWalkEntries = 1_000_000
 	// MaxWalkDepth bounds how deep below its root a walk looks for
 	// repositories.
 	MaxWalkDepth = 64
