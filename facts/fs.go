@@ -7,7 +7,6 @@ package facts
 
 import (
 	"errors"
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"io"
 	"io/fs"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/bwpolicy/bwpolicy/hazard/filekind"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 

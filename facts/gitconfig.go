@@ -1,9 +1,10 @@
 package facts
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os/user"
 	"path"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // maxGitConfig bounds how much of a git configuration file is read.

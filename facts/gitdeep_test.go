@@ -2,10 +2,10 @@ package facts
 
 import (
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 

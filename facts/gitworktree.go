@@ -1,9 +1,10 @@
 package facts
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"path"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // repoWorktree is a git directory (or a ".git" file leading to one) and the

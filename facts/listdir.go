@@ -1,11 +1,11 @@
 package facts
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"io/fs"
 	"sync"
 	"syscall"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )

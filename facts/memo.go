@@ -1,8 +1,9 @@
 package facts
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"sync"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // Memo is an FS that reads each path of the FS it wraps once and answers

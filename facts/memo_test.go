@@ -1,11 +1,11 @@
 package facts
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/profile"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"

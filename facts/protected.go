@@ -1,9 +1,9 @@
 package facts
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"path"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"

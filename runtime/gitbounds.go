@@ -2,9 +2,10 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"syscall"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // What the post-command git scan does past its bounds (H9): it goes on

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
-
 	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 	"golang.org/x/sys/unix"
 )

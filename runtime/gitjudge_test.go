@@ -1,14 +1,15 @@
 package runtime
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
-	"github.com/bwpolicy/bwpolicy/runtime/invocation"
-	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )
 
 // compiledNow records the fixture's ledger now: what exists is the

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )

@@ -13,11 +13,12 @@ package runtime
 // scan checks those names wherever the command could write them.
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // staged checks a directory git does not take for a repository (yet):

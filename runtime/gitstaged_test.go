@@ -1,12 +1,12 @@
 package runtime
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 

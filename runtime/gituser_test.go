@@ -1,10 +1,11 @@
 package runtime
 
 import (
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // H9 (#10 §1): "~NAME/" in an include path and in core.hooksPath is

@@ -2,13 +2,13 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"os"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/hazard/filekind"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"golang.org/x/sys/unix"
 )
 

@@ -119,7 +119,7 @@ func testGitDecoysAccepted(t *testing.T, f *fixture) {
 	}
 	// Control: the same write by bwrap alone.
 	compile()
-	r = f.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, p+".inv.json")...), "--", "/bin/sh", "-c", `printf '[core]\n\tfsmonitor = "touch ` + m + `"\n' >> zz/.git/config`), dir: p})
+	r = f.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, p+".inv.json")...), "--", "/bin/sh", "-c", `printf '[core]\n\tfsmonitor = "touch `+m+`"\n' >> zz/.git/config`), dir: p})
 	f.wantCode(r, 0)
 	f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; true"}, dir: p + "/zz"})
 	if !f.hostExists(m) {
