@@ -293,12 +293,13 @@ if [ "$SCAN" = 1 ]; then
     log "post-command scan rows (bench/scan_cost.py), load average $before"
     SCANOUT=$OUT/scan
     mkdir -p "$SCANOUT"
-    scan_cmd=(env "HOME=$SCANOUT" "PATH=/usr/bin:/bin" "BWPOLICY_BWRAP=$BWRAP" python3 "$REPO/bench/scan_cost.py" "$BIN" "$SCANOUT")
+    cp "$REPO/bench/scan_cost.py" "$SCANOUT/"
+    scan_cmd=(env "HOME=$SCANOUT" "PATH=/usr/bin:/bin" "BWPOLICY_BWRAP=$BWRAP" python3 "$SCANOUT/scan_cost.py" "$BIN" "$SCANOUT")
     if [ "$(id -u)" = 0 ]; then
         # Unprivileged, as a user runs it: bwtest (the sandbox tests' user).
         id bwtest >/dev/null 2>&1 || useradd -m bwtest
         chown -R bwtest "$SCANOUT"
-        chmod a+rx "$OUT" "$BIN" "$BIN"/*
+        chmod a+rx "$OUT" "$BIN" "$BIN"/* "$SCANOUT/scan_cost.py" # --out must be reachable by bwtest (the default under /var/tmp is; see --out)
         scan_cmd=(runuser -u bwtest -- "${scan_cmd[@]}")
     fi
     "${scan_cmd[@]}" >"$OUT/scan.md" 2>&1 || { cat "$OUT/scan.md" >&2; die "bench/scan_cost.py failed"; }
