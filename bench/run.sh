@@ -299,7 +299,7 @@ if [ "$SCAN" = 1 ]; then
         # Unprivileged, as a user runs it: bwtest (the sandbox tests' user).
         id bwtest >/dev/null 2>&1 || useradd -m bwtest
         chown -R bwtest "$SCANOUT"
-        chmod a+rx "$OUT" "$BIN" "$BIN"/* "$SCANOUT/scan_cost.py" # --out must be reachable by bwtest (the default under /var/tmp is; see --out)
+        chmod a+rx "$OUT" "$BIN" "$BIN"/* "$SCANOUT/scan_cost.py" # every directory above --out must let bwtest through
         scan_cmd=(runuser -u bwtest -- "${scan_cmd[@]}")
     fi
     "${scan_cmd[@]}" >"$OUT/scan.md" 2>&1 || { cat "$OUT/scan.md" >&2; die "bench/scan_cost.py failed"; }
