@@ -21,6 +21,9 @@ import (
 type EnvState struct {
 	// Ledger is what the post-command scan judges by (Stdio.Ledger).
 	Ledger *ledger.Ledger
+	// Index is the scan's directory index (Stdio.Index): a cache kept
+	// beside the ledger, saved by End.
+	Index *ledger.Index
 	// Warnings are for the caller to show (the recording's bounds).
 	Warnings []string
 	invPath  string
@@ -62,8 +65,8 @@ func BeginEnv(invPath string, inv *invocation.Invocation, data []byte, home stri
 	if err := CheckStaleMark(invPath); err != nil {
 		return nil, err
 	}
-	e := &EnvState{Ledger: led, invPath: invPath}
-	if _, warns := RecordLedger(inv, home, led); led.Changed {
+	e := &EnvState{Ledger: led, invPath: invPath, Index: loadIndex(invPath)}
+	if _, warns := recordLedger(inv, home, led, e.Index); led.Changed {
 		e.Warnings = warns
 		if err := led.Save(invPath + ledger.Suffix); err != nil {
 			return nil, fmt.Errorf("cannot save the ledger %s: %v", invPath+ledger.Suffix, err)
@@ -89,7 +92,23 @@ func (e *EnvState) End(rep GitScanReport) error {
 			return fmt.Errorf("cannot mark the invocation stale (%v): the scan stays pending, the next command rescans first", err)
 		}
 	}
+	if e.Index != nil && e.Index.Changed {
+		// A cache: one that cannot be saved costs the next scan a
+		// listing of every directory, nothing else.
+		_ = e.Index.Save(e.invPath + ledger.IndexSuffix)
+	}
 	return e.journal.Done()
+}
+
+// loadIndex loads the directory index beside the invocation at
+// invPath; a new one when there is none or it does not load (it is a
+// cache).
+func loadIndex(invPath string) *ledger.Index {
+	x, err := ledger.LoadIndex(invPath + ledger.IndexSuffix)
+	if err != nil {
+		return ledger.NewIndex()
+	}
+	return x
 }
 
 // LoadLedger loads the ledger beside the invocation at invPath; a new,

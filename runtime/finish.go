@@ -37,7 +37,7 @@ func (r *runner) finish(setupErr error) (int, error) {
 	if setupErr != nil {
 		// bwrap ran: what it started may have written before it was
 		// killed. The scan runs whatever ended the run (H9).
-		r.scan = ScanGit(r.inv, os.Getenv("HOME"), time.Now(), r.ledger)
+		r.scan = ScanGitIndexed(r.inv, os.Getenv("HOME"), time.Now(), r.ledger, r.index)
 		if r.gitScan != nil {
 			*r.gitScan = r.scan
 		}
@@ -49,7 +49,7 @@ func (r *runner) finish(setupErr error) (int, error) {
 	}
 	// The sandbox is dead: nothing can change the writable set while the
 	// scan looks at it and sets aside what a later host git would run.
-	r.scan = ScanGit(r.inv, os.Getenv("HOME"), time.Now(), r.ledger)
+	r.scan = ScanGitIndexed(r.inv, os.Getenv("HOME"), time.Now(), r.ledger, r.index)
 	for _, w := range r.scan.Warnings {
 		r.warn(w)
 	}

@@ -125,8 +125,13 @@ func (s *gitScan) inRoots(p string) bool {
 // the roots recorded and the recording's warnings (a bound reached: what
 // lies past it is not recorded and will be judged as a command's).
 func RecordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger) (roots []string, warnings []string) {
+	return recordLedger(inv, home, led, nil)
+}
+
+// recordLedger is RecordLedger keeping what it lists in idx (nil: none).
+func recordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger, idx *ledger.Index) (roots []string, warnings []string) {
 	s := newGitScan(inv, home, time.Now(), led)
-	s.record = true
+	s.record, s.index = true, idx
 	var fresh []string
 	for _, r := range s.roots {
 		if !led.Covers(r) {

@@ -111,7 +111,15 @@ const WhyProfileHome = "H9 (profile home)"
 // usercustomize module a command left there is set aside. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
 func ScanGit(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger) GitScanReport {
+	return ScanGitIndexed(inv, home, now, led, nil)
+}
+
+// ScanGitIndexed is ScanGit with the environment's directory index idx
+// (ledger.Index; nil: none): directories unchanged since a finished scan
+// are not read again, and those read are kept in idx.
+func ScanGitIndexed(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger, idx *ledger.Index) GitScanReport {
 	s := newGitScan(inv, home, now, led)
+	s.index = idx
 	s.run(inv)
 	return s.rep
 }
@@ -172,6 +180,11 @@ type gitScan struct {
 	// real holds the paths realpath resolved, "" for none.
 	real map[string]string
 	budget
+	// index keeps directories' reduced listings between scans
+	// (gitindex.go); start is when this scan began.
+	index *ledger.Index
+	start time.Time
+	read  int // directories read (not taken from the index)
 	// led is the environment's ledger: what is the user's (gitjudge.go).
 	led *ledger.Ledger
 	// record makes the scan record what it would judge (RecordLedger).
@@ -211,7 +224,7 @@ type scanMount struct {
 }
 
 func newGitScan(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger) *gitScan {
-	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), led: led, budget: budget{deadline: time.Now().Add(MaxGitScanTime), clock: time.Now},
+	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), led: led, budget: budget{deadline: time.Now().Add(MaxGitScanTime), clock: time.Now}, start: time.Now(),
 		seen: map[string]bool{}, moved: map[string]bool{}, listed: map[string]bool{}}
 	var rw []string
 	args := inv.Bwrap.Args

@@ -22,7 +22,7 @@ import (
 func (s *gitScan) walk(root string) {
 	buf := make([]byte, 32<<10)
 	w := git.RepoWalk{
-		List:  func(dir string, de *git.DirEntries) error { return ListDir(dir, buf, de) },
+		List:  func(dir string, de *git.DirEntries) error { return s.listIndexed(dir, buf, de) },
 		Enter: s.enter,
 		Visit: func(dir string, de *git.DirEntries) {
 			if s.tick(dir) {

@@ -158,6 +158,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Signals: sigc,
 		GitScan: &scan,
 		Ledger:  env.Ledger,
+		Index:   env.Index,
 	}, flags.Options)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", err)

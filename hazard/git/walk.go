@@ -88,10 +88,10 @@ func (w *RepoWalk) Walk(root string) bool {
 			continue
 		}
 		if over {
-			if past += len(de.Names); past > max {
+			if past += de.Len(); past > max {
 				return false
 			}
-		} else if *w.Entries += len(de.Names); *w.Entries > max {
+		} else if *w.Entries += de.Len(); *w.Entries > max {
 			if w.Past == nil {
 				return false
 			}
@@ -124,6 +124,9 @@ type DirEntries struct {
 	// Links are the indexes in Names of the symlinks (when List knows
 	// them: ListDir does).
 	Links []int
+	// Unlisted counts entries of the directory left out of Names (a
+	// reduced listing: Notable).
+	Unlisted int
 	// Git is true when the directory holds ".git" (of any type): it is
 	// a repository's worktree.
 	Git                                    bool
@@ -133,6 +136,25 @@ type DirEntries struct {
 	// config itself is config).
 	staged bool
 }
+
+// Len is the number of entries the directory holds: those in Names and
+// those a reduced listing left out (Unlisted).
+func (de *DirEntries) Len() int { return len(de.Names) + de.Unlisted }
+
+// Notable reports whether a name matters to the walk beyond its type: a
+// name Add looks for (".git", "HEAD", "config", …, matched as Add
+// matches them). A reduced listing (one kept from an earlier walk) keeps
+// these, the directories and the symlinks, and counts the rest.
+func Notable(name string) bool {
+	for _, n := range notableNames {
+		if Name(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+var notableNames = []string{".git", "HEAD", "config", "objects", "refs", "commondir", "config.worktree", "hooks", "rebase-merge", "sequencer"}
 
 // Reset empties de, keeping its storage.
 func (de *DirEntries) Reset() {
