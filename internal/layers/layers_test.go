@@ -32,15 +32,10 @@ var leaves = []string{"runtime/invocation", "runtime/hostprobe"}
 // list only shrinks: a use not listed fails TestCompileSideNeverImportsRuntime,
 // and so does a listed one no longer used (delete its line).
 var knownRuntimeUses = map[string]string{
-	// Git knowledge and the repository walk (runtime/git*.go,
-	// repowalk.go, gitscan.go's reasons) -> hazard/git, runtime/scan.
-	"facts.runtime.DirEntries":     "ledger",
+	// The scan's directory listing and its reasons, shared with the
+	// post-command scan (runtime/gitscan.go) -> the reason type in
+	// runtime/invocation (registry), the listing into hazard/git.
 	"facts.runtime.ListDir":        "ledger",
-	"facts.runtime.RepoWalk":       "ledger",
-	"facts.runtime.ParseGitConfig": "ledger",
-	"facts.runtime.GitConfigEntry": "ledger",
-	"facts.runtime.GitIncludePath": "ledger",
-	"facts.runtime.GitUserPath":    "ledger",
 	"facts.runtime.WhyProtected":   "ledger",
 	"facts.runtime.WhyProfileHome": "ledger",
 }
