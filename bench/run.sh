@@ -13,6 +13,9 @@
 #   --count N    go test -count for the Go benchmarks (default 5; medians)
 #   --out DIR    where results go (default bench/out; bench/.gitignore has it)
 #   --no-go      the side-by-side run only; --only-go: the Go benchmarks only
+#   --no-scan    without the post-command scan's rows (bench/scan_cost.py:
+#                generated trees of 22,600, 270,000 and 1,000,000 entries,
+#                several minutes and ~1.3 million inodes under --out)
 #
 # Environment: BWPOLICY_BWRAP (the bwrap to use), BENCH_PROFILE (profile
 # compiled, default: network, the default profile), BENCH_MAX_LOAD
@@ -27,7 +30,7 @@
 # firejail or srt leaves its row out, with the reason.
 set -euo pipefail
 
-RUNS=200 WARMUP=20 COUNT=5 OUT="" GO=1 FIELD=1 DECOMP_ROUNDS=300
+RUNS=200 WARMUP=20 COUNT=5 OUT="" GO=1 FIELD=1 DECOMP_ROUNDS=300 SCAN=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) RUNS=$2; shift 2 ;;
@@ -35,7 +38,8 @@ while [ $# -gt 0 ]; do
         --count) COUNT=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         --no-go) GO=0; shift ;;
-        --only-go) FIELD=0; shift ;;
+        --only-go) FIELD=0; SCAN=0; shift ;;
+        --no-scan) SCAN=0; shift ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         *) echo "bench/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -278,6 +282,33 @@ n = int(sys.argv[2]); cores = sys.argv[3]
 for r in json.load(open(sys.argv[1]))["results"]:
     cpu = r["user"] + r["system"]
     print("| %s | %d | %s | %.2f s | %.2f s | %.3f ms |" % (r["command"], n, cores, r["median"], cpu, cpu / n * 1000))' "$OUT/check.json" "$NFILES" "$CORES"
+        echo
+    } >>"$RESULTS"
+fi
+
+# --- the post-command scan and the ledger (H9, issue 26) --------------------------
+if [ "$SCAN" = 1 ]; then
+    quiet
+    before=$(loadavg)
+    log "post-command scan rows (bench/scan_cost.py), load average $before"
+    SCANOUT=$OUT/scan
+    mkdir -p "$SCANOUT"
+    cp "$REPO/bench/scan_cost.py" "$SCANOUT/"
+    scan_cmd=(env "HOME=$SCANOUT" "PATH=/usr/bin:/bin" "BWPOLICY_BWRAP=$BWRAP" python3 "$SCANOUT/scan_cost.py" "$BIN" "$SCANOUT")
+    if [ "$(id -u)" = 0 ]; then
+        # Unprivileged, as a user runs it: bwtest (the sandbox tests' user).
+        id bwtest >/dev/null 2>&1 || useradd -m bwtest
+        chown -R bwtest "$SCANOUT"
+        chmod a+rx "$OUT" "$BIN" "$BIN"/* "$SCANOUT/scan_cost.py" # every directory above --out must let bwtest through
+        scan_cmd=(runuser -u bwtest -- "${scan_cmd[@]}")
+    fi
+    "${scan_cmd[@]}" >"$OUT/scan.md" 2>&1 || { cat "$OUT/scan.md" >&2; die "bench/scan_cost.py failed"; }
+    {
+        echo "## The post-command scan and the ledger (H9)"
+        echo
+        echo "load average before: $before, after: $(loadavg); run as $([ "$(id -u)" = 0 ] && echo bwtest || id -un)"
+        echo
+        cat "$OUT/scan.md"
         echo
     } >>"$RESULTS"
 fi

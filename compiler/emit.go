@@ -177,7 +177,6 @@ func (e *emitter) invocation() *invocation.Invocation {
 		inv.Home.Allowed = sortedUnique(inv.Home.Allowed)
 	}
 	inv.Preconditions = preconditions(f)
-	inv.GitScanSince = e.st.req.Host.Now
 	for _, d := range e.st.res.Diags.Warnings() {
 		inv.Warnings = append(inv.Warnings, invocation.Warning{Rule: d.Rule, Message: d.Summary, Source: d.Pos.String()})
 	}

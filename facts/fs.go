@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/bwpolicy/bwpolicy/hazard/filekind"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -54,8 +54,8 @@ type FS interface {
 	ReadFile(p string, max int) ([]byte, error)
 	// ListDir lists directory p into de with each entry's type (a
 	// symlink is not a directory), without following a symlink at p's
-	// last component (ELOOP, ENOTDIR); see runtime.RepoWalk.
-	ListDir(p string, de *runtime.DirEntries) error
+	// last component (ELOOP, ENOTDIR); see git.RepoWalk.
+	ListDir(p string, de *git.DirEntries) error
 }
 
 // OS is the real file system.

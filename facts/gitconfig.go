@@ -4,7 +4,7 @@ import (
 	"os/user"
 	"path"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // maxGitConfig bounds how much of a git configuration file is read.
@@ -12,14 +12,14 @@ const maxGitConfig = 256 << 10
 
 // gitHooksPath returns the value of core.hooksPath in a git
 // configuration file's content (the last one set), and whether it is set,
-// read with runtime.ParseGitConfig: the parser of git's own grammar that
+// read with git.ParseConfig: the parser of git's own grammar that
 // bwrun's post-command scan uses, so compile time and run time cannot
 // disagree on what git sees. A file git would reject still yields the
 // entries before the bad line (git dies on it, so nothing runs; reading
 // them errs on the side of protecting). A key without "=" has no path
 // (git refuses it). Includes are followed by includeTargets, not here.
 func gitHooksPath(content []byte) (string, bool) {
-	entries, _ := runtime.ParseGitConfig(content)
+	entries, _ := git.ParseConfig(content)
 	value, set := "", false
 	for _, e := range entries {
 		if e.Key == "core.hookspath" && !e.Bool {
@@ -79,8 +79,8 @@ func (g *gatherer) hooksPathIn(cfg, root, home string) (string, bool) {
 // (gitUserPath); ok is false for any other entry, and for a "~NAME" no
 // user has (git stops reading the configuration there: "could not
 // expand include path").
-func includeTarget(e runtime.GitConfigEntry, cfg, home string) (string, bool) {
-	t, ok := runtime.GitIncludePath(e)
+func includeTarget(e git.ConfigEntry, cfg, home string) (string, bool) {
+	t, ok := git.IncludePath(e)
 	if !ok {
 		return "", false
 	}
@@ -105,7 +105,7 @@ var lookupHome = func(name string) (string, bool) {
 }
 
 // gitUserPath expands a leading "~" of a path-valued git setting as git
-// does (runtime.GitUserPath, with lookupHome).
+// does (git.UserPath, with lookupHome).
 func gitUserPath(v, home string) (string, bool) {
-	return runtime.GitUserPath(v, home, lookupHome)
+	return git.UserPath(v, home, lookupHome)
 }

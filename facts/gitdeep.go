@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -40,7 +40,7 @@ func (g *gatherer) nestedGitDirsCached(h *Host, dir string, skip []string) ([]re
 	return repos, more
 }
 
-// nestedGitDirs walks dir with runtime.RepoWalk, the walk of bwrun's
+// nestedGitDirs walks dir with git.RepoWalk, the walk of bwrun's
 // post-command scan (same rules and bounds: symlinks not followed, .git
 // directories not entered, skip's paths — masked or read-only, which a
 // command cannot write — not entered), and returns the repositories it
@@ -54,8 +54,8 @@ func (g *gatherer) nestedGitDirsCached(h *Host, dir string, skip []string) ([]re
 // repository cloned later is bwrun's scan's. They come sorted by path, the first
 // maxNestedRepos of them kept. more reports a bound
 // reached: more than maxNestedRepos repositories, more than
-// runtime.MaxGitScanEntries entries, a directory deeper than
-// runtime.MaxGitScanDepth, submodule names nested deeper than
+// git.MaxWalkEntries entries, a directory deeper than
+// git.MaxWalkDepth, submodule names nested deeper than
 // maxModuleDepth.
 func (g *gatherer) nestedGitDirs(dir string, skip []string) (repos []repoWorktree, more bool) {
 	add := func(r repoWorktree) { repos = append(repos, r) }
@@ -97,12 +97,12 @@ func (g *gatherer) nestedGitDirs(dir string, skip []string) (repos []repoWorktre
 		}
 	}
 	entries := 0
-	w := runtime.RepoWalk{
+	w := git.RepoWalk{
 		List: g.fs.ListDir,
 		Enter: func(p string) bool {
 			return !slices.ContainsFunc(skip, func(s string) bool { return Within(p, s) })
 		},
-		Visit: func(d string, de *runtime.DirEntries) {
+		Visit: func(d string, de *git.DirEntries) {
 			switch {
 			case de.Git:
 				repoAt(d)

@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // TestNestedGitDirsBounds holds the compile's search for repositories
 // to bwrun's walk and its bounds: found at any depth up to
-// runtime.MaxGitScanDepth, with the worktree of each; a directory past
+// git.MaxWalkDepth, with the worktree of each; a directory past
 // it, more than maxNestedRepos repositories or submodule names nested
 // past maxModuleDepth set more (the policy refuses the directory); the
 // skipped directories are not entered.
@@ -22,7 +22,7 @@ func TestNestedGitDirsBounds(t *testing.T) {
 		g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 		return g.nestedGitDirs("/w", skip)
 	}
-	deep := "/w" + strings.Repeat("/d", runtime.MaxGitScanDepth-1)
+	deep := "/w" + strings.Repeat("/d", git.MaxWalkDepth-1)
 	repos, more := gather(Tree{
 		deep + "/r/.git/config":      file, // MaxGitScanDepth levels down: found
 		"/w/x/y.git/HEAD":            file, // a bare repository

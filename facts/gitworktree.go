@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // repoWorktree is a git directory (or a ".git" file leading to one) and the
@@ -18,7 +18,7 @@ import (
 type repoWorktree struct{ dir, top string }
 
 // configValues returns the values key (lower-case section and name, as
-// runtime.GitConfigEntry.Key) takes in the git configuration file cfg
+// git.ConfigEntry.Key) takes in the git configuration file cfg
 // and in the files it includes (include.path, includeIf.*.path
 // whatever the condition, relative to the including file, "~/" the
 // home; git's depth of 10), in the order git reads them. A symlinked
@@ -36,7 +36,7 @@ func (g *gatherer) configValues(cfg, key, home string, depth int) []string {
 	if err != nil {
 		return nil
 	}
-	entries, _ := runtime.ParseGitConfig(content)
+	entries, _ := git.ParseConfig(content)
 	var out []string
 	for _, e := range entries {
 		if e.Key == key && !e.Bool {

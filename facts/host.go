@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"golang.org/x/sys/unix"
@@ -105,18 +104,13 @@ type Host struct {
 	// Cloud names the cloud this machine is a virtual machine of
 	// (CloudVendor), "" when none is recognised.
 	Cloud string `json:"cloud"`
-	// Now is when the host began to be read (Unix nanoseconds; 0:
-	// unknown, as for a synthetic host). The invocation carries it
-	// (runtime.Invocation.GitScanSince): what bwrun's git scan finds
-	// unchanged since then was the user's before the compile.
-	Now int64 `json:"-"`
 }
 
 // FromEnvironment reads the real host: the environment for HOME,
 // HERMES_HOME and the CA variables, the uid, the working directory, bwrap
 // ($BWPOLICY_BWRAP or PATH) and its options, the kernel and the limits.
 func FromEnvironment() *Host {
-	h := &Host{FS: OS{}, UID: os.Getuid(), Env: map[string]string{}, Now: time.Now().UnixNano()}
+	h := &Host{FS: OS{}, UID: os.Getuid(), Env: map[string]string{}}
 	h.PasswdHome = passwdHomeOf(h.UID)
 	h.Home = filepath.Clean(os.Getenv("HOME"))
 	if !filepath.IsAbs(h.Home) || h.Home == "/" {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
@@ -14,7 +15,7 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 
 // ListDir implements FS with runtime.ListDir: one getdents listing, the
 // entry types with the names, no stat.
-func (OS) ListDir(p string, de *runtime.DirEntries) error {
+func (OS) ListDir(p string, de *git.DirEntries) error {
 	b := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(b)
 	return runtime.ListDir(p, *b, de)
@@ -22,7 +23,7 @@ func (OS) ListDir(p string, de *runtime.DirEntries) error {
 
 // ListDir implements FS. A path that is not a directory fails as the
 // system call does (ENOENT, ENOTDIR for a file or a symlink).
-func (t Tree) ListDir(p string, de *runtime.DirEntries) error {
+func (t Tree) ListDir(p string, de *git.DirEntries) error {
 	switch t.Lstat(p).Kind {
 	case invocation.KindDir:
 	case invocation.KindAbsent:
@@ -42,4 +43,4 @@ func (t Tree) ListDir(p string, de *runtime.DirEntries) error {
 }
 
 // ListDir makes a gatherer an FS (listings are not recorded).
-func (g *gatherer) ListDir(p string, de *runtime.DirEntries) error { return g.fs.ListDir(p, de) }
+func (g *gatherer) ListDir(p string, de *git.DirEntries) error { return g.fs.ListDir(p, de) }

@@ -3,7 +3,7 @@ package facts
 import (
 	"sync"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // Memo is an FS that reads each path of the FS it wraps once and answers
@@ -90,12 +90,12 @@ func (m *Memo) ReadFile(p string, max int) ([]byte, error) {
 }
 
 // ListDir implements FS: it replays the listing into de.
-func (m *Memo) ListDir(p string, de *runtime.DirEntries) error {
+func (m *Memo) ListDir(p string, de *git.DirEntries) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	l, ok := m.lists[p]
 	if !ok {
-		var fresh runtime.DirEntries
+		var fresh git.DirEntries
 		l.err = m.fs.ListDir(p, &fresh)
 		l.names, l.isDir, l.links = fresh.Names, fresh.IsDir, fresh.Links
 		m.lists[p] = l

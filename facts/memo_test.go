@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/profile"
-	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
@@ -26,7 +26,7 @@ func (c *countingFS) ReadFile(p string, max int) ([]byte, error) {
 	c.calls["readfile "+p]++
 	return c.FS.ReadFile(p, max)
 }
-func (c *countingFS) ListDir(p string, de *runtime.DirEntries) error {
+func (c *countingFS) ListDir(p string, de *git.DirEntries) error {
 	c.calls["listdir "+p]++
 	return c.FS.ListDir(p, de)
 }
@@ -66,7 +66,7 @@ func TestMemoReadsEachPathOnce(t *testing.T) {
 		if _, err := m.ReadFile("/home/u/nothing", 100); err == nil {
 			t.Error("ReadFile of an absent file succeeded")
 		}
-		var de, direct runtime.DirEntries
+		var de, direct git.DirEntries
 		de.Add("stale", false) // ListDir replaces what de held
 		if err := m.ListDir("/home/u/proj", &de); err != nil {
 			t.Fatal(err)

@@ -3,8 +3,8 @@ package facts
 import (
 	"path"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
-	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
@@ -311,7 +311,7 @@ func (g *gatherer) includeTargets(cfg Protected, home string, seen map[string]bo
 	if err != nil {
 		return nil
 	}
-	entries, _ := runtime.ParseGitConfig(content)
+	entries, _ := git.ParseConfig(content)
 	var out []Protected
 	for _, e := range entries {
 		t, ok := includeTarget(e, cfg.Path, home)
@@ -361,7 +361,7 @@ func (g *gatherer) wholeGitDirs(dir string, index int, gitDirs []string, seen ma
 // AllowPastBound is the protect.allow name that accepts a writable
 // directory with more repositories than the compile binds read-only
 // (maxNestedRepos, maxGitWorktrees, maxModuleDepth, and the walk's
-// runtime.MaxGitScanEntries and runtime.MaxGitScanDepth): without it, the
+// git.MaxWalkEntries and git.MaxWalkDepth): without it, the
 // policy refuses such a directory (H9 fails closed), since a command
 // could plant decoys that push a real repository past the bound.
 const AllowPastBound = "repositories past the bound"

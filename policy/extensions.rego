@@ -119,29 +119,22 @@ home_link_entry(p) if {
 
 # H9: a writable directory with more repositories below it than the
 # compile binds read-only (64 at any depth, submodules included, found
-# by bwrun's own walk; 16 linked worktrees each; 200,000 entries and 64
-# levels looked through; a git pointer too long to follow) fails closed: a command
-# could plant decoys so that a real repository falls past the bound and
-# is left writable while later commands run. The compile is refused at
-# the setting that makes the directory writable, unless protect.allow
-# names "repositories past the bound": the first ones stay bound, and the
-# rest are covered by bwrun's post-command scan alone (a warning says so).
-truncated_allowed if "repositories past the bound" in object.get(object.get(input.settings, "protect", {}), "allow", [])
-
+# by bwrun's own walk; 16 linked worktrees each; 1,000,000 entries and 64
+# levels looked through; a git pointer too long to follow) is accepted:
+# the first ones stay bound read-only (they close the window in which the
+# user's editor runs git while a command runs), and the rest are covered
+# by the environment's ledger and bwrun's post-command scan, which sets
+# aside after every command what a later host git would run that the
+# ledger does not hold (issue 26: 70 repositories a command makes do not
+# lock the environment). A warning says which is which.
 truncated_path(w) := ["binds", w.index] if {
 	w.index
 } else := ["home_mode"] if {
 	w.what == "the profile home"
 } else := ["cwd"]
 
-deny contains v("H9", sprintf("%s is %s and holds more repositories (or entries, linked worktrees, or a git pointer longer) than the compile binds read-only (the first 64 repositories below it at any depth, submodules included, 16 worktrees each, 200,000 entries and 64 levels looked through, pointers of 4,096 bytes or 64 components): a command could add decoys so that a real repository falls past them and its config and hooks stay writable; make a narrower directory writable, or add \"repositories past the bound\" to protect.allow to leave the rest to bwrun's post-command scan", [d, w.what]), truncated_path(w)) if {
+warn contains v("H9", sprintf("%s holds more repositories (or entries, linked worktrees, or a git pointer longer) than the compile binds read-only: the first 64 repositories below it (16 worktrees each) are bound read-only; past them (and past 1,000,000 entries or 64 levels) their config and hooks are writable while a command runs, and bwrun's post-command scan sets aside, after every command, what a later host git would run that the environment's ledger does not hold (review with `bwpolicy trust --list`)", [d]), truncated_path(w)) if {
 	some d in input.facts.protected_truncated
-	not truncated_allowed
 	some w in writable_dirs
 	w.dir == d
-}
-
-warn contains v("H9", sprintf("%s holds more repositories (or entries, or linked worktrees) than the compile binds read-only: past the first 64 (16 worktrees, 200,000 entries, 64 levels), their config and hooks stay writable while a command runs, and only bwrun's scan after each command sets aside code a command gave them (protect.allow: repositories past the bound)", [d]), ["protect", "allow"]) if {
-	some d in input.facts.protected_truncated
-	truncated_allowed
 }

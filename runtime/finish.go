@@ -35,6 +35,12 @@ func (r *runner) finish(setupErr error) (int, error) {
 	r.leaveCgroup()
 	r.drain()
 	if setupErr != nil {
+		// bwrap ran: what it started may have written before it was
+		// killed. The scan runs whatever ended the run (H9).
+		r.scan = ScanGitIndexed(r.inv, os.Getenv("HOME"), time.Now(), r.ledger, r.index)
+		if r.gitScan != nil {
+			*r.gitScan = r.scan
+		}
 		return setupFailure(setupErr)
 	}
 	r.created = CreatedProtected(r.inv)
@@ -43,7 +49,7 @@ func (r *runner) finish(setupErr error) (int, error) {
 	}
 	// The sandbox is dead: nothing can change the writable set while the
 	// scan looks at it and sets aside what a later host git would run.
-	r.scan = ScanGit(r.inv, os.Getenv("HOME"), time.Now())
+	r.scan = ScanGitIndexed(r.inv, os.Getenv("HOME"), time.Now(), r.ledger, r.index)
 	for _, w := range r.scan.Warnings {
 		r.warn(w)
 	}

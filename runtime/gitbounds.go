@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // What the post-command git scan does past its bounds (H9): it goes on
@@ -46,7 +48,7 @@ func (s *gitScan) boundSummary() {
 	}
 }
 
-// pastEntries is the scan's RepoWalk.Past: past MaxGitScanEntries, a
+// pastEntries is the scan's git.RepoWalk.Past: past git.MaxWalkEntries, a
 // directory that existed when compiling is walked (a command cannot add
 // more of them), one a command created is set aside whole, unlisted:
 // git reaches nothing below it at its old place.
@@ -54,7 +56,7 @@ func (s *gitScan) pastEntries(dir string) bool {
 	if !s.created(dir) || s.isRoot(dir) {
 		return true
 	}
-	s.pastBound(dir, fmt.Sprintf("a directory created past the git scan's bound of %d entries", MaxGitScanEntries))
+	s.pastBound(dir, fmt.Sprintf("a directory created past the git scan's bound of %d entries", git.MaxWalkEntries))
 	return false
 }
 
@@ -107,12 +109,12 @@ func (s *gitScan) repoList(dir, what string) []string {
 	if ok {
 		return names
 	}
-	if s.changed(dir) {
+	if s.grown(dir) {
 		s.pastBound(dir, fmt.Sprintf("a %s directory with more than %d entries", what, maxGitHooks))
 		return nil
 	}
-	if names, ok = s.list(dir, MaxGitScanEntries); !ok {
-		s.stale(dir, fmt.Sprintf("the git scan did not check %s: more than %d entries (H9); review before running git there", dir, MaxGitScanEntries))
+	if names, ok = s.list(dir, git.MaxWalkEntries); !ok {
+		s.stale(dir, fmt.Sprintf("the git scan did not check %s: more than %d entries (H9); review before running git there", dir, git.MaxWalkEntries))
 	}
 	return names
 }
@@ -123,7 +125,7 @@ func (s *gitScan) repoList(dir, what string) []string {
 // Listing submodule names nests: without a bound on the entries, a
 // command could make the scan list 1,024 names at each of 8 levels.
 func (s *gitScan) pastModules(p, why string) {
-	if s.changed(p) {
+	if s.grown(p) {
 		s.pastBound(p, why)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -54,10 +55,10 @@ func TestScanGitPastRepoBound(t *testing.T) {
 }
 
 // H9 (#10 §1): 200,001 entries do not hide a repository from the scan.
-// Past MaxGitScanEntries, the directories that existed when compiling
+// Past git.MaxWalkEntries, the directories that existed when compiling
 // are still walked, and those the command created are set aside whole.
 func TestScanGitPastEntryBound(t *testing.T) {
-	lowerBound(t, &MaxGitScanEntries, 40)
+	lowerBound(t, &git.MaxWalkEntries, 40)
 	f := newScanFixture(t)
 	lib, cfg, _ := f.userRepo(t)
 	f.compiledNow()
@@ -194,7 +195,7 @@ func TestScanGitPastModulesNesting(t *testing.T) {
 	if !gone(filepath.Join(mods, "a", "b", "c", "d", "e", "f", "g", "h")) || rep.Unresolved {
 		t.Errorf("submodule names nested past the bound were not set aside: %+v", rep)
 	}
-	lowerBound(t, &MaxGitScanEntries, 4)
+	lowerBound(t, &git.MaxWalkEntries, 4)
 	for i := 0; i < 6; i++ {
 		fakeRepo(t, filepath.Join(mods, "n", fmt.Sprintf("m%d", i), "x"))
 	}

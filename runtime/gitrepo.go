@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -50,7 +51,7 @@ func (s *gitScan) repo(top, entry string) {
 		if !strings.HasPrefix(v, "gitdir: ") || len(v) < 9 {
 			return // git dies: "invalid gitfile format"
 		}
-		g := cString(v[len("gitdir: "):])
+		g := git.CString(v[len("gitdir: "):])
 		if !path.IsAbs(g) {
 			g = top + "/" + g
 		}
@@ -68,6 +69,9 @@ func (s *gitScan) repo(top, entry string) {
 // their includes), the hooks directory, and the submodules
 // (common/modules) and worktrees (common/worktrees) below it.
 func (s *gitScan) inspect(g, top, via string) {
+	if s.tick(g) {
+		return
+	}
 	real, err := filepath.EvalSymlinks(g)
 	if err != nil || s.seen[real] {
 		return
@@ -77,7 +81,7 @@ func (s *gitScan) inspect(g, top, via string) {
 	b, err := readSmall(cd)
 	switch {
 	case err == nil:
-		v := trimPointer(b)
+		v := git.TrimPointer(b)
 		if !path.IsAbs(v) {
 			v = real + "/" + v
 		}
@@ -154,7 +158,7 @@ func coreWorktree(common, g string) string {
 		if err != nil {
 			continue
 		}
-		entries, _ := ParseGitConfig(b)
+		entries, _ := git.ParseConfig(b)
 		for _, e := range entries {
 			if e.Key == "core.worktree" && !e.Bool && e.Value != "" {
 				wt = e.Value
@@ -192,7 +196,7 @@ func anyWithin(ps []string, dir string) bool {
 
 // config checks one configuration file git reads (depth: how many
 // includes led here) and the files it includes, in order: a writable
-// file holding a code key (GitCodeKeys) or that git cannot parse is set
+// file holding a code key (git.CodeKeys) or that git cannot parse is set
 // aside. hp, when set, receives core.hooksPath from the files that stay.
 // Not strict (a directory git does not take for a repository yet:
 // staged), a file git cannot read or parse is not git's and no finding,
@@ -217,10 +221,10 @@ func (s *gitScan) config(p string, depth int, hp *string, strict bool) []string 
 		}
 		return s.found(s.setAside(p, why))
 	}
-	entries, perr := ParseGitConfig(b)
+	entries, perr := git.ParseConfig(b)
 	var keys []string
 	for _, e := range entries {
-		if gitCodeKey(e) || e.Key == "core.worktree" && s.worktreeAway(path.Dir(p), e) {
+		if git.CodeKey(e) || e.Key == "core.worktree" && s.worktreeAway(path.Dir(p), e) {
 			keys = append(keys, e.Key)
 		}
 	}
@@ -240,7 +244,7 @@ func (s *gitScan) config(p string, depth int, hp *string, strict bool) []string 
 		if e.Key == "core.hookspath" && hp != nil {
 			*hp = e.Value
 		}
-		inc, ok := GitIncludePath(e)
+		inc, ok := git.IncludePath(e)
 		if !ok {
 			continue
 		}
@@ -275,7 +279,7 @@ func (s *gitScan) hooks(dir string) []string {
 	defer undo()
 	names, ok := s.list(dir, maxGitHooks)
 	if !ok {
-		if s.changed(dir) {
+		if s.grown(dir) {
 			// Too many to check one by one, and changed since the
 			// compile: the whole directory goes, git then runs none.
 			return s.found(s.setAside(dir, "a git hooks directory with more entries than the scan checks"))
@@ -320,8 +324,8 @@ func (s *gitScan) hookFile(p, why string) []string {
 // modules inspects the submodule git directories below dir
 // (.git/modules/NAME, where NAME may hold slashes).
 func (s *gitScan) modules(dir string, depth int) {
-	if s.entries > 2*MaxGitScanEntries {
-		s.pastModules(dir, fmt.Sprintf("a submodules directory past the git scan's bound of %d entries", 2*MaxGitScanEntries))
+	if s.entries > 2*git.MaxWalkEntries {
+		s.pastModules(dir, fmt.Sprintf("a submodules directory past the git scan's bound of %d entries", 2*git.MaxWalkEntries))
 		return
 	}
 	for _, n := range s.repoList(dir, "git modules") {
@@ -348,7 +352,7 @@ func (s *gitScan) worktrees(dir string) {
 		w := path.Join(dir, n)
 		top := w
 		if b, err := readSmall(path.Join(w, "gitdir")); err == nil {
-			if t := trimPointer(b); path.IsAbs(t) {
+			if t := git.TrimPointer(b); path.IsAbs(t) {
 				top = path.Dir(t)
 			}
 		}
@@ -365,7 +369,7 @@ func (s *gitScan) worktrees(dir string) {
 // .git file's and a commondir's missing target). The ".git" directory
 // holding it is not asked: git changes it with every command.
 func (s *gitScan) movedInto(d string) bool {
-	for i := 0; i < 8 && d != "/" && !GitName(path.Base(d), ".git"); i++ {
+	for i := 0; i < 8 && d != "/" && !git.Name(path.Base(d), ".git"); i++ {
 		if !s.writable(d) {
 			return false
 		}
@@ -394,7 +398,7 @@ func (s *gitScan) inspectMoved(g, top string) {
 // later, where it could not (the second review had a later host merge
 // write ~/.bash_aliases). git submodule's own (../../../NAME, inside the
 // superproject) is neither.
-func (s *gitScan) worktreeAway(gd string, e GitConfigEntry) bool {
+func (s *gitScan) worktreeAway(gd string, e git.ConfigEntry) bool {
 	if e.Bool || e.Value == "" {
 		return false
 	}
@@ -403,7 +407,7 @@ func (s *gitScan) worktreeAway(gd string, e GitConfigEntry) bool {
 		wt = path.Join(gd, wt)
 	}
 	wt = path.Clean(wt)
-	if slices.ContainsFunc(strings.Split(wt, "/"), func(c string) bool { return GitName(c, ".git") }) {
+	if slices.ContainsFunc(strings.Split(wt, "/"), func(c string) bool { return git.Name(c, ".git") }) {
 		return true
 	}
 	return !s.writable(wt) && !s.writableLexical(path.Dir(wt))
@@ -412,13 +416,13 @@ func (s *gitScan) worktreeAway(gd string, e GitConfigEntry) bool {
 // mentionsCodeKey reports whether a configuration file the parser could
 // not read names, anywhere, what git runs: a file named as git's
 // configuration that git might read differently is judged by its words
-// (the section and key names of GitCodeKeys and gitCodeSuffixes, ext::).
+// (the section and key names of git.CodeKeys and git.CodeSuffixes, ext::).
 func mentionsCodeKey(b []byte) bool {
 	low := strings.ToLower(string(b))
 	if strings.Contains(low, "ext::") {
 		return true
 	}
-	for _, k := range GitCodeKeys {
+	for _, k := range git.CodeKeys {
 		section, key, _ := strings.Cut(k, ".")
 		if key == "*" || strings.HasPrefix(key, "*.") {
 			key = strings.TrimPrefix(strings.TrimPrefix(key, "*"), ".")
@@ -427,7 +431,7 @@ func mentionsCodeKey(b []byte) bool {
 			return true
 		}
 	}
-	for _, suf := range gitCodeSuffixes {
+	for _, suf := range git.CodeSuffixes {
 		if strings.Contains(low, suf) {
 			return true
 		}

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -9,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )
 
 // Bounds of the post-command git scan (ScanGit). Past one, the scan
@@ -19,15 +20,6 @@ import (
 // silently. The exported bounds are variables so that tests can lower
 // them; nothing changes them at run time.
 var (
-	// MaxGitScanEntries bounds the directory entries listed in the
-	// writable set. Past it, the scan goes on only into directories that
-	// existed when compiling (their number is the compile's, which a
-	// command cannot raise) and sets aside whole the directories a
-	// command created (RepoWalk.Past).
-	MaxGitScanEntries = 200_000
-	// MaxGitScanDepth bounds how deep below a writable directory the
-	// scan looks for repositories.
-	MaxGitScanDepth = 64
 	// MaxGitScanRepos bounds the repositories (git directories,
 	// submodules and worktrees included) inspected, counted apart for
 	// git directories that existed when compiling and for those a
@@ -40,9 +32,6 @@ var (
 )
 
 const (
-	// maxGitFile bounds a configuration, gitdir or commondir file (git's
-	// own bound for a .git file is 1 MiB).
-	maxGitFile = 1 << 20
 	// maxGitIncludeDepth is git's MAX_INCLUDE_DEPTH.
 	maxGitIncludeDepth = 10
 	// maxModuleDepth bounds the nesting of .git/modules directories.
@@ -68,13 +57,9 @@ type GitScanReport struct {
 	StalePaths []string   `json:"stale_paths,omitempty"`
 	// Unresolved is true when the scan left something unchecked or in
 	// place (a bound reached, a directory it could not list, a file it
-	// could not set aside); Since is the compile time it judged changes
-	// by (Invocation.GitScanSince). MarkStale records both, so that the
-	// next invocation compiled for the same path keeps judging by Since
-	// (CarriedGitScanSince): a recompile must not make what the scan
-	// could not clear look like the user's.
-	Unresolved bool  `json:"unresolved,omitempty"`
-	Since      int64 `json:"since,omitempty"`
+	// could not set aside). A recompile clears nothing of it: the next
+	// scan judges by the same ledger.
+	Unresolved bool `json:"unresolved,omitempty"`
 }
 
 // Stale reports whether the scan makes the invocation stale.
@@ -91,15 +76,16 @@ func (r *GitScanReport) Stale() bool { return len(r.SetAside) > 0 || len(r.Stale
 // such a repository reads (include and includeIf targets followed, up to
 // git's depth of 10, relative to the including file, "~/" the home;
 // plus the global ~/.gitconfig and ~/.config/git/config) that a command
-// could have written, a variable of GitCodeKeys, or a file git cannot
+// could have written, a variable of git.CodeKeys, or a file git cannot
 // parse, is a finding; so is every executable (or symlinked) hook in the
 // hooks directory git would use (core.hooksPath, else hooks/) that a
 // command could have written. Each finding is renamed next to itself
 // with a ".bwpolicy-set-aside-<time>" suffix (never deleted, never
 // through a symlink), as is the ".git" file or "commondir" that led to
-// it. A configuration file or hook whose status has not changed since
-// the invocation was compiled (Invocation.GitScanSince) is not a
-// finding (unless a pointer the command wrote led there: gitScan.distrust);
+// it. A configuration file or hook that the environment's ledger led
+// holds as it is now (gitjudge.go) is the user's and not a finding
+// (unless a pointer the command wrote led there: gitScan.distrust);
+// without a ledger everything is the command's;
 // what is not a repository yet but holds names git runs code from is
 // checked too (gitstaged.go), so that it cannot pass as the user's
 // after a recompile: the user's own core.pager or hook in a repository the
@@ -113,8 +99,22 @@ func (r *GitScanReport) Stale() bool { return len(r.SetAside) > 0 || len(r.Stale
 // checked too (scanPythonSites): a .pth file with a code line or a
 // usercustomize module a command left there is set aside. Files the invocation binds read-only, and files outside the
 // writable set, are not findings: a command could not have written them.
-func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanReport {
-	s := newGitScan(inv, home, now)
+func ScanGit(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger) GitScanReport {
+	return ScanGitIndexed(inv, home, now, led, nil)
+}
+
+// ScanGitIndexed is ScanGit with the environment's directory index idx
+// (ledger.Index; nil: none): directories unchanged since a finished scan
+// are not read again, and those read are kept in idx.
+func ScanGitIndexed(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger, idx *ledger.Index) GitScanReport {
+	s := newGitScan(inv, home, now, led)
+	s.index = idx
+	s.run(inv)
+	return s.rep
+}
+
+// run is the scan (ScanGit), or the recording of the ledger (RecordLedger).
+func (s *gitScan) run(inv *invocation.Invocation) {
 	for _, p := range inv.Preconditions {
 		if p.Kind == invocation.KindSymlink && p.Why == invocation.ReasonProtectedEntries && s.startupFile(p.Path) {
 			// A symlinked start-up entry cannot be bound read-only (a
@@ -146,23 +146,40 @@ func ScanGit(inv *invocation.Invocation, home string, now time.Time) GitScanRepo
 			}
 		}
 	}
-	s.scanPythonSites(pythonHomes(inv, home), inv.Preconditions)
+	s.scanPythonSites(pythonHomes(inv, s.home), inv.Preconditions)
 	s.globalHP = s.globalHooksPath()
 	for _, r := range s.roots {
-		s.walk(r)
+		if !s.over {
+			s.walk(r)
+		}
 	}
 	s.boundSummary()
 	sort.Strings(s.rep.StalePaths)
-	s.rep.Since = s.since
-	return s.rep
 }
 
 type gitScan struct {
-	mounts  []scanMount // the invocation's mounts, in order
-	roots   []string    // host sources of the read-write binds (outermost)
-	home    string
-	stamp   string
-	since   int64 // Invocation.GitScanSince
+	mounts []scanMount // the invocation's mounts, in order
+	roots  []string    // host sources of the read-write binds (outermost)
+	home   string
+	stamp  string
+	// linked are the places inside git directories looked at through a
+	// symlink (linkTarget), with where code was set aside.
+	linked map[linkKey]string
+	// resolved are the symlinks' targets resolved (resolveLink), by
+	// link text and directory.
+	resolved map[[2]string]string
+	// real holds the paths realpath resolved, "" for none.
+	real map[string]string
+	budget
+	// index keeps directories' reduced listings between scans
+	// (gitindex.go); start is when this scan began.
+	index *ledger.Index
+	start time.Time
+	read  int // directories read (not taken from the index)
+	// led is the environment's ledger: what is the user's (gitjudge.go).
+	led *ledger.Ledger
+	// record makes the scan record what it would judge (RecordLedger).
+	record  bool
 	entries int
 	// repos and newRepos count the git directories inspected that
 	// existed when compiling and that were created since (admit).
@@ -197,8 +214,8 @@ type scanMount struct {
 	rw        bool
 }
 
-func newGitScan(inv *invocation.Invocation, home string, now time.Time) *gitScan {
-	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), since: inv.GitScanSince,
+func newGitScan(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger) *gitScan {
+	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), led: led, budget: budget{deadline: time.Now().Add(MaxGitScanTime), clock: time.Now}, start: time.Now(),
 		seen: map[string]bool{}, moved: map[string]bool{}, listed: map[string]bool{}}
 	var rw []string
 	args := inv.Bwrap.Args
@@ -257,6 +274,9 @@ func (s *gitScan) stale(p, msg string) {
 // writable reports whether a command could have written host path p:
 // checked as written and, resolved, where it leads.
 func (s *gitScan) writable(p string) bool {
+	if s.record {
+		return s.recordable(p)
+	}
 	if s.writableLexical(p) {
 		return true
 	}
@@ -264,6 +284,16 @@ func (s *gitScan) writable(p string) bool {
 		return s.writableLexical(r)
 	}
 	return false
+}
+
+// recordable reports whether a recording looks at host path p: it lies
+// in a root, as written or resolved.
+func (s *gitScan) recordable(p string) bool {
+	if s.inRoots(p) {
+		return true
+	}
+	r, err := filepath.EvalSymlinks(p)
+	return err == nil && r != p && s.inRoots(r)
 }
 
 // writableLexical reports whether host path p is writable in the
@@ -319,36 +349,13 @@ func (s *gitScan) globalHooksPath() string {
 	return hp
 }
 
-// readSmall reads a regular file of at most maxGitFile bytes
-// (following symlinks, as git does) through OpenRegular, so a FIFO or a
-// device a command left in its place cannot hang bwrun.
-func readSmall(p string) ([]byte, error) {
-	f, err := invocation.OpenRegular(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := invocation.ReadLimited(f, maxGitFile+1)
-	if len(b) > maxGitFile {
-		return nil, errTooLarge
-	}
-	return b, err
-}
+// readSmall reads a regular file of at most git.MaxFile bytes
+// (following symlinks, as git does) without blocking on a FIFO or a
+// device a command left in its place (git.ReadSmall).
+func readSmall(p string) ([]byte, error) { return git.ReadSmall(p) }
 
-var errTooLarge = fmt.Errorf("larger than %d bytes", maxGitFile)
-
-// trimPointer is how git reads a gitdir or commondir value: trailing CR
-// and LF removed, then read as a C string (a NUL ends it: "gitdir:
-// X\x00junk" leads git to X).
-func trimPointer(b []byte) string { return cString(strings.TrimRight(string(b), "\r\n")) }
-
-// cString is v as C reads it: up to its first NUL.
-func cString(v string) string {
-	if i := strings.IndexByte(v, 0); i >= 0 {
-		return v[:i]
-	}
-	return v
-}
+// errTooLarge is readSmall's error for a file past its bound.
+var errTooLarge = git.ErrTooLarge
 
 // joinPhysical is the path the kernel (and git, which passes it on as
 // written or through real_path) reaches for rel below dir (rel as is when

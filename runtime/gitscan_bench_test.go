@@ -28,7 +28,7 @@ func BenchmarkScanGit(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if rep := ScanGit(f.inv, f.home, time.Now()); rep.Stale() {
+				if rep := ScanGit(f.inv, f.home, time.Now(), f.led); rep.Stale() {
 					b.Fatalf("stale: %+v", rep)
 				}
 			}
@@ -39,7 +39,7 @@ func BenchmarkScanGit(b *testing.B) {
 // BenchmarkScanGitUserRepos measures the scan of a project holding 100
 // repositories the invocation leaves writable, each with the user's own
 // code key (core.pager) and hook from before the compile: each is read
-// and its ctime looked at (Invocation.GitScanSince), none is set aside.
+// and judged by the ledger, none is set aside.
 func BenchmarkScanGitUserRepos(b *testing.B) {
 	f := newScanFixtureB(b)
 	for i := 0; i < 100; i++ {
@@ -53,10 +53,10 @@ func BenchmarkScanGitUserRepos(b *testing.B) {
 		mustWrite(b, filepath.Join(d, "config"), "[core]\n\tpager = less -R\n", 0o644)
 		mustWrite(b, filepath.Join(d, "hooks", "pre-commit"), "#!/bin/sh\n", 0o755)
 	}
-	f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
+	f.led = recordNow(b, f.inv, f.home)
 	b.ResetTimer()
 	for b.Loop() {
-		if rep := ScanGit(f.inv, f.home, time.Now()); rep.Stale() {
+		if rep := ScanGit(f.inv, f.home, time.Now(), f.led); rep.Stale() {
 			b.Fatalf("stale: %+v", rep)
 		}
 	}
@@ -102,10 +102,10 @@ func BenchmarkScanGitWorktrees(b *testing.B) {
 // benchClean measures ScanGit of f as compiled now, which must set
 // nothing aside.
 func benchClean(b *testing.B, f *scanFixture) {
-	f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
+	f.led = recordNow(b, f.inv, f.home)
 	b.ResetTimer()
 	for b.Loop() {
-		if rep := ScanGit(f.inv, f.home, time.Now()); rep.Stale() {
+		if rep := ScanGit(f.inv, f.home, time.Now(), f.led); rep.Stale() {
 			b.Fatalf("stale: %+v", rep)
 		}
 	}
@@ -124,7 +124,7 @@ func BenchmarkScanGitPastRepoBound(b *testing.B) {
 
 func benchPastRepoBound(b *testing.B, decoys int) {
 	f := newScanFixtureB(b)
-	f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
+	f.led = recordNow(b, f.inv, f.home)
 	time.Sleep(50 * time.Millisecond)
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
@@ -133,7 +133,7 @@ func benchPastRepoBound(b *testing.B, decoys int) {
 			fakeGitDir(b, filepath.Join(dir, fmt.Sprintf("d%04d", j), ".git"))
 		}
 		b.StartTimer()
-		if rep := ScanGit(f.inv, f.home, time.Now()); len(rep.SetAside) != decoys-MaxGitScanRepos {
+		if rep := ScanGit(f.inv, f.home, time.Now(), f.led); len(rep.SetAside) != decoys-MaxGitScanRepos {
 			b.Fatalf("set aside %d, want %d", len(rep.SetAside), decoys-MaxGitScanRepos)
 		}
 		b.StopTimer()
@@ -169,10 +169,10 @@ func BenchmarkScanPythonSites(b *testing.B) {
 				mustWrite(b, filepath.Join(mod, "__init__.py"), "", 0o644)
 				f.inv.Bwrap.Args = append(f.inv.Bwrap.Args, "--ro-bind", hook, hook, "--ro-bind", mod, mod)
 			}
-			f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
+			f.led = recordNow(b, f.inv, f.home)
 			b.ResetTimer()
 			for b.Loop() {
-				s := newGitScan(f.inv, "", time.Now())
+				s := newGitScan(f.inv, "", time.Now(), f.led)
 				s.scanPythonSites(pythonHomes(f.inv, ""), nil)
 				if s.rep.Stale() {
 					b.Fatalf("stale: %+v", s.rep)

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )
 
 // gitEnv is a host git that reads no global or system configuration.
@@ -49,6 +51,8 @@ func mustWrite(t testing.TB, p, content string, mode os.FileMode) {
 type scanFixture struct {
 	home, proj, marker string
 	inv                *invocation.Invocation
+	led                *ledger.Ledger // nil until compiledNow: everything is the command's
+	t                  testing.TB
 }
 
 func newScanFixture(t *testing.T) *scanFixture { return newScanFixtureB(t) }
@@ -56,7 +60,7 @@ func newScanFixture(t *testing.T) *scanFixture { return newScanFixtureB(t) }
 func newScanFixtureB(t testing.TB) *scanFixture {
 	base := t.TempDir()
 	f := &scanFixture{home: filepath.Join(base, "home"), proj: filepath.Join(base, "home", "proj"),
-		marker: filepath.Join(base, "ran")}
+		marker: filepath.Join(base, "ran"), t: t}
 	if err := os.MkdirAll(f.proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +78,7 @@ func newScanFixtureB(t testing.TB) *scanFixture {
 
 func (f *scanFixture) scan(t *testing.T) GitScanReport {
 	t.Helper()
-	return ScanGit(f.inv, f.home, time.Now())
+	return ScanGit(f.inv, f.home, time.Now(), f.led)
 }
 
 // evil is a command line that leaves the marker behind.
@@ -285,7 +289,7 @@ func TestScanGitBoundsFailClosed(t *testing.T) {
 	f := newScanFixture(t)
 	d := filepath.Join(f.proj, "deep")
 	p := d
-	for i := 0; i <= MaxGitScanDepth; i++ {
+	for i := 0; i <= git.MaxWalkDepth; i++ {
 		p = filepath.Join(p, "d")
 	}
 	if err := os.MkdirAll(p, 0o755); err != nil {
@@ -298,11 +302,11 @@ func TestScanGitBoundsFailClosed(t *testing.T) {
 }
 
 func TestParseGitConfig(t *testing.T) {
-	es, err := ParseGitConfig([]byte("\xef\xbb\xbf# c\n[Core]  FSMonitor = \"a b\" ; x\n[remote \"Or\\\"ig\"]\n url = ext::sh \\\n -c x\n[a.B]\nflag\n"))
+	es, err := git.ParseConfig([]byte("\xef\xbb\xbf# c\n[Core]  FSMonitor = \"a b\" ; x\n[remote \"Or\\\"ig\"]\n url = ext::sh \\\n -c x\n[a.B]\nflag\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []GitConfigEntry{{Key: "core.fsmonitor", Value: "a b", Line: 2},
+	want := []git.ConfigEntry{{Key: "core.fsmonitor", Value: "a b", Line: 2},
 		{Key: "remote.Or\"ig.url", Value: "ext::sh  -c x", Line: 4}, {Key: "a.b.flag", Bool: true, Line: 7}}
 	if len(es) != len(want) {
 		t.Fatalf("got %+v", es)
@@ -313,19 +317,19 @@ func TestParseGitConfig(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"key = x\n", "[core\n", "[core]\n1x = y\n", "[core]\nx = \"open\n", "[core]\nx = \\q\n"} {
-		if _, err := ParseGitConfig([]byte(bad)); err == nil {
+		if _, err := git.ParseConfig([]byte(bad)); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
 	for _, k := range []string{"core.fsmonitor", "alias.x", "filter.lfs.smudge", "diff.x.textconv", "credential.https://h.helper", "includeif.gitdir:x.path", "remote.o.uploadpack",
 		"tar.tar.gz.command", "imap.tunnel", "guitool.x.cmd", "svn.authorsprog", "lfs.customtransfer.x.path", "x.y.somecommand", "x.sequenceeditor"} {
-		if !gitCodeKey(GitConfigEntry{Key: k}) {
+		if !git.CodeKey(git.ConfigEntry{Key: k}) {
 			t.Errorf("%s is not a code key", k)
 		}
 	}
 	for _, k := range []string{"core.bare", "remote.o.url", "branch.main.merge", "core.worktree", "diff.x.binary", "user.name",
 		"core.repositoryformatversion", "core.filemode", "core.logallrefupdates", "remote.o.fetch", "submodule.x.url", "submodule.x.active", "extensions.worktreeconfig"} {
-		if gitCodeKey(GitConfigEntry{Key: k, Value: "v"}) {
+		if git.CodeKey(git.ConfigEntry{Key: k, Value: "v"}) {
 			t.Errorf("%s is a code key", k)
 		}
 	}

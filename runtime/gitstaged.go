@@ -13,33 +13,13 @@ package runtime
 // scan checks those names wherever the command could write them.
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
-
-// GitHookNames are the hooks git and its bundled commands run
-// (githooks(5)): an executable of such a name in a directory git takes
-// as its hooks directory runs on the host.
-var GitHookNames = []string{
-	"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
-	"pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit",
-	"pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive",
-	"update", "proc-receive", "post-receive", "post-update",
-	"reference-transaction", "push-to-checkout", "pre-auto-gc",
-	"post-rewrite", "sendemail-validate", "fsmonitor-watchman",
-	"p4-changelist", "p4-prepare-changelist", "p4-post-changelist",
-	"p4-pre-submit", "post-index-change",
-}
-
-// gitTodoLists are the directories, relative to a git directory, of a
-// rebase or sequence in progress and their to-do lists, whose
-// "exec" lines git runs when the user continues (git rebase --continue,
-// git cherry-pick --continue, git revert --continue).
-var gitTodoLists = [][2]string{{"rebase-merge", "git-rebase-todo"}, {"sequencer", "todo"}}
 
 // staged checks a directory git does not take for a repository (yet):
 // reached as a ".git" directory, through a pointer, or holding a file
@@ -66,13 +46,13 @@ func (s *gitScan) staged(real, common, via, cd string) {
 
 // stagedDir checks a directory the walk found that git does not take
 // for a repository but that holds a name git runs code from
-// (DirEntries.Staged), as staged.
+// (git.DirEntries.Staged), as staged.
 func (s *gitScan) stagedDir(dir string) {
 	s.staged(dir, dir, "", "")
 }
 
 // stagedHooks sets aside, in a directory named hooks, each executable
-// file or symlink named as a git hook (GitHookNames) that the command
+// file or symlink named as a git hook (git.HookNames) that the command
 // could have written: looked up by name (a large directory of other
 // files costs nothing more), as git looks them up.
 func (s *gitScan) stagedHooks(dir string) []string {
@@ -82,13 +62,13 @@ func (s *gitScan) stagedHooks(dir string) []string {
 	}
 	defer undo()
 	var found []string
-	for _, n := range GitHookNames {
+	for _, n := range git.HookNames {
 		found = append(found, s.hookFile(path.Join(dir, n), "an executable named as a git hook ("+n+") in a directory git may take as its hooks directory")...)
 	}
 	return found
 }
 
-// todos sets aside the to-do lists of git directory g (gitTodoLists)
+// todos sets aside the to-do lists of git directory g (git.TodoLists)
 // that the command could have written and that hold an exec line, and
 // the merge strategy a rebase or sequence continues with when it is not
 // one of git's own (git runs git-merge-NAME, and a NAME with a slash
@@ -98,7 +78,7 @@ func (s *gitScan) stagedHooks(dir string) []string {
 // judged as the command's.
 func (s *gitScan) todos(g string) []string {
 	var found []string
-	for _, t := range gitTodoLists {
+	for _, t := range git.TodoLists {
 		d := path.Join(g, t[0])
 		if _, err := os.Lstat(d); err != nil {
 			continue
@@ -111,9 +91,6 @@ func (s *gitScan) todos(g string) []string {
 	return found
 }
 
-// gitStrategies are git's own merge strategies.
-var gitStrategies = []string{"ort", "recursive", "resolve", "octopus", "ours", "subtree"}
-
 // strategy checks the merge strategy a rebase (rebase-merge/strategy) or
 // a sequence (sequencer/opts, options.strategy) continues with.
 func (s *gitScan) strategy(d string) []string {
@@ -124,7 +101,7 @@ func (s *gitScan) strategy(d string) []string {
 	} else {
 		p = path.Join(d, "opts")
 		if b, err := readSmall(p); err == nil {
-			entries, _ := ParseGitConfig(b)
+			entries, _ := git.ParseConfig(b)
 			for _, e := range entries {
 				if e.Key == "options.strategy" {
 					names = append(names, e.Value)
@@ -133,7 +110,7 @@ func (s *gitScan) strategy(d string) []string {
 		}
 	}
 	for _, n := range names {
-		if n != "" && !slices.Contains(gitStrategies, n) && s.writable(p) && s.changed(p) {
+		if n != "" && !slices.Contains(git.Strategies, n) && s.writable(p) && s.changed(p) {
 			return s.found(s.setAside(p, "a merge strategy that is not git's own ("+n+"): git runs git-merge-"+n+" when the rebase or sequence is continued"))
 		}
 	}
@@ -153,23 +130,8 @@ func (s *gitScan) todo(p string) []string {
 	if err != nil {
 		return s.found(s.setAside(p, "a git to-do list too large to check"))
 	}
-	if todoExec(b) {
+	if git.TodoExec(b) {
 		return s.found(s.setAside(p, "a git to-do list with an exec line (git runs it when the rebase or sequence is continued)"))
 	}
 	return nil
-}
-
-// todoExec reports whether a to-do list holds a line git would run:
-// "exec" or "x" as its first word (git's parse_insn_line accepts either,
-// after leading blanks, in any list it reads).
-func todoExec(b []byte) bool {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), len(b)+1)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
-			return true
-		}
-	}
-	return false
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -225,15 +226,15 @@ func TestScanGitGlobalConfigFromEnv(t *testing.T) {
 	}, g)
 }
 
-// ParseGitConfig reads a backslash before CR LF as git does: a line
+// git.ParseConfig reads a backslash before CR LF as git does: a line
 // continuation (the second review hid a core.fsmonitor behind one, which
 // the parser refused and a not-yet repository's check then passed by).
 // Checked against real git.
 func TestParseGitConfigCRLFContinuation(t *testing.T) {
 	cfg := "[core]\r\n\tfsmonitor = \\\r\ntouch /x\r\n"
-	es, err := ParseGitConfig([]byte(cfg))
+	es, err := git.ParseConfig([]byte(cfg))
 	if err != nil || len(es) != 1 || es[0].Key != "core.fsmonitor" || es[0].Value != "touch /x" {
-		t.Fatalf("ParseGitConfig = %+v, %v; want core.fsmonitor = \"touch /x\"", es, err)
+		t.Fatalf("git.ParseConfig = %+v, %v; want core.fsmonitor = \"touch /x\"", es, err)
 	}
 	p := filepath.Join(t.TempDir(), "config")
 	mustWrite(t, p, cfg, 0o644)

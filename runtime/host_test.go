@@ -208,12 +208,20 @@ func TestBwrapLines(t *testing.T) {
 func TestDependencies(t *testing.T) {
 	assertStdlibAndXSys(t, "github.com/bwpolicy/bwpolicy/runtime")
 	assertStdlibAndXSys(t, "github.com/bwpolicy/bwpolicy/runtime/hostprobe")
+	assertStdlibAndXSys(t, "github.com/bwpolicy/bwpolicy/runtime/ledger")
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "github.com/bwpolicy/bwpolicy/runtime/invocation").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	if deps := strings.Fields(string(out)); len(deps) != 1 {
 		t.Errorf("runtime/invocation depends on %v: only the standard library is allowed", deps)
+	}
+	out, err = exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "github.com/bwpolicy/bwpolicy/hazard/git").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	if deps := strings.Fields(string(out)); len(deps) != 1 {
+		t.Errorf("hazard/git depends on %v: only the standard library is allowed", deps)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
 )
 
@@ -55,7 +56,7 @@ func (s *gitScan) scanPthDirs(site string, pths []pthPaths, buf []byte) {
 // customizeIn sets aside the start-up modules of dir (and their compiled
 // copies) that a command put there, and reports whether one is left.
 func (s *gitScan) customizeIn(dir string, buf []byte) bool {
-	var de DirEntries
+	var de git.DirEntries
 	if err := listFollowing(dir, buf, &de); err != nil || len(de.Names) > maxPythonSiteEntries {
 		return false
 	}

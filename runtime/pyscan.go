@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
@@ -59,7 +60,7 @@ func (s *gitScan) scanPythonSites(homes []string, pre []invocation.Precondition)
 		}
 	}
 	var buf []byte // allocated when a lib directory exists
-	var de DirEntries
+	var de git.DirEntries
 	for _, h := range homes {
 		base := path.Join(h, ".local")
 		for _, lib := range startup.PythonLibDirs(h) {
@@ -93,7 +94,7 @@ func (s *gitScan) scanPythonSites(homes []string, pre []invocation.Precondition)
 
 // linkIndex reports whether entry i of de is a symlink (python follows
 // it; stat tells later whether it leads to a directory).
-func linkIndex(de *DirEntries, i int) bool {
+func linkIndex(de *git.DirEntries, i int) bool {
 	for _, l := range de.Links {
 		if l == i {
 			return true
@@ -104,13 +105,13 @@ func linkIndex(de *DirEntries, i int) bool {
 
 // listFollowing lists dir as python does, following symlinks (the
 // directory's own and its parents').
-func listFollowing(dir string, buf []byte, de *DirEntries) error {
+func listFollowing(dir string, buf []byte, de *git.DirEntries) error {
 	return listDir(dir, 0, buf, de)
 }
 
 // scanSite checks one site directory; moved is true when a directory on
 // the way to it changed since the compile.
-func (s *gitScan) scanSite(site string, moved bool, buf []byte, de *DirEntries) {
+func (s *gitScan) scanSite(site string, moved bool, buf []byte, de *git.DirEntries) {
 	if err := listFollowing(site, buf, de); err != nil {
 		return
 	}
@@ -163,7 +164,7 @@ func (s *gitScan) scanSite(site string, moved bool, buf []byte, de *DirEntries) 
 		return
 	}
 	pc := path.Join(site, "__pycache__")
-	var cde DirEntries
+	var cde git.DirEntries
 	if err := listFollowing(pc, buf, &cde); err != nil {
 		return
 	}

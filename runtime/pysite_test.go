@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )
 
 // pyFixture is a writable profile home with user site directories, the
@@ -16,6 +17,7 @@ import (
 type pyFixture struct {
 	home string
 	inv  *invocation.Invocation
+	led  *ledger.Ledger
 }
 
 func newPyFixture(t testing.TB) *pyFixture {
@@ -64,9 +66,8 @@ func TestScanPythonSites(t *testing.T) {
 	f.inv.Bwrap.Args = append(f.inv.Bwrap.Args, "--ro-bind", filepath.Join(s311, "distutils-precedence.pth"), filepath.Join(s311, "distutils-precedence.pth"),
 		"--ro-bind", filepath.Join(s311, "_distutils_hack"), filepath.Join(s311, "_distutils_hack"))
 	f.inv.Preconditions = append(f.inv.Preconditions, invocation.Precondition{Path: filepath.Join(other, "users-own.pth"), Kind: invocation.KindFile, Why: "H9"})
-	// Compiled just after these writes (GitScanSlack before it is "old").
-	f.inv.GitScanSince = time.Now().Add(GitScanSlack + 200*time.Millisecond).UnixNano()
-	time.Sleep(400 * time.Millisecond)
+	// The ledger is recorded after these writes: they are the user's.
+	f.led = recordNow(t, f.inv, "")
 
 	// The command.
 	planted := []string{
@@ -113,7 +114,7 @@ func TestScanPythonSites(t *testing.T) {
 	mustWrite(t, kept[2], "/home/u/src/pkg\n", 0o644)
 	mustWrite(t, kept[3], "", 0o644)
 
-	rep := ScanGit(f.inv, "", time.Now())
+	rep := ScanGit(f.inv, "", time.Now(), f.led)
 	for _, p := range planted {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("%s is still in place", p)
@@ -128,7 +129,7 @@ func TestScanPythonSites(t *testing.T) {
 		t.Errorf("report: %+v", rep)
 	}
 	// A second scan of the same invocation finds nothing new.
-	if rep := ScanGit(f.inv, "", time.Now()); len(rep.SetAside) > 0 {
+	if rep := ScanGit(f.inv, "", time.Now(), f.led); len(rep.SetAside) > 0 {
 		t.Errorf("second scan set aside %+v", rep.SetAside)
 	}
 }
@@ -144,13 +145,12 @@ func TestScanPythonSitesHostHome(t *testing.T) {
 	site := filepath.Join(home, ".local/lib/python3.11/site-packages")
 	mustWrite(t, filepath.Join(site, "__editable__.proj-0.1.pth"), proj+"/src\n", 0o644)
 	mustWrite(t, filepath.Join(proj, "src", "proj", "__init__.py"), "", 0o644)
-	inv := &invocation.Invocation{Bwrap: invocation.Bwrap{Args: []string{"--ro-bind", "/", "/", "--bind", proj, proj}},
-		GitScanSince: time.Now().Add(GitScanSlack + 200*time.Millisecond).UnixNano()}
-	time.Sleep(400 * time.Millisecond)
+	inv := &invocation.Invocation{Bwrap: invocation.Bwrap{Args: []string{"--ro-bind", "/", "/", "--bind", proj, proj}}}
+	led := recordNow(t, inv, home)
 	planted := filepath.Join(proj, "src", "usercustomize.py")
 	mustWrite(t, planted, "", 0o644)
 	mustWrite(t, filepath.Join(proj, "src", "proj", "__init__.py"), "x = 1\n", 0o644)
-	rep := ScanGit(inv, home, time.Now())
+	rep := ScanGit(inv, home, time.Now(), led)
 	if _, err := os.Lstat(planted); err == nil || len(rep.SetAside) != 1 {
 		t.Errorf("%s is still in place, or more was set aside: %+v", planted, rep)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
 	"github.com/bwpolicy/bwpolicy/runtime/cgroup"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )
 
 // Exit statuses the runtime itself produces. Everything else Run returns
@@ -61,6 +62,15 @@ type Stdio struct {
 	// (ScanGit): what it set aside, its warnings, and why the invocation
 	// is stale now. Its warnings also go to Warn and the run's Status.
 	GitScan *GitScanReport
+	// Ledger is the environment's record of what the user trusts
+	// (runtime/ledger): the post-command scan sets aside what a later
+	// host program would run that it does not hold as it is. Nil: all
+	// of it is the command's.
+	Ledger *ledger.Ledger
+	// Index is the environment's directory index (ledger.Index), which
+	// the scan reads unchanged directories from and keeps what it read
+	// in. Nil: every directory is read.
+	Index *ledger.Index
 }
 
 // Options are the per-run choices of the caller (bwrun's options).
@@ -173,7 +183,7 @@ func Run(ctx context.Context, inv *invocation.Invocation, argv []string, stdio S
 // ExitSetup with an error wrapping ctx.Err(). When a relayed signal ends
 // the sandbox, the status is 128+signal and the error nil.
 func RunWith(ctx context.Context, inv *invocation.Invocation, argv []string, stdio Stdio, opts Options) (Status, error) {
-	r := &runner{inv: inv, opts: opts, pidfd: -1, bwrapPidfd: -1, notified: make(chan struct{}), gitScan: stdio.GitScan}
+	r := &runner{inv: inv, opts: opts, pidfd: -1, bwrapPidfd: -1, notified: make(chan struct{}), gitScan: stdio.GitScan, ledger: stdio.Ledger, index: stdio.Index}
 	code, err := r.runAll(ctx, argv, stdio)
 	return r.status(code, err), err
 }
@@ -217,6 +227,8 @@ type runner struct {
 	created  []string       // CreatedProtected after the command
 	scan     GitScanReport  // ScanGit after the command
 	gitScan  *GitScanReport // Stdio.GitScan
+	ledger   *ledger.Ledger // Stdio.Ledger
+	index    *ledger.Index  // Stdio.Index
 
 	sigc     <-chan os.Signal
 	notified chan struct{}  // closed once sigc receives ForwardedSignals

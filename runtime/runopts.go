@@ -198,7 +198,7 @@ func (f RunFlags) OpenStatus(inv *invocation.Invocation) (*os.File, error) {
 			}
 		}
 	}
-	fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	fd, err := OpenNoSymlinks(p, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("--status-file %s: %w", f.StatusFile, err)
 	}

@@ -25,6 +25,13 @@ func (s *gitScan) setAside(p, why string) string { return s.setAsideWarn(p, why,
 // warn is false (what the scan's bounds set aside in bulk is summed up
 // in one: pastBound).
 func (s *gitScan) setAsideWarn(p, why string, warn bool) string {
+	if s.record {
+		// Before the first command that can write it, what is there is
+		// the user's: recorded, left in place.
+		s.note(p)
+		s.moved[p] = true
+		return ""
+	}
 	t := p
 	if !s.writableLexical(t) {
 		r, err := filepath.EvalSymlinks(p)

@@ -51,27 +51,3 @@ func CheckStaleMark(invPath string) error {
 		Note: fmt.Sprintf("%s (H9): an earlier command left what a later host git would run, set aside or not checked: %s",
 			invPath+StaleMarkSuffix, strings.Join(paths, ", "))}}}
 }
-
-// CarriedGitScanSince returns the compile time the post-command git scan
-// of the invocation at invPath must judge changes by: since (the
-// invocation's GitScanSince), or an earlier one that a stale mark left
-// there by an unresolved scan records (GitScanReport.Unresolved), even
-// when the invocation was compiled again since. What that scan left
-// unchecked or in place stays "changed" until a complete scan has dealt
-// with it (its mark then carries nothing), however often the invocation
-// is recompiled. 0 (judge everything changed) stays 0.
-func CarriedGitScanSince(invPath string, since int64) int64 {
-	f, err := os.Open(invPath + StaleMarkSuffix)
-	if err != nil {
-		return since
-	}
-	defer f.Close()
-	var rep GitScanReport
-	if json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&rep) != nil || !rep.Unresolved {
-		return since
-	}
-	if since > 0 && rep.Since < since {
-		return rep.Since // 0 too: the unresolved scan judged everything changed
-	}
-	return since
-}

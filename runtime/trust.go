@@ -32,19 +32,29 @@ const maxWalk = 256
 // renamed); a directory reached through another name (a symlink or a
 // bind mount of the source) is refused.
 func LoadTrusted(path string) (*invocation.Invocation, error) {
+	inv, _, err := LoadTrustedData(path)
+	return inv, err
+}
+
+// LoadTrustedData is LoadTrusted that also returns the bytes read (the
+// decoded strings share them; bwrun's journal keeps a copy: BeginEnv).
+// The path is opened without following a symbolic link in any
+// component (OpenNoSymlinks), so the directories checkLocation walks up
+// are the ones the caller named.
+func LoadTrustedData(path string) (*invocation.Invocation, []byte, error) {
 	f, st, err := openInvocation(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	inv, err := invocation.DecodeFileToRun(f, path)
+	data, inv, err := invocation.ReadFileToRun(f, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkLocation(f, "invocation "+path, st, inv); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return inv, nil
+	return inv, data, nil
 }
 
 // CheckInvocationFile runs LoadTrusted's checks of the file at path
@@ -61,7 +71,7 @@ func CheckInvocationFile(path string, inv *invocation.Invocation) error {
 // openInvocation opens the invocation at path (never blocking on a FIFO)
 // and checks the open file's type, owner, mode and links.
 func openInvocation(path string) (*os.File, *unix.Stat_t, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+	fd, err := OpenNoSymlinks(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read invocation: %w", &os.PathError{Op: "open", Path: path, Err: err})
 	}

@@ -79,10 +79,16 @@ func TestLoadTrustedFileModes(t *testing.T) {
 	wantTrust(t, p, "writable by group or others (mode 0770) and not sticky")
 	syscall.Chmod(gw, 0o1777)
 	wantTrust(t, p, "")
-	// A symlink to a good file is followed: the file's own place counts.
+	// A symlink to a good file is refused (issue 26: a command that can
+	// write where the link is could re-point it), and so is a symlinked
+	// directory on the way or a ".." component.
 	link := filepath.Join(dir, "link.json")
 	os.Symlink(filepath.Join(dir, "ok.json"), link)
-	wantTrust(t, link, "")
+	wantTrust(t, link, "a symbolic link")
+	os.Symlink(dir, filepath.Join(dir, "dirlink"))
+	wantTrust(t, filepath.Join(dir, "dirlink", "ok.json"), "a symbolic link")
+	wantTrust(t, dir+"/gw/../ok.json", "a symbolic link or \"..\"")
+	wantTrust(t, filepath.Join(dir, "ok.json"), "")
 }
 
 func TestLoadTrustedOwner(t *testing.T) {

@@ -1,8 +1,6 @@
 package sandboxtest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -17,8 +15,9 @@ import (
 // command that does not touch them, real host git still runs them and
 // the next command is not refused. A command that rewrites that config
 // has it set aside, and host git runs nothing it wrote. Control: the
-// same invocation without its compile time (git_scan_since, as an older
-// invocation) sets the user's own config and hook aside.
+// same invocation with a ledger that holds nothing of the user's (every
+// writable directory marked recorded, no entry) sets the user's own
+// config and hook aside: the ledger is what keeps them.
 func testGitUserKeysKept(t *testing.T, f *fixture) {
 	for _, control := range []bool{false, true} {
 		p := f.expand("{base}/userkeys")
@@ -45,7 +44,7 @@ func testGitUserKeysKept(t *testing.T, f *fixture) {
 		}
 		inv, _ := f.compile("cwd: "+p+"\nprotect:\n  allow: [.git/config, .git/hooks]\n", call{dir: p})
 		if control {
-			inv = withoutScanSince(t, f, inv)
+			withEmptyLedger(f, inv)
 		}
 		r = f.exec(call{argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "echo y > vendor/lib/f && git -C vendor/lib status >/dev/null 2>&1; true"}, dir: p})
 		f.wantCode(r, 0)
@@ -72,35 +71,24 @@ func testGitUserKeysKept(t *testing.T, f *fixture) {
 	}
 }
 
-// withoutScanSince writes a copy of the invocation without its compile
-// time, as an invocation of an older compiler, and returns its path.
-func withoutScanSince(t *testing.T, f *fixture, inv string) string {
-	t.Helper()
-	b, err := os.ReadFile(inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber() // file identities are integers past float64's precision
-	if err := dec.Decode(&doc); err != nil || doc["git_scan_since"] == nil {
-		t.Fatalf("the invocation carries no git_scan_since: %v", err)
-	}
-	delete(doc, "git_scan_since")
-	b, _ = json.Marshal(doc)
-	old := inv + ".old.json"
-	f.write(old, string(b))
-	return old
+// withEmptyLedger writes, beside the invocation, a ledger that covers
+// every directory and holds no entry: bwrun records nothing, and the
+// scan takes nothing for the user's.
+func withEmptyLedger(f *fixture, inv string) {
+	f.t.Helper()
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", `umask 077; printf 'bwpolicy-ledger 1\nroot 0 "/"\n' > "$0"`, inv + ".ledger"}})
+	f.wantCode(r, 0)
 }
 
-// H9 (#10 §1.1): the compile's bound on repositories fails closed. A
-// command plants 64 decoy repositories (a00..a63) next to the real one
-// (zz, whose config is bound read-only while it runs); the next compile
-// is refused, naming the fix, rather than leaving zz writable. Control:
-// with protect.allow: [repositories past the bound] it compiles, and
-// zz's config (now past the bound) can be written by a command, caught
-// only by bwrun's post-command scan, which sets it aside.
-func testGitDecoysRefused(t *testing.T, f *fixture) {
+// H9 (issue 26 §5): 65 repositories below the working directory are
+// accepted: the first 64 (sorted) stay bound read-only, the 65th (zz) is
+// left to the ledger and the post-command scan, and the compile warns
+// which. Before, the compile was refused and the environment locked
+// until a person stepped in. A command that writes code into zz's
+// config has it set aside; the real repository's config (bound) is not
+// writable while it is within the bound. Control: the same write by
+// bwrap alone runs at host git.
+func testGitDecoysAccepted(t *testing.T, f *fixture) {
 	p := f.expand("{base}/decoyed")
 	m := p + ".ran"
 	r := f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + strings.ReplaceAll(gitInit, "{p}", p) + "git init -q zz"}, dir: "{base}"})
@@ -113,28 +101,30 @@ func testGitDecoysRefused(t *testing.T, f *fixture) {
 	if strings.Contains(r.stdout, "wrote") {
 		t.Fatalf("the real repository's config was writable while it was within the bound: %v", r)
 	}
-	compile := func(yaml string) result {
-		return f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", p + ".inv.json", "--config", f.settings("cwd: " + p + "\n" + yaml)}, dir: p})
+	compile := func() result {
+		return f.exec(call{argv: []string{tool("bwpolicy"), "compile", "-o", p + ".inv.json", "--config", f.settings("cwd: " + p + "\n")}, dir: p})
 	}
-	r = compile("")
-	if r.code == 0 {
-		t.Fatalf("the compile accepted a working directory with 65 repositories: %v", r)
-	}
-	f.wantStderr(r, "H9", "repositories past the bound", "cwd")
-	if _, err := os.Stat(p + ".inv.json"); err == nil {
-		t.Errorf("a refused compile wrote an invocation")
-	}
-
-	// Control: accepted past the bound, zz's config is writable inside.
-	r = compile("protect:\n  allow: [repositories past the bound]\n")
+	r = compile()
 	f.wantCode(r, 0)
-	f.wantStderr(r, "repositories past the bound")
+	f.wantStderr(r, "H9", "bound read-only", "ledger")
 	r = f.exec(call{argv: []string{tool("bwrun"), p + ".inv.json", "--", "/bin/sh", "-c", `printf '[core]\n\tfsmonitor = "touch ` + m + `"\n' >> zz/.git/config && echo wrote`}, dir: p})
 	f.wantCode(r, 0)
 	if !strings.Contains(r.stdout, "wrote") {
-		t.Errorf("control: zz's config, past the bound, was not writable: %v", r)
+		t.Fatalf("zz's config, past the bound, was not writable: %v", r)
 	}
 	f.wantStderr(r, "set aside as", p+"/zz/.git/config")
+	f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; true"}, dir: p + "/zz"})
+	if f.hostExists(m) {
+		t.Errorf("host git ran the fsmonitor a command wrote past the bound")
+	}
+	// Control: the same write by bwrap alone.
+	compile()
+	r = f.exec(call{argv: append(append([]string{bwrapPath}, rawArgs(t, p+".inv.json")...), "--", "/bin/sh", "-c", `printf '[core]\n\tfsmonitor = "touch `+m+`"\n' >> zz/.git/config`), dir: p})
+	f.wantCode(r, 0)
+	f.exec(call{argv: []string{"/bin/sh", "-c", gitEnvSetup + "git status >/dev/null 2>&1; true"}, dir: p + "/zz"})
+	if !f.hostExists(m) {
+		t.Errorf("control: host git did not run the fsmonitor written without the scan")
+	}
 }
 
 // H9 (#10 §1.2, §1.3): the indirections of the repositories one level
@@ -190,11 +180,12 @@ ok sibling 'echo x > .store/note'
 // repository and makes its git directory read-only (0555), so bwrun
 // cannot set the config aside: it warns, and marks the invocation stale.
 // The invocation is recompiled at the same path (as Hermes does), and
-// the next command's scan still finds the planted file (its ctime is
-// older than the new compile, but the stale mark carries the earlier
-// compile time), warns again and marks the invocation stale again.
-// Control: with the stale mark removed before the recompile, the
-// planted file passes as the user's, silently, and host git runs it.
+// the next command's scan still finds the planted file (the ledger,
+// which no recompile changes, does not hold it), warns again and marks
+// the invocation stale again. Control: with the stale mark and the
+// ledger removed before the recompile (a fresh environment records what
+// is there before its first command), the planted file passes as the
+// user's, silently, and host git runs it.
 // As root (whose rename ignores the mode) bwrun sets the file aside at
 // once, which the root run asserts instead.
 func testGitUnresolvedCarried(t *testing.T, f *fixture) {
@@ -233,8 +224,10 @@ func testGitUnresolvedCarried(t *testing.T, f *fixture) {
 	r = run("true")
 	f.wantCode(r, 125)
 
-	// Control: without the mark, the recompile blesses the planted file.
+	// Control: without the mark and the ledger (a fresh environment's
+	// first command records what is there), the planted file passes.
 	os.Remove(inv + ".stale")
+	os.Remove(inv + ".ledger")
 	compile()
 	r = run("true")
 	f.wantCode(r, 0)

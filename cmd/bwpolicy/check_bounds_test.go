@@ -85,6 +85,7 @@ func TestHostileRulesUnderEveryCommand(t *testing.T) {
 	env := sandboxEnv(t)
 	for _, h := range hostile.Rules(url) {
 		t.Run(h.Name, func(t *testing.T) {
+			t.Parallel() // each bound is mostly a wait: the rules run side by side
 			dir := testtree.Write(t, map[string]string{
 				"policy/hostile.rego":     h.Src,
 				"tests/hostile.rego":      h.Src,
@@ -222,6 +223,7 @@ func TestHostileProfilesUnderEveryCommand(t *testing.T) {
 	env := sandboxEnv(t)
 	for _, h := range hostile.Profiles() {
 		t.Run(h.Name, func(t *testing.T) {
+			t.Parallel() // each bound is mostly a wait: the profiles run side by side
 			dir := testtree.Write(t, map[string]string{
 				"profiles/" + h.Name + ".cue": string(h.Src),
 				"settings/sandbox.yaml":       "profile: workspace\n",

@@ -98,6 +98,9 @@ func compileMain(o *compileOptions, args []string, stdout, stderr io.Writer) int
 		stdout.Write(body)
 		return exitOK
 	}
+	if code := finishPending(*out, stderr); code != exitOK {
+		return code
+	}
 	if err := writeAtomic(*out, body); err != nil {
 		fmt.Fprintf(stderr, "bwpolicy compile: %v\n", err)
 		return exitUsage

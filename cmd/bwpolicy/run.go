@@ -90,11 +90,10 @@ func runMain(o *runOptions, argv []string, stdout, stderr io.Writer) int {
 		diag.Render(stderr, res.Diags, sources(res))
 	}
 	inv := res.Invocation
-	// Compiled for this one command, the invocation has no stale mark to
-	// carry what an earlier run's git scan could not clear
-	// (runtime.CarriedGitScanSince): the scan judges every file changed
-	// (H9), the user's own code keys in writable repositories included.
-	inv.GitScanSince = 0
+	// Compiled for this one command, the invocation has no ledger beside
+	// it (runtime/ledger): the scan judges every code-bearing file the
+	// command's (H9), the user's own code keys in writable repositories
+	// included.
 	if inv.Bwrap.Path == "" {
 		noteBwrap(stderr, "run", res)
 		if res.Settings.DegradedMode == "fail" {

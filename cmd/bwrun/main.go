@@ -27,6 +27,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		signal.Notify(sigc, bwruntime.ForwardedSignals...)
 		close(notified)
 	}()
-	inv, err := bwruntime.LoadTrusted(args[0])
+	inv, data, err := bwruntime.LoadTrustedData(args[0])
 	status, serr := flags.OpenStatus(inv)
 	if serr != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", serr)
@@ -131,10 +132,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		writeStatus(status, st, stderr)
 		return bwruntime.ExitSetup
 	}
+	// H9: a scan a killed bwrun left pending is finished first; the
+	// ledger is loaded (and new writable directories recorded); this
+	// run's journal entry is written before the command starts.
+	env, err := bwruntime.BeginEnv(args[0], inv, data, os.Getenv("HOME"))
+	if err != nil {
+		fmt.Fprintf(stderr, "bwrun: %v\n", err)
+		st := bwruntime.Status{Outcome: bwruntime.OutcomeSetupFailed, ExitStatus: bwruntime.ExitSetup, Message: err.Error()}
+		var se *bwruntime.StaleError
+		if errors.As(err, &se) {
+			st.Outcome, st.StalePaths = bwruntime.OutcomeStale, []string{args[0] + bwruntime.StaleMarkSuffix}
+		}
+		writeStatus(status, st, stderr)
+		return bwruntime.ExitSetup
+	}
+	for _, w := range env.Warnings {
+		fmt.Fprintf(stderr, "bwrun: warning: %s\n", w)
+	}
 	<-notified
-	// A scan that could not finish keeps its compile time across
-	// recompiles: what it left unchecked is not the user's (H9).
-	inv.GitScanSince = bwruntime.CarriedGitScanSince(args[0], inv.GitScanSince)
 	var scan bwruntime.GitScanReport
 	st, err := bwruntime.RunWith(context.Background(), inv, args[2:], bwruntime.Stdio{
 		Stdin:   os.Stdin,
@@ -142,16 +157,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Stderr:  os.Stderr,
 		Signals: sigc,
 		GitScan: &scan,
+		Ledger:  env.Ledger,
+		Index:   env.Index,
 	}, flags.Options)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", err)
 	}
-	if scan.Stale() {
-		// The next command must be compiled again, so that what the
-		// command left is protected (H9).
-		if err := bwruntime.MarkStale(args[0], scan); err != nil {
-			fmt.Fprintf(stderr, "bwrun: warning: cannot mark the invocation stale (%v): recompile before the next command\n", err)
-		}
+	// The scan has finished: a stale one marks the invocation (the next
+	// command must be compiled again, so that what the command left is
+	// protected), then the journal entry goes (H9).
+	if err := env.End(scan); err != nil {
+		fmt.Fprintf(stderr, "bwrun: warning: %v\n", err)
 	}
 	writeStatus(status, st, stderr)
 	return st.ExitStatus

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bwpolicy/bwpolicy/facts"
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 )
 
 // Guard is an FS that panics on any access once sealed: the golden
@@ -42,7 +42,7 @@ func (g *Guard) ReadFile(p string, max int) ([]byte, error) {
 }
 
 // ListDir implements FS.
-func (g *Guard) ListDir(p string, de *runtime.DirEntries) error {
+func (g *Guard) ListDir(p string, de *git.DirEntries) error {
 	g.check("listdir", p)
 	return g.FS.ListDir(p, de)
 }

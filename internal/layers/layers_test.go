@@ -32,15 +32,9 @@ var leaves = []string{"runtime/invocation", "runtime/hostprobe"}
 // list only shrinks: a use not listed fails TestCompileSideNeverImportsRuntime,
 // and so does a listed one no longer used (delete its line).
 var knownRuntimeUses = map[string]string{
-	// Git knowledge and the repository walk (runtime/git*.go,
-	// repowalk.go, gitscan.go's reasons) -> hazard/git, runtime/scan.
-	"facts.runtime.DirEntries":     "ledger",
-	"facts.runtime.ListDir":        "ledger",
-	"facts.runtime.RepoWalk":       "ledger",
-	"facts.runtime.ParseGitConfig": "ledger",
-	"facts.runtime.GitConfigEntry": "ledger",
-	"facts.runtime.GitIncludePath": "ledger",
-	"facts.runtime.GitUserPath":    "ledger",
+	// The scan's directory listing, shared with the post-command scan
+	// (runtime/gitscan.go) -> hazard/git.
+	"facts.runtime.ListDir": "ledger",
 }
 
 // goList runs go list in the module's root and returns the words of

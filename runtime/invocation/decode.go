@@ -59,16 +59,27 @@ func DecodeFileToRun(f *os.File, path string) (*Invocation, error) {
 	return decodeFile(f, path, true)
 }
 
+// ReadFileToRun is DecodeFileToRun that also returns the bytes read
+// (the decoded strings share them: the caller must not change them).
+func ReadFileToRun(f *os.File, path string) ([]byte, *Invocation, error) {
+	return readDecode(f, path, decodeMode{toRun: true})
+}
+
 func decodeFile(f *os.File, path string, toRun bool) (*Invocation, error) {
+	_, inv, err := readDecode(f, path, decodeMode{toRun: toRun})
+	return inv, err
+}
+
+func readDecode(f *os.File, path string, m decodeMode) ([]byte, *Invocation, error) {
 	data, err := readInvocationFile(f, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	inv, err := decodeText(data, unsafe.String(unsafe.SliceData(data), len(data)), decodeMode{toRun: toRun})
+	inv, err := decodeText(data, unsafe.String(unsafe.SliceData(data), len(data)), m)
 	if err != nil {
-		return nil, fmt.Errorf("invocation %s: %w", path, err)
+		return nil, nil, fmt.Errorf("invocation %s: %w", path, err)
 	}
-	return inv, nil
+	return data, inv, nil
 }
 
 // readInvocationFile reads the invocation open as f (named path), at most

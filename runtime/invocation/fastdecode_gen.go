@@ -95,8 +95,6 @@ func (d *fastDec) decodeInvocation(v *Invocation) bool {
 				v.Explain = append(v.Explain, Explain{})
 				return d.decodeExplain(&v.Explain[len(v.Explain)-1])
 			})
-		case "git_scan_since":
-			return d.int64(&v.GitScanSince)
 		}
 		return false
 	})

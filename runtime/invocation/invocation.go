@@ -55,13 +55,6 @@ type Invocation struct {
 	// Explain says why each group of Bwrap.Args is there: the rows
 	// cover the arguments in order, together all of them (Validate).
 	Explain []Explain `json:"explain"`
-	// GitScanSince is when the compile began to read the host (Unix
-	// nanoseconds; 0: unknown). bwrun's post-command git scan (ScanGit)
-	// leaves alone a configuration file or hook whose status last
-	// changed more than GitScanSlack before it: it existed, unchanged,
-	// when the invocation was compiled, so the user put it there, not a
-	// command of this invocation.
-	GitScanSince int64 `json:"git_scan_since,omitempty"`
 }
 
 // HomeLayout is the allowlist home layout an invocation mounts (H10):

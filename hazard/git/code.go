@@ -1,8 +1,8 @@
-package runtime
+package git
 
 import "strings"
 
-// GitCodeKeys are the git configuration variables that make git run a
+// CodeKeys are the git configuration variables that make git run a
 // program (or read more configuration) that the value names, matched on
 // "section.key" with any subsection ("filter.*.smudge" is
 // "filter.<driver>.smudge"). A whole section ends in ".*" ("alias.*":
@@ -12,7 +12,7 @@ import "strings"
 // file a command could write that holds one of these; git's defaults
 // (`git init`, `git clone`, `git worktree add`, `git submodule`) set
 // none of them.
-var GitCodeKeys = []string{
+var CodeKeys = []string{
 	"core.fsmonitor", "core.hookspath", "core.sshcommand", "core.editor",
 	"core.pager", "core.askpass", "core.gitproxy", "core.alternaterefscommand",
 	"alias.*", "pager.*", "include.*", "includeif.*", "hook.*",
@@ -30,19 +30,19 @@ var GitCodeKeys = []string{
 	"svn.*", "svn-remote.*", "lfs.*",
 }
 
-// gitCodeSuffixes catch, whatever the section, the keys named as git
+// CodeSuffixes catch, whatever the section, the keys named as git
 // and its tools name a program to run (tar.<format>.command,
 // guitool.<name>.cmd, gpg.<format>.program, svn.authorsProg,
 // core.sshCommand, credential.helper, merge.<driver>.driver): a key git
 // or a tool adds later under such a name is a finding before it is
 // listed. git's own defaults (init, clone, submodule, worktree) write
 // no key so named.
-var gitCodeSuffixes = []string{"command", "cmd", "program", "prog", "tunnel", "helper",
+var CodeSuffixes = []string{"command", "cmd", "program", "prog", "tunnel", "helper",
 	"driver", "textconv", "editor", "pager", "askpass", "hook", "hookspath"}
 
-// gitCodeKey reports whether a configuration entry can make git run
-// something the file's writer chose (see GitCodeKeys).
-func gitCodeKey(e GitConfigEntry) bool {
+// CodeKey reports whether a configuration entry can make git run
+// something the file's writer chose (see CodeKeys).
+func CodeKey(e ConfigEntry) bool {
 	if strings.HasPrefix(strings.TrimSpace(e.Value), "ext::") {
 		return true
 	}
@@ -52,7 +52,7 @@ func gitCodeKey(e GitConfigEntry) bool {
 	if hasSub {
 		name = rest[i+1:]
 	}
-	for _, k := range GitCodeKeys {
+	for _, k := range CodeKeys {
 		ks, kr, _ := strings.Cut(k, ".")
 		if ks != section {
 			continue
@@ -68,7 +68,7 @@ func gitCodeKey(e GitConfigEntry) bool {
 			return true
 		}
 	}
-	for _, suf := range gitCodeSuffixes {
+	for _, suf := range CodeSuffixes {
 		if strings.HasSuffix(name, suf) {
 			return true
 		}
@@ -76,9 +76,9 @@ func gitCodeKey(e GitConfigEntry) bool {
 	return false
 }
 
-// GitIncludePath returns the path an include or includeIf entry names,
+// IncludePath returns the path an include or includeIf entry names,
 // as written (git resolves a relative one against the including file).
-func GitIncludePath(e GitConfigEntry) (string, bool) {
+func IncludePath(e ConfigEntry) (string, bool) {
 	if e.Bool {
 		return "", false
 	}

@@ -6,14 +6,32 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )
 
-// compiledNow marks the fixture's invocation as compiled now: what
-// exists is the user's. It waits until the kernel's coarse file clock
-// has passed the compile time, so what the test writes next is newer.
+// compiledNow records the fixture's ledger now: what exists is the
+// user's.
 func (f *scanFixture) compiledNow() {
-	f.inv.GitScanSince = time.Now().Add(GitScanSlack).UnixNano()
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(2 * ledgerSlack) // what the test made is older than the recording
+	f.led = recordNow(f.t, f.inv, f.home)
+}
+
+// recordNow records a ledger of inv's writable set as it is now (what
+// bwrun does before the first command of an environment).
+func recordNow(t testing.TB, inv *invocation.Invocation, home string) *ledger.Ledger {
+	t.Helper()
+	led := ledger.New()
+	roots, warns := RecordLedger(inv, home, led)
+	if len(roots) == 0 {
+		t.Fatalf("recording the ledger recorded no root (warnings %q)", warns)
+	}
+	for _, w := range warns {
+		t.Logf("recording: %s", w)
+	}
+	return led
 }
 
 // userRepo is a repository the invocation leaves writable (nested, not
@@ -70,9 +88,9 @@ func TestScanGitLeavesUnchangedUserKeys(t *testing.T) {
 
 	// A new hook next to the user's, and the config swapped for a symlink
 	// to an old file of the user's that holds a code key: both are new.
-	// The hooks directory changed, so the user's own hook in it goes
-	// too: a directory of hooks renamed into place (written before a
-	// recompile) looks the same to the scan.
+	// The user's own hook, unchanged in the same hooks directory, stays
+	// (a hooks directory renamed into place is another directory:
+	// TestScanGitRenamedHooksDir).
 	f3 := newScanFixture(t)
 	dir3, cfg3, hook3 := f3.userRepo(t)
 	old := filepath.Join(f3.proj, "old.cfg")
@@ -83,10 +101,13 @@ func TestScanGitLeavesUnchangedUserKeys(t *testing.T) {
 		mustWrite(t, newHook, "#!/bin/sh\n"+f3.evil()+"\n", 0o755)
 		os.Rename(cfg3, cfg3+".orig")
 		os.Symlink(old, cfg3)
-	}, newHook, cfg3, hook3)
+	}, newHook, cfg3)
+	if _, err := os.Stat(hook3); err != nil {
+		t.Errorf("the user's own hook was set aside: %v", err)
+	}
 
-	// Control: an invocation without a compile time sets the user's own
-	// keys and hook aside.
+	// Control: without a ledger, the user's own keys and hook are set
+	// aside.
 	f4 := newScanFixture(t)
 	_, cfg4, hook4 := f4.userRepo(t)
 	wantSetAside(t, f4.scan(t), cfg4, hook4)
@@ -115,51 +136,46 @@ func TestScanGitUnreadableConfigSetAside(t *testing.T) {
 	wantSetAside(t, rep, filepath.Join(m, "config"))
 }
 
-// A scan that could not finish marks its report Unresolved with the
-// compile time it used; CarriedGitScanSince keeps that time for the next
-// invocation compiled at the same path, so a recompile cannot make what
-// it left look like the user's. A complete scan's mark carries nothing.
-func TestCarriedGitScanSince(t *testing.T) {
-	inv := filepath.Join(t.TempDir(), "inv.json")
-	if got := CarriedGitScanSince(inv, 200); got != 200 {
-		t.Errorf("no mark: %d, want 200", got)
-	}
-	for _, c := range []struct {
-		rep         GitScanReport
-		since, want int64
-	}{
-		{GitScanReport{Unresolved: true, Since: 100}, 200, 100},
-		{GitScanReport{Unresolved: true, Since: 0}, 200, 0},
-		{GitScanReport{Unresolved: true, Since: 300}, 200, 200},
-		{GitScanReport{Unresolved: true, Since: 100}, 0, 0},
-		{GitScanReport{Unresolved: false, Since: 100}, 200, 200},
-	} {
-		if err := MarkStale(inv, c.rep); err != nil {
-			t.Fatal(err)
-		}
-		if got := CarriedGitScanSince(inv, c.since); got != c.want {
-			t.Errorf("%+v, since %d: %d, want %d", c.rep, c.since, got, c.want)
-		}
-	}
-	// The scan reports it: a bound reached is unresolved, with its time
-	// (a deep tree older than the compile: one the command made is set
-	// aside instead).
+// A scan that could not finish marks its report Unresolved, and a
+// recompile changes nothing of that: the ledger is not re-recorded, so
+// the next scan judges what was left as the command's again. A complete
+// scan is not unresolved.
+func TestScanUnresolvedAcrossRecompile(t *testing.T) {
 	f := newScanFixture(t)
-	future := time.Now().Add(time.Hour).UnixNano()
-	f.inv.GitScanSince = future
+	f.compiledNow()
 	p := filepath.Join(f.proj, "deep")
-	for i := 0; i <= MaxGitScanDepth; i++ {
+	for i := 0; i <= git.MaxWalkDepth; i++ {
 		p = filepath.Join(p, "d")
 	}
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if rep := f.scan(t); !rep.Unresolved || rep.Since != future {
-		t.Errorf("a scan past its depth bound: unresolved %v since %d", rep.Unresolved, rep.Since)
+	rep := f.scan(t)
+	if !rep.Stale() {
+		t.Fatalf("a directory past the depth bound, made by the command: %+v", rep)
 	}
-	os.RemoveAll(filepath.Join(f.proj, "deep"))
-	mustWrite(t, filepath.Join(f.proj, "n", ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
-	if rep := f.scan(t); rep.Unresolved {
+	// The same tree from before the ledger: reported, unresolved, every
+	// time (no recording makes it the user's later).
+	f2 := newScanFixture(t)
+	p = filepath.Join(f2.proj, "deep")
+	for i := 0; i <= git.MaxWalkDepth; i++ {
+		p = filepath.Join(p, "d")
+	}
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f2.led = ledger.New()
+	RecordLedger(f2.inv, f2.home, f2.led)
+	for i := 0; i < 2; i++ {
+		if rep := f2.scan(t); !rep.Unresolved {
+			t.Errorf("scan %d past its depth bound: not unresolved: %+v", i, rep)
+		}
+		if roots, _ := RecordLedger(f2.inv, f2.home, f2.led); len(roots) > 0 {
+			t.Errorf("a second recording recorded %q again", roots)
+		}
+	}
+	os.RemoveAll(filepath.Join(f2.proj, "deep"))
+	if rep := f2.scan(t); rep.Unresolved {
 		t.Errorf("a complete scan reported unresolved: %+v", rep)
 	}
 }

@@ -1,4 +1,4 @@
-package runtime
+package git
 
 import (
 	"bytes"
@@ -7,24 +7,24 @@ import (
 	"strings"
 )
 
-// GitConfigEntry is one variable of a git configuration file: Key is
+// ConfigEntry is one variable of a git configuration file: Key is
 // "section.key" or "section.subsection.key" with the section and the key
 // lower-cased (as git compares them) and the subsection as written;
 // Value is the decoded value, Bool set when the key had no "=" (git's
 // implicit true); Line is its 1-based line.
-type GitConfigEntry struct {
+type ConfigEntry struct {
 	Key   string
 	Value string
 	Bool  bool
 	Line  int
 }
 
-// errGitConfig is what ParseGitConfig returns for a line git itself
+// errConfig is what ParseConfig returns for a line git itself
 // rejects ("bad config line"): git dies on such a file, but a caller
 // that must not be fooled treats it as unreadable.
-var errGitConfig = errors.New("bad config line")
+var errConfig = errors.New("bad config line")
 
-// ParseGitConfig parses a git configuration file by git's own grammar
+// ParseConfig parses a git configuration file by git's own grammar
 // (config.c: parse_source, get_base_var, get_extended_base_var,
 // get_value, parse_value): an optional UTF-8 byte-order mark; comments
 // from '#' or ';'; "[section]", "[section \"sub\"]" and the legacy
@@ -34,18 +34,18 @@ var errGitConfig = errors.New("bad config line")
 // \\ \" and backslash-newline continuations, unquoted blanks collapsed
 // and trailing ones dropped. Anything else is an error naming the line,
 // as git's "bad config line".
-func ParseGitConfig(content []byte) ([]GitConfigEntry, error) {
+func ParseConfig(content []byte) ([]ConfigEntry, error) {
 	// git's reader (config.c, get_next_char) turns every CR LF into LF
 	// before anything else looks at it: a backslash before a CR LF is a
 	// line continuation there, and must be here.
 	if bytes.Contains(content, []byte("\r\n")) {
 		content = bytes.ReplaceAll(content, []byte("\r\n"), []byte("\n"))
 	}
-	p := gitConfigParser{s: content, line: 1}
+	p := configParser{s: content, line: 1}
 	if strings.HasPrefix(string(content), "\xef\xbb\xbf") {
 		p.i = 3
 	}
-	var out []GitConfigEntry
+	var out []ConfigEntry
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
@@ -74,24 +74,24 @@ func ParseGitConfig(content []byte) ([]GitConfigEntry, error) {
 	return out, nil
 }
 
-type gitConfigParser struct {
+type configParser struct {
 	s       []byte
 	i, line int
 	section string // "section" or "section.subsection", section lower-cased
 }
 
-func (p *gitConfigParser) fail() error {
-	return fmt.Errorf("line %d: %w", p.line, errGitConfig)
+func (p *configParser) fail() error {
+	return fmt.Errorf("line %d: %w", p.line, errConfig)
 }
 
-func (p *gitConfigParser) skipLine() {
+func (p *configParser) skipLine() {
 	for p.i < len(p.s) && p.s[p.i] != '\n' {
 		p.i++
 	}
 }
 
 // header reads a header after its '['.
-func (p *gitConfigParser) header() error {
+func (p *configParser) header() error {
 	var name strings.Builder
 	for p.i < len(p.s) {
 		c := p.s[p.i]
@@ -117,7 +117,7 @@ func (p *gitConfigParser) header() error {
 }
 
 // subsection reads ` "sub"]` after a section name.
-func (p *gitConfigParser) subsection(name string) error {
+func (p *configParser) subsection(name string) error {
 	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
 		p.i++
 	}
@@ -154,9 +154,9 @@ func (p *gitConfigParser) subsection(name string) error {
 
 // variable reads "key", "key = value" or "key" up to the end of its
 // (possibly continued) line.
-func (p *gitConfigParser) variable() (GitConfigEntry, error) {
+func (p *configParser) variable() (ConfigEntry, error) {
 	if p.section == "" {
-		return GitConfigEntry{}, p.fail() // a key before any section
+		return ConfigEntry{}, p.fail() // a key before any section
 	}
 	line := p.line
 	var key strings.Builder
@@ -164,7 +164,7 @@ func (p *gitConfigParser) variable() (GitConfigEntry, error) {
 		key.WriteByte(lower(p.s[p.i]))
 		p.i++
 	}
-	e := GitConfigEntry{Key: p.section + "." + key.String(), Line: line}
+	e := ConfigEntry{Key: p.section + "." + key.String(), Line: line}
 	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
 		p.i++
 	}
@@ -187,7 +187,7 @@ func (p *gitConfigParser) variable() (GitConfigEntry, error) {
 }
 
 // value reads a value after its '=' (config.c: parse_value).
-func (p *gitConfigParser) value() (string, error) {
+func (p *configParser) value() (string, error) {
 	var b strings.Builder
 	quoted, comment := false, false
 	spaces := 0

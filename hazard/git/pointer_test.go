@@ -1,4 +1,4 @@
-package runtime
+package git
 
 import (
 	"os"
@@ -27,8 +27,8 @@ func TestProcDependent(t *testing.T) {
 		"/procx":            false,
 		d + "/missing/x":    false,
 	} {
-		if got := procDependent(p); got != want {
-			t.Errorf("procDependent(%q) = %v, want %v", p, got, want)
+		if got := ProcDependent(p); got != want {
+			t.Errorf("ProcDependent(%q) = %v, want %v", p, got, want)
 		}
 	}
 }

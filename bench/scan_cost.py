@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""bench/scan_cost.py: what H9's post-command scan and ledger cost (issue 26).
+
+    bench/scan_cost.py BIN OUT [--rounds N] [--sizes 22600,270000] [--compile-size 1000000]
+
+BIN holds bwpolicy and bwrun; OUT is a work directory (trees are generated
+there: no network). Run it as an ordinary user (bench/run.sh runs it as
+the user bwtest when it runs as root). For each size it generates a
+tree like a node_modules directory (directories of nine files, ten
+repositories with a hook and a code key among them), compiles an
+invocation for it and one for an empty working directory, runs each once
+(the first run records the ledger), then times `bwrun INV -- /bin/true`
+in interleaved pairs: the CPU time of the whole chain (bwrun, bwrap and
+the command: the children's rusage) and the wall time, medians. Then it
+times `bwpolicy compile` of a tree of --compile-size entries (median of
+three) and bwrun's first run there (the ledger's recording). Prints a
+Markdown table.
+"""
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+
+def gen_tree(root, entries, repos=10):
+    """A tree of about `entries` entries: directories of nine empty files
+    (as package directories are), two levels deep, and `repos` git
+    repositories with a pre-commit hook and a core.pager."""
+    if os.path.exists(os.path.join(root, ".done")):
+        return
+    os.makedirs(root, exist_ok=True)
+    n = 0
+    i = 0
+    while n < entries:
+        group = os.path.join(root, "node_modules", "g%04d" % (i // 100))
+        if i % 100 == 0:
+            os.makedirs(group, exist_ok=True)
+            n += 1
+        d = os.path.join(group, "p%05d" % i)
+        os.mkdir(d)
+        for j in range(9):
+            open(os.path.join(d, "f%d.js" % j), "w").close()
+        n += 10
+        i += 1
+    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", HOME=root)
+    for r in range(repos):
+        d = os.path.join(root, "vendor", "r%02d" % r)
+        subprocess.run(["git", "init", "-q", d], check=True, env=env)
+        subprocess.run(["git", "-C", d, "config", "core.pager", "less -R"], check=True, env=env)
+        hook = os.path.join(d, ".git", "hooks", "pre-commit")
+        with open(hook, "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(hook, 0o755)
+    open(os.path.join(root, ".done"), "w").close()
+
+
+def compile_inv(bin_dir, cwd, inv):
+    subprocess.run([os.path.join(bin_dir, "bwpolicy"), "compile", "--cwd", cwd, "-o", inv], cwd=cwd, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def run_once(bin_dir, inv, cwd, strict=True):
+    """One bwrun INV -- /bin/true: (cpu seconds of the chain, wall seconds);
+    strict: a failure or a warning ends the benchmark, else it is printed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    r = subprocess.run([os.path.join(bin_dir, "bwrun"), inv, "--", "/bin/true"], cwd=cwd, capture_output=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0 or r.stderr:
+        msg = "bwrun %s: exit %d: %s" % (inv, r.returncode, r.stderr.decode()[:500])
+        if strict:
+            sys.exit(msg)
+        print(msg)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bin")
+    ap.add_argument("out")
+    ap.add_argument("--rounds", type=int, default=41)
+    ap.add_argument("--sizes", default="22600,270000")
+    ap.add_argument("--compile-size", type=int, default=1000000)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    state = os.path.join(a.out, "state")
+    os.makedirs(state, mode=0o700, exist_ok=True)
+    empty = os.path.join(a.out, "empty")
+    os.makedirs(empty, exist_ok=True)
+    rows = []
+    invs = {"empty": (os.path.join(state, "empty.json"), empty)}
+    for size in [int(s) for s in a.sizes.split(",") if s]:
+        d = os.path.join(a.out, "tree-%d" % size)
+        gen_tree(d, size)
+        invs["tree %d" % size] = (os.path.join(state, "tree-%d.json" % size), d)
+    first = {}
+    for label, (inv, cwd) in invs.items():
+        for f in (inv + ".ledger", inv + ".stale"):
+            if os.path.exists(f):
+                os.remove(f)
+        compile_inv(a.bin, cwd, inv)
+        t = time.perf_counter()
+        run_once(a.bin, inv, cwd)  # records the ledger
+        first[label] = time.perf_counter() - t
+    cpu = {k: [] for k in invs}
+    wall = {k: [] for k in invs}
+    for _ in range(a.rounds):
+        for label, (inv, cwd) in invs.items():
+            c, w = run_once(a.bin, inv, cwd)
+            cpu[label].append(c * 1000)
+            wall[label].append(w * 1000)
+    base = statistics.median(cpu["empty"])
+    print("| bwrun INV -- /bin/true in | CPU of the chain (median) | × empty | wall (median) | first run (records the ledger) |")
+    print("|---|---|---|---|---|")
+    for label in invs:
+        m = statistics.median(cpu[label])
+        print("| %s | %.1f ms | %.2f× | %.1f ms | %.0f ms |" % (label, m, m / base, statistics.median(wall[label]), first[label] * 1000))
+    print()
+    print("%d interleaved rounds; CPU is the children's rusage (bwrun, bwrap, the command)." % a.rounds)
+    if a.compile_size:
+        d = os.path.join(a.out, "tree-%d" % a.compile_size)
+        gen_tree(d, a.compile_size)
+        inv = os.path.join(state, "big.json")
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            compile_inv(a.bin, d, inv)
+            times.append(time.perf_counter() - t)
+        for f in (inv + ".ledger",):
+            if os.path.exists(f):
+                os.remove(f)
+        t = time.perf_counter()
+        run_once(a.bin, inv, d, strict=False)
+        rec = time.perf_counter() - t
+        compile_inv(a.bin, d, inv)  # a stale first run asks for it
+        c, w = run_once(a.bin, inv, d, strict=False)
+        print()
+        print("| %d-entry tree | |" % a.compile_size)
+        print("|---|---|")
+        print("| bwpolicy compile (median of 3) | %.2f s |" % statistics.median(times))
+        print("| first bwrun (records the ledger) | %.2f s |" % rec)
+        print("| next bwrun -- /bin/true | %.0f ms CPU, %.0f ms wall |" % (c * 1000, w * 1000))
+
+
+if __name__ == "__main__":
+    main()

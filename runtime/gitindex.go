@@ -1,0 +1,69 @@
+package runtime
+
+import (
+	"time"
+
+	"github.com/bwpolicy/bwpolicy/hazard/git"
+	"github.com/bwpolicy/bwpolicy/runtime/ledger"
+	"golang.org/x/sys/unix"
+)
+
+// indexSlack: a directory whose ctime lies this close to the scan's
+// start is listed but not kept in the index. The kernel stamps from a
+// clock that may lag by a tick, so a later change could otherwise carry
+// the same ctime as the listing kept (git's "racy" index entries).
+const indexSlack = 100 * time.Millisecond
+
+// listIndexed is the walk's listing with the environment's index
+// (ledger.Index): a directory that is the one the index holds (device,
+// inode) with the same ctime has the same entries, and its reduced
+// listing is taken from there; another one is read (ListDir) and kept.
+// Without an index, every directory is read.
+func (s *gitScan) listIndexed(dir string, buf []byte, de *git.DirEntries) error {
+	if s.index == nil {
+		s.read++
+		return ListDir(dir, buf, de)
+	}
+	var st unix.Stat_t
+	statErr := unix.Lstat(dir, &st)
+	if statErr == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if l := s.index.Get(dir); l != nil && l.Dev == st.Dev && l.Ino == st.Ino && l.Ctime == st.Ctim.Nano() {
+			de.Reset()
+			for i, n := range l.Names {
+				de.Add(n, l.Kinds[i] == 'd')
+				if l.Kinds[i] == 'l' {
+					de.Links = append(de.Links, len(de.Names)-1)
+				}
+			}
+			de.Unlisted = l.Count - len(l.Names)
+			return nil
+		}
+	}
+	s.read++
+	if err := ListDir(dir, buf, de); err != nil || statErr != nil {
+		return err
+	}
+	if st.Ctim.Nano() >= s.start.Add(-indexSlack).UnixNano() {
+		return nil // changed just now: not kept
+	}
+	l := &ledger.Listing{Dev: st.Dev, Ino: st.Ino, Ctime: st.Ctim.Nano(), Count: len(de.Names)}
+	links := map[int]bool{}
+	for _, i := range de.Links {
+		links[i] = true
+	}
+	for i, n := range de.Names {
+		kind := byte('f')
+		switch {
+		case links[i]:
+			kind = 'l'
+		case de.IsDir[i]:
+			kind = 'd'
+		case !git.Notable(n):
+			continue
+		}
+		l.Names = append(l.Names, n)
+		l.Kinds = append(l.Kinds, kind)
+	}
+	s.index.Put(dir, l)
+	return nil
+}
