@@ -172,7 +172,7 @@ func (e *emitter) protections() []hostBind {
 		case facts.AllowPath:
 			rel += " (a directory on PATH: the host's shells run what is there)"
 		case facts.HomeLinkTarget:
-			rel += " (on the symlink chain of an allowed home entry: the host's shells and tools read it)"
+			rel += " (on the symlink chain of a home dot entry: the host's shells, session and tools read it)"
 		}
 		reason := fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what)
 		if p.Name == ".git/config" {

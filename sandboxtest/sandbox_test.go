@@ -119,6 +119,7 @@ var scenarios = []scenario{
 	{"H9_startup_file_vars", testStartupFileVars},
 	{"H9_config_bound_elsewhere", testConfigBoundElsewhere},
 	{"H9_hgrc_protected", testHgrcProtected},
+	{"H10_dot_link_target_held", testDotLinkTargetHeld},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file
