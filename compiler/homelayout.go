@@ -67,6 +67,36 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 	return out
 }
 
+// homeRemounts makes the layout's tmpfs directories read-only, innermost
+// first, once every mount inside them is made (bwrap creates a mount
+// point in them as it goes): a write to a name the layout does not bind
+// back (~/newfile, ~/.ssh2, ~/.config/probe) fails with EROFS instead of
+// landing in a tmpfs that vanishes after the command. The entries bound
+// back keep their own mode (the remount is not recursive). ~/.cache
+// stays writable: tools create their build caches there (HomeCacheFresh),
+// and a cache that starts empty is what they expect.
+func (e *emitter) homeRemounts() {
+	l := e.f.HomeLayout
+	if !l.Active() {
+		return
+	}
+	pos := "built in: home.layout " + settings.HomeAllowlist
+	if s := e.st.res.Settings; s.Home != nil && s.Home.Layout != "" {
+		pos = e.settingsPos("home", "layout")
+	}
+	for i := len(l.Dirs) - 1; i >= 0; i-- {
+		d := l.Dirs[i]
+		if d == path.Join(l.Home, ".cache") || e.insideHidden(d) {
+			continue
+		}
+		what := "HOME"
+		if d != l.Home {
+			what = "~/" + strings.TrimPrefix(d, l.Home+"/")
+		}
+		e.p.add("H10", fmt.Sprintf("home layout: %s's tmpfs is read-only: a write to a name that is not bound back fails (EROFS) instead of vanishing after the command", what), pos, "--remount-ro", d)
+	}
+}
+
 // boundWhat says what a rebuilt directory gets back.
 func boundWhat(rel string) string {
 	switch rel {
@@ -87,14 +117,14 @@ func leftOut(l *facts.HomeLayout, d string) string {
 		}
 	}
 	if len(names) == 0 {
-		return "nothing is left out; new names land in the tmpfs"
+		return "nothing is left out"
 	}
 	const show = 12
 	list := strings.Join(names[:min(show, len(names))], ", ")
 	if len(names) > show {
 		list += fmt.Sprintf(" and %d more", len(names)-show)
 	}
-	return fmt.Sprintf("%d left out (absent: %s); new names land in the tmpfs", len(names), list)
+	return fmt.Sprintf("%d left out (absent: %s)", len(names), list)
 }
 
 // entryPos is the explain source of an entry.

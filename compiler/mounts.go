@@ -352,10 +352,11 @@ func (e *emitter) masks() {
 			}
 		}
 		if h.Kind == invocation.KindDir {
-			e.tmpfs(rule, "hide directory "+h.Entry+": an empty tmpfs (writes stay in the sandbox)", src, h.Path, maskTmpfsBytes)
-			if e.writableRoot(h.Path) == "" {
-				e.roMasks = append(e.roMasks, h.Path)
-			}
+			// Read-only at the end, inside the writable set too: a write
+			// there could not land on the host, so it fails (EROFS)
+			// rather than vanish after the command.
+			e.tmpfs(rule, "hide directory "+h.Entry+": an empty tmpfs, read-only (a write there fails)", src, h.Path, maskTmpfsBytes)
+			e.roMasks = append(e.roMasks, h.Path)
 		} else {
 			what := "file"
 			if h.Kind == invocation.KindSocket {
@@ -399,8 +400,13 @@ func (e *emitter) explainSource(row facts.Protection, h facts.Hidden) string {
 
 func (e *emitter) remounts() {
 	for _, m := range e.roMasks {
-		e.p.add("S3", "the mask stays read-only like the rest of the host", "host: "+m+" lies outside the writable set", "--remount-ro", m)
+		src := "host: " + m + " lies outside the writable set"
+		if e.writableRoot(m) != "" {
+			src = "host: " + m + " is hidden: nothing written there could reach the host"
+		}
+		e.p.add("S3", "the mask stays read-only like the rest of the host", src, "--remount-ro", m)
 	}
+	e.homeRemounts()
 }
 
 // hostBindRank orders the host binds at one depth by kind.

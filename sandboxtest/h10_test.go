@@ -250,10 +250,12 @@ val author 'cd {proj}/repo && git log --format=%an'
 
 // H10: with the home directory as the working directory and no ~/.ssh
 // or ~/.config/gh, a command that creates ~/.ssh/authorized_keys or
-// ~/.config/gh/hosts.yml writes the layout's tmpfs, never the host
-// (checked after the command); so does one that plants
-// ~/.cache/huggingface/token (~/.cache is rebuilt: its host entries are
-// read-only, new names land in its tmpfs; pip's cache is left out).
+// ~/.config/gh/hosts.yml fails (the layout's tmpfs is read-only: EROFS,
+// never a write that vanishes) and never reaches the host (checked after
+// the command); one that plants ~/.cache/huggingface/token writes only
+// ~/.cache's tmpfs (~/.cache is rebuilt: its host entries are read-only,
+// new names land in its tmpfs, which stays writable for the tool caches;
+// pip's cache is left out).
 // Controls: the denylist layout refuses this working directory at
 // compile (H10), and bwrap with HOME bound read-write plants all three
 // on the host. (~/.cache is planted with the working directory at its
@@ -275,7 +277,7 @@ ok hf 'mkdir -p {home}/.cache/huggingface && echo hf_x > {home}/.cache/huggingfa
 val ssh_in 'cat {home}/.ssh/authorized_keys'
 ok notes 'echo n >> {home}/notes/todo'
 `, call{})
-	f.expect(r, want{"ssh": "yes", "ssh_in": "k", "gh": "yes", "notes": "yes"})
+	f.expect(r, want{"ssh": "no", "ssh_in": absent, "gh": "no", "notes": "yes"})
 	for _, p := range planted {
 		f.wantHostAbsent(p)
 	}

@@ -55,8 +55,8 @@ ok tmp_write 'echo x > /tmp/other'
 
 // R6: started from a directory under the Hermes home (a gateway run from
 // its checkout), the sandbox starts in HOME instead (warning); the
-// checkout stays hidden. HOME is the home layout's tmpfs: a new name
-// written there never reaches the host.
+// checkout stays hidden. HOME is the home layout's read-only tmpfs: a
+// new name there fails, and never reaches the host.
 func testR6Fallback(t *testing.T, f *fixture) {
 	f.write(f.expand("{hermes}/hermes-agent/run.py"), "print('gateway')\n")
 	inv, warnings := f.compile("", call{dir: "{hermes}/hermes-agent"})
@@ -69,7 +69,7 @@ ok checkout 'cat {hermes}/hermes-agent/run.py'
 ok home_write 'echo x > {home}/r6.txt'
 ok checkout_write 'echo x > {hermes}/hermes-agent/planted'
 `, call{dir: "{hermes}/hermes-agent"})
-	f.expect(r, want{"pwd": "{home}", "checkout": "no", "home_write": "yes"})
+	f.expect(r, want{"pwd": "{home}", "checkout": "no", "home_write": "no"})
 	f.wantHostAbsent("{home}/r6.txt")
 	f.wantHostAbsent("{hermes}/hermes-agent/planted")
 	f.wantHostCredentialsUnchanged()

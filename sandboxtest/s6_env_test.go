@@ -41,9 +41,10 @@ ok hermes_env 'cat {hermes}/.env'
 		inv, _ := f.compile("profile: "+profile+"\nsandbox_id: a\n", call{})
 		r := f.bwrun(inv, script, call{env: []string{"ID=a"}})
 		f.expect(r, want{"state_write": "yes", "sandboxes": "bwrap-a", "other_state": "no",
-			// shared_write lands in the home layout's tmpfs (the Hermes
-			// home is left out): the host's shared scratch stays untouched.
-			"shared_ls": "hermes-bwrap-a", "shared_read": "no", "shared_write": "yes",
+			// shared_write fails: the shared scratch is only a mount point
+			// in the home layout's read-only tmpfs (the Hermes home is
+			// left out); the host's shared scratch stays untouched.
+			"shared_ls": "hermes-bwrap-a", "shared_read": "no", "shared_write": "no",
 			"tmpdir": "{scratch}/hermes-bwrap-a {scratch}/hermes-bwrap-a {scratch}/hermes-bwrap-a", "tmpdir_write": "yes",
 			"other_tmp": "t-a", "attached": "attached", "attach_write": "no", "spill": "no", "hermes_env": "no"})
 		f.wantHostFile("{hermes}/sandboxes/bwrap-a/snap", "snap-a\n")

@@ -272,11 +272,11 @@ ok sysrq 'echo h > /proc/sysrq-trigger'
 ok chmod_root 'chmod 777 /etc'
 `, call{})
 	f.expect(r, want{
-		// HOME is the home layout's tmpfs (H10): a new name at its top
-		// is written there and never reaches the host (checked below).
+		// HOME is the home layout's read-only tmpfs (H10): a new name at
+		// its top fails, and never reaches the host (checked below).
 		"cwd_write": "yes", "cwd_subdir": "yes", "cwd_rename": "yes",
-		"home_write": "yes", "home_append": "no", "home_rm": "no", "base_write": "no", "bind_dir_write": "no",
-		"etc_write": "no", "usr_write": "no", "var_tmp_write": "no", "cd_home_write": "yes",
+		"home_write": "no", "home_append": "no", "home_rm": "no", "base_write": "no", "bind_dir_write": "no",
+		"etc_write": "no", "usr_write": "no", "var_tmp_write": "no", "cd_home_write": "no",
 		"tmp_write": "yes", "tmpdir": "{scratch}", "tmpdir_write": "yes", "pwd": "{proj}",
 		"dev_null": "yes", "dev_blocks": "0", "dev_kmsg": "no", "host_dev_shm": "no", "dev_shm_write": "yes", "sysrq": "no", "chmod_root": "no",
 	})
@@ -514,9 +514,10 @@ val notes 'cat {home}/notes/todo'
 // S5: writes into a hidden path never reach the host. In the denylist
 // layout, outside the writable set, the masks are read-only. With cwd =
 // HOME (the allowlist layout: denylist + cwd = HOME is refused, H10) the
-// hidden entries are absent and whatever a command creates in their
-// place lands in the layout's tmpfs, as does a new name at the top of
-// HOME; nothing reaches the host.
+// hidden entries are absent and creating anything in their place fails
+// (the layout's tmpfs is read-only), as does a new name at the top of
+// HOME or in a mask inside the writable set (~/dotfiles/gnupg); nothing
+// reaches the host, and no write seems to work and then vanishes.
 func testHiddenWrites(t *testing.T, f *fixture) {
 	r := f.sandbox(denylist, `
 ok ssh_write 'echo planted > {home}/.ssh/authorized_keys'
@@ -543,8 +544,8 @@ ok gcloud_write 'mkdir -p {home}/.config/gcloud && echo planted > {home}/.config
 ok home_write 'echo ok > {home}/ok.txt'
 ok notes_write 'echo ok > {home}/notes/ok.txt'
 `, call{})
-	f.expect(r, want{"ssh_write": "yes", "ssh_ls": "authorized_keys", "npmrc_write": "yes",
-		"gnupg_write": "yes", "gnupg_rm": "no", "hermes_write": "yes", "gcloud_write": "yes", "home_write": "yes", "notes_write": "yes"})
+	f.expect(r, want{"ssh_write": "no", "ssh_ls": absent, "npmrc_write": "no",
+		"gnupg_write": "no", "gnupg_rm": "no", "hermes_write": "no", "gcloud_write": "no", "home_write": "no", "notes_write": "yes"})
 	f.wantHostFile("{home}/notes/ok.txt", "ok\n")
 	for _, p := range []string{"{home}/.ssh/authorized_keys", "{home}/dotfiles/gnupg/planted", "{hermes}/planted",
 		"{home}/.config/gcloud/planted", "{home}/ok.txt"} {
@@ -635,12 +636,12 @@ ok cwd_write 'echo c > {proj}/c.txt'
 // parents of hidden paths are pinned: renaming .config, dotfiles
 // (holding the .gnupg target) or a mask fails, and the host keeps them.
 // The hidden entries are absent; the Hermes home in the sandbox is only
-// the layout tmpfs's mount-point directory for the scratch directory, so
-// renaming it works there and changes nothing on the host. Each non-dot
+// the layout tmpfs's mount-point directory for the scratch directory,
+// and the tmpfs is read-only, so renaming it fails too. Each non-dot
 // entry is a mount point of its own: renaming it fails, writing inside
 // it works and reaches the host (R7's warned consequence); .bashrc stays
-// read-only (H9) and .config/app.conf, left out, is recreated only in
-// the tmpfs.
+// read-only (H9) and .config/app.conf, left out, cannot be recreated
+// (~/.config's tmpfs is read-only).
 func testPins(t *testing.T, f *fixture) {
 	inv, warnings := f.compile("cwd: {home}\n", call{})
 	if !strings.Contains(warnings, "[R7]") {
@@ -660,8 +661,8 @@ ok notes_write 'echo added > {home}/notes/added'
 ok bashrc 'echo "# added" >> {home}/.bashrc'
 ok app_conf 'echo "# added" >> {home}/.config/app.conf'
 `, call{})
-	f.expect(r, want{"mv_config": "no", "mv_gcloud": "no", "mv_dotfiles": "no", "mv_ssh": "no", "mv_hermes": "yes",
-		"mv_scratch": "no", "gcloud_ls": absent, "ssh_ls": absent, "mv_notes": "no", "notes_write": "yes", "bashrc": "no", "app_conf": "yes"})
+	f.expect(r, want{"mv_config": "no", "mv_gcloud": "no", "mv_dotfiles": "no", "mv_ssh": "no", "mv_hermes": "no",
+		"mv_scratch": "no", "gcloud_ls": absent, "ssh_ls": absent, "mv_notes": "no", "notes_write": "yes", "bashrc": "no", "app_conf": "no"})
 	f.wantHostCredentialsUnchanged()
 	for _, p := range []string{"{home}/.config2", "{home}/dotfiles2", "{home}/hermes2", "{home}/notes2", "{home}/gcloud2", "{home}/ssh2", "{home}/scratch2"} {
 		f.wantHostAbsent(p)

@@ -120,6 +120,7 @@ var scenarios = []scenario{
 	{"H9_config_bound_elsewhere", testConfigBoundElsewhere},
 	{"H9_hgrc_protected", testHgrcProtected},
 	{"H10_dot_link_target_held", testDotLinkTargetHeld},
+	{"H10_home_writes_fail", testHomeWritesFail},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file

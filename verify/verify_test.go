@@ -259,7 +259,10 @@ func TestBrokenInvocations(t *testing.T) {
 			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u/.hermes/cache/spillover", "/home/u/.hermes/cache/spillover")
 		}, InvExposeRoots, "/home/u/.hermes/cache/spillover"},
 		{"home layout tmpfs dropped", "profile_workspace", func(t *testing.T, a []string) []string {
-			return cut(t, a, "--size", "268435456", "--tmpfs", "/home/u")
+			return cut(t, cut(t, a, "--size", "268435456", "--tmpfs", "/home/u"), "--remount-ro", "/home/u")
+		}, InvHomeLayout, "/home/u"},
+		{"home layout tmpfs left writable", "profile_workspace", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--remount-ro", "/home/u")
 		}, InvHomeLayout, "/home/u"},
 		{"home layout: a left-out dot entry bound back", "profile_workspace", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u/.kube", "/home/u/.kube")
