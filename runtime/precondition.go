@@ -60,6 +60,9 @@ func (m Mismatch) String() string {
 		return fmt.Sprintf("%s%s: recorded as %s, cannot check it now: %v", p.Path, why, describeKind(p.Kind, p.Target), m.Err)
 	}
 	if m.NewEntry != "" {
+		if m.Pattern == invocation.HomeNewEntries {
+			return fmt.Sprintf("%s%s: new entry %q of the home directory (the home layout binds back the non-dot entries it found: recompile to show it)", p.Path, why, m.NewEntry)
+		}
 		if m.Pattern != "" {
 			return fmt.Sprintf("%s%s: new entry %q matches hide glob %q (it would not be hidden)", p.Path, why, m.NewEntry, m.Pattern)
 		}
@@ -196,6 +199,9 @@ func CheckPreconditions(inv *invocation.Invocation) error {
 				recorded = make(map[string]bool, len(inv.Preconditions))
 				for _, q := range inv.Preconditions {
 					recorded[q.Path] = true
+					for _, n := range q.Names { // a names row's entries are recorded too
+						recorded[filepath.Join(q.Path, n)] = true
+					}
 				}
 			}
 			if m, stale := newEntries(p, recorded); stale {

@@ -152,12 +152,15 @@ ok gitconfig_replace 'rm -f {home}/.gitconfig'
 	f.expect(r, want{"zz": "unknown-{tag}", "zzfile": "unknown-{tag}", "config_zz": "unknown-{tag}", "share_zz": "unknown-{tag}"})
 }
 
-// H10: entries created at the top of HOME after compiling (a non-dot
-// directory and file, a dot directory) are not in the sandbox until the
-// next compile, and they do not make the invocation stale: the command
-// runs (exit 0) without seeing them; the next compile shows the non-dot
-// ones and still hides the dot one. Control: the denylist layout (HOME
-// bound whole) shows all three in the same run.
+// H10: entries created at the top of HOME after compiling. A dot
+// directory is not in the sandbox and does not make the invocation stale
+// (the command runs, exit 0, without seeing it: the layout would leave it
+// out anyway). A non-dot directory or file does: HOME's modification
+// time is recorded, bwrun lists HOME when it changed and refuses (125,
+// "recompile", naming the entry), so the plugin recompiles once and the
+// next command sees it; the next compile shows the non-dot ones and still
+// hides the dot one. Control: the denylist layout (HOME bound whole)
+// shows all three in the same run.
 func testNewEntriesAfterCompile(t *testing.T, f *fixture) {
 	script := `
 val home_ls 'ls -A {home} | tr "\n" " "'
@@ -166,13 +169,16 @@ val dotdir 'cat {home}/.newdot-{tag}/data'
 `
 	inv, _ := f.compile("", call{})
 	deny, _ := f.compile(denylist, call{})
-	f.write(f.expand("{home}/newdir-{tag}/data"), "d\n")
-	f.write(f.expand("{home}/newfile-{tag}"), f.expand("new-{tag}\n"))
 	f.write(f.expand("{home}/.newdot-{tag}/data"), f.expand("dot-{tag}\n"))
 	r := f.bwrun(inv, script, call{})
 	f.wantCode(r, 0)
-	f.expect(r, want{"home_ls": "!~newdir-{tag}", "newfile": absent, "dotdir": absent})
-	f.expect(r, want{"home_ls": "!~.newdot-{tag}"})
+	f.expect(r, want{"home_ls": "!~.newdot-{tag}", "dotdir": absent})
+
+	f.write(f.expand("{home}/newdir-{tag}/data"), "d\n")
+	f.write(f.expand("{home}/newfile-{tag}"), f.expand("new-{tag}\n"))
+	r = f.bwrun(inv, script, call{})
+	f.wantCode(r, 125)
+	f.wantStderr(r, "recompile", "new entry", "of the home directory")
 
 	r = f.sandbox("", script, call{})
 	f.expect(r, want{"home_ls": "~newdir-{tag}", "newfile": "new-{tag}", "dotdir": absent})

@@ -122,6 +122,7 @@ var scenarios = []scenario{
 	{"H10_dot_link_target_held", testDotLinkTargetHeld},
 	{"H10_home_writes_fail", testHomeWritesFail},
 	{"S6_scratch_not_shared", testScratchNotShared},
+	{"S9_cwd_gone_and_back", testCwdGoneAndBack},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file

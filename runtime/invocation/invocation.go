@@ -223,6 +223,10 @@ type Precondition struct {
 	Match []string `json:"match,omitempty"`
 	// NewDirs says a new subdirectory makes the invocation stale.
 	NewDirs bool `json:"new_dirs,omitempty"`
+	// The home layout's directory HOME carries HomeNewEntries among its
+	// Match: a non-dot entry made after the compile is not bound back,
+	// so it makes the invocation stale (the plugin recompiles once and
+	// the next command sees it).
 	// Why names the property or rule that depends on this path (S5, R3...).
 	Why string `json:"why"`
 }
@@ -292,3 +296,7 @@ type Explain struct {
 func (id FileIdentity) String() string {
 	return fmt.Sprintf("%d:%d %d bytes mtime %d", id.Dev, id.Ino, id.Size, id.MTime)
 }
+
+// HomeNewEntries is the Match pattern of the home layout's HOME row
+// (Precondition.Match): every non-dot name.
+const HomeNewEntries = "[^.]*"
