@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/internal/testglob"
 )
 
 // root is the repository root, from this package's directory.
@@ -69,8 +71,7 @@ func missing(t *testing.T, kind, name, scenarios string) string {
 		if !ok {
 			return "is not PKG.TestName"
 		}
-		files, _ := filepath.Glob(filepath.Join(root, pkg, "*_test.go"))
-		for _, file := range files {
+		for _, file := range testglob.Files(t, filepath.Join(root, pkg, "*_test.go")) {
 			if strings.Contains(read(t, strings.TrimPrefix(file, root+"/")), "func "+fn+"(") {
 				return ""
 			}
