@@ -319,12 +319,28 @@ func (e *emitter) present() []facts.Hidden {
 	if e.presentHidden == nil {
 		e.presentHidden = []facts.Hidden{} // not nil: present() caches it
 		for _, m := range e.f.Masks {
-			if m.Hidden >= 0 && m.CoveredBy == "" {
+			// A mask covered by another is still made where a read-only
+			// exception brings the covering mask's content back
+			// (~/.hermes/cache/documents/secret.txt): after it.
+			if m.Hidden >= 0 && (m.CoveredBy == "" || e.inReadOnlyException(m.Path) != "") {
 				e.presentHidden = append(e.presentHidden, e.f.Hidden[m.Hidden])
 			}
 		}
 	}
 	return e.presentHidden
+}
+
+// inReadOnlyException returns the read-only exception (facts.Exceptions)
+// that p lies at or under, "" when none. A mask there is made after the
+// exceptions, so the exception does not cover it; policy rule S6 refuses
+// a hidden path inside a writable one.
+func (e *emitter) inReadOnlyException(p string) string {
+	for _, x := range e.f.Exceptions {
+		if !x.Writable && facts.Within(p, x.Path) {
+			return x.Path
+		}
+	}
+	return ""
 }
 
 // writableRoot returns the writable mount that p lies strictly inside.
@@ -338,8 +354,14 @@ func (e *emitter) writableRoot(p string) string {
 	return best
 }
 
-func (e *emitter) masks() {
+// masks makes the masks: with late false those a read-only exception
+// does not hold, and the S4 masks; with late true (after the
+// exceptions) those it holds.
+func (e *emitter) masks(late bool) {
 	for _, h := range e.present() {
+		if (e.inReadOnlyException(h.Path) != "") != late {
+			continue
+		}
 		row := facts.ProtectionOf(h.Source)
 		rule, src := row.Rule, e.explainSource(row, h)
 		if h.Symlink {
@@ -365,6 +387,9 @@ func (e *emitter) masks() {
 			e.p.add(rule, "hide "+what+" "+h.Entry+": a zero-length read-only file", src, "--ro-bind-data", e.p.fd(invocation.FDEmpty), h.Path)
 		}
 		e.hidden = append(e.hidden, h.Path)
+	}
+	if late {
+		return
 	}
 	for _, src := range []facts.Source{facts.SourceRunUser, facts.SourceDockerSocket} {
 		row := facts.ProtectionOf(src)

@@ -57,10 +57,11 @@ exception_paths contains e.path if some e in input.facts.exceptions
 #   name: HermesExceptions
 #   level: error
 #   security: true
-deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which stays reachable (S6/S8): it would be exposed; move it or its link", [h.entry, h.path, e]), [p]) if {
+deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which stays reachable read-write (S6/S8): it would be exposed; move it or its link", [h.entry, h.path, x.path]), [p]) if {
 	some h in hidden_present
-	some e in exception_paths
-	within(h.path, e)
+	some x in input.facts.exceptions
+	x.writable
+	within(h.path, x.path)
 	not h.var
 	p := s6_path(h)
 }

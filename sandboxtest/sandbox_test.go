@@ -123,6 +123,7 @@ var scenarios = []scenario{
 	{"H10_home_writes_fail", testHomeWritesFail},
 	{"S6_scratch_not_shared", testScratchNotShared},
 	{"S9_cwd_gone_and_back", testCwdGoneAndBack},
+	{"S6_staged_hide", testStagedHide},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file
