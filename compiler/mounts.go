@@ -74,6 +74,9 @@ func (e *emitter) hostBinds() {
 		if hb.rw {
 			hb.reason = fmt.Sprintf("extra bind binds[%d], read-write", b.Index)
 		}
+		if b.DestResolved {
+			hb.reason += fmt.Sprintf(" (%s is a symlink: mounted at its target, resolved at compile; a change of the link makes the invocation stale)", b.Src)
+		}
 		bs = append(bs, hb)
 	}
 	// A working directory in the profile home is writable through the

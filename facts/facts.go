@@ -245,6 +245,10 @@ type Bind struct {
 	// ("" when none; H10 refuses them).
 	SrcHomeLeft  string `json:"src_home_left"`
 	DestHomeLeft string `json:"dest_home_left"`
+	// DestResolved is true when the settings gave no destination and the
+	// source is reached through a symlink: Dest is the source's real
+	// path, resolved at compile (the link is a precondition).
+	DestResolved bool `json:"-"`
 }
 
 // CABundle is a CA bundle named by one of CAVars (S8).

@@ -159,7 +159,7 @@ func (g *gatherer) homeChains(f *Facts, cwdWritable bool, allow map[string]bool)
 			found(end, true)
 		}
 		if err == nil && !missing && followed && (s.why == HomeChainDotLink || s.why == HomeChainAllowed) {
-			out = append(out, holdsRoots(g.path(f.Home).Real, g.lstat(end).Kind, end, s.entry, s.why, roots)...)
+			out = append(out, holdsRoots(g.path(f.Home).Real, g.lstat(end).Kind, end, s.entry, s.why, boundBy(f, roots, s.entry))...)
 		}
 		if err == nil {
 			chain = append(chain, end)
@@ -167,6 +167,20 @@ func (g *gatherer) homeChains(f *Facts, cwdWritable bool, allow map[string]bool)
 		for i := first; i < len(out); i++ {
 			out[i].Chain = chain
 		}
+	}
+	return out
+}
+
+// boundBy returns roots less the read-write binds whose source is entry
+// itself as the settings name it: making the link's target writable is
+// then the settings' own choice (a bind of ~/.mnt -> /data/cache).
+func boundBy(f *Facts, roots []writableRoot, entry string) []writableRoot {
+	var out []writableRoot
+	for _, r := range roots {
+		if r.index >= 0 && r.index < len(f.Binds) && f.Binds[r.index].SrcAbs && f.Binds[r.index].Src == entry {
+			continue
+		}
+		out = append(out, r)
 	}
 	return out
 }

@@ -24,6 +24,7 @@ const (
 	HomeWhyPath     = "PATH"       // a directory on PATH under HOME
 	HomeWhySettings = "home.allow" // the settings' home.allow
 	HomeWhyCache    = "cache"      // an entry of ~/.cache (not in HomeCacheFresh)
+	HomeWhyBind     = "binds"      // the source or destination of a settings bind
 )
 
 // maxHomeEntries bounds the entries of one layout directory looked at;
@@ -142,6 +143,25 @@ func homeAllowed(h *Host, s *settings.Settings, home string) map[string]string {
 			}
 		}
 	}
+	// A bind names its source and destination: they are shown in the
+	// layout (a bind of ~/.sshfs, a sibling of ~/.ssh, as Hermes' backend
+	// keeps it), never a denied path (deny wins below, and R1 drops a
+	// bind of a hidden path).
+	for _, b := range s.Binds {
+		for _, p := range []string{b.Src, b.Target()} {
+			if !path.IsAbs(p) {
+				continue
+			}
+			p = path.Clean(p)
+			for _, base := range []string{h.Home, home} {
+				// A non-dot entry is bound back anyway.
+				if rel, ok := strings.CutPrefix(p, base+"/"); ok && strings.HasPrefix(rel, ".") && out[rel] == "" {
+					out[rel] = HomeWhyBind
+					break
+				}
+			}
+		}
+	}
 	if s.Home != nil {
 		for _, a := range s.Home.Allow {
 			a = path.Clean(strings.TrimPrefix(a, "~/"))
@@ -177,6 +197,11 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 	}
 	l.Home = hp.Real
 	l.Allowed = homeAllowed(h, s, l.Home)
+	for rel, why := range l.Allowed {
+		if why == HomeWhyBind && atOrInsideDenied(path.Join(l.Home, rel), denied) {
+			delete(l.Allowed, rel) // a bind of a denied path is dropped (R1): nothing to show
+		}
+	}
 	bound := map[string]bool{}
 	for _, rel := range homeLayoutDirs {
 		dir := path.Join(l.Home, rel)
@@ -281,6 +306,17 @@ func insideDenied(p string, denied []Hidden) bool {
 			if dp != p && Within(p, dp) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// atOrInsideDenied reports whether p is or lies inside a denied path
+// (as named, or resolved).
+func atOrInsideDenied(p string, denied []Hidden) bool {
+	for _, d := range denied {
+		if Within(p, d.Entry) || Within(p, d.Path) {
+			return true
 		}
 	}
 	return false

@@ -124,6 +124,7 @@ var scenarios = []scenario{
 	{"S6_scratch_not_shared", testScratchNotShared},
 	{"S9_cwd_gone_and_back", testCwdGoneAndBack},
 	{"S6_staged_hide", testStagedHide},
+	{"H10_binds_hermes_accepts", testBindsHermesAccepts},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file
