@@ -137,6 +137,19 @@ warn contains object.union(v("H10", layout.note, []), {"host": true}) if {
 	layout.note != ""
 }
 
+# A home.allow entry that names no unit the layout can show on its own:
+# a rebuilt directory itself (.config would show all of it but the
+# denied paths, which the layout is there to prevent), a non-dot entry
+# (shown anyway) or no path inside HOME. Refused, naming the units it
+# may name instead, as Hermes' backend refuses such an entry.
+deny contains v("H10", sprintf("home.allow entry %q is not a unit the home layout shows on its own (%s)%s", [n.entry, n.why, not_unit_hint(n)]), ["home", "allow", n.index]) if {
+	some n in object.get(layout, "not_units", [])
+}
+
+not_unit_hint(n) := sprintf(": name what you need inside it instead, e.g. %s", [concat(", ", n.units)]) if count(n.units) > 0
+
+not_unit_hint(n) := ": name a dot entry of HOME (.mytool) or an entry of ~/.config, ~/.local, ~/.local/share (.config/myapp, .local/bin)" if count(n.units) == 0
+
 # A home.allow entry inside a denied path: the denied part stays hidden.
 warn contains v("H10", sprintf("home.allow entry %q lies inside the denied path %q: it stays hidden (deny always wins)", [a, h.entry]), ["home", "allow", i]) if {
 	some i, a in object.get(input.settings, ["home", "allow"], [])
