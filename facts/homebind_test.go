@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bwpolicy/bwpolicy/profile"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
@@ -16,14 +15,7 @@ import (
 // With every denied path below it present, none is creatable and each
 // present one is masked.
 func TestBindWholeLayoutDir(t *testing.T) {
-	set, ds := profile.Builtin()
-	if ds.HasErrors() {
-		t.Fatal(ds)
-	}
-	p, err := set.Resolve("workspace", nil, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := builtinProfile(t, "workspace")
 	rw := false
 	s := &settings.Settings{Binds: []settings.Bind{{Src: "/home/u/.config", Readonly: &rw}}}
 	tree := Tree{"/home/u/proj": {Kind: "dir"}, "/home/u/.config/git": {Kind: "dir"}, "/run/user/1000": {Kind: "dir"}}
