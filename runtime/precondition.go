@@ -61,7 +61,7 @@ func (m Mismatch) String() string {
 	}
 	if m.NewEntry != "" {
 		if m.Pattern == invocation.HomeNewEntries {
-			return fmt.Sprintf("%s%s: new entry %q of the home directory (the home layout binds back the non-dot entries it found: recompile to show it)", p.Path, why, m.NewEntry)
+			return fmt.Sprintf("%s%s: new entry %q of the home directory (the home layout binds back the non-dot entries it found and holds the targets of the dot links it found: recompile)", p.Path, why, m.NewEntry)
 		}
 		if m.Pattern != "" {
 			return fmt.Sprintf("%s%s: new entry %q matches hide glob %q (it would not be hidden)", p.Path, why, m.NewEntry, m.Pattern)
@@ -228,6 +228,11 @@ func newEntries(p invocation.Precondition, pre []invocation.Precondition) (Misma
 		}
 		for _, pat := range p.Match {
 			if ok, _ := path.Match(pat, name); ok {
+				return Mismatch{Precondition: p, NewEntry: name, Pattern: pat}, true
+			}
+			// A dot entry of HOME made a symlink since the compile: its
+			// chain was never held (facts.homeDotLinks), so stale too.
+			if pat == invocation.HomeNewEntries && e.Type()&os.ModeSymlink != 0 {
 				return Mismatch{Precondition: p, NewEntry: name, Pattern: pat}, true
 			}
 		}

@@ -14,7 +14,9 @@ import (
 // dotfiles/ stays writable; the same for ~/.zz-anything, on no list. A chain with a second link in the writable set
 // (~/.zz-chain -> dotfiles/mid -> bashrc) and a chain to a target that
 // does not exist yet (~/.zz-later -> dotfiles/later/rc, created later)
-// are refused at compile with the chain in the message. Control: bwrap
+// are refused at compile with the chain in the message; a dot link made
+// on the host after the compile makes the invocation stale (125) and the
+// recompile holds its target. Control: bwrap
 // with the home directory writable and no hold lets the write land.
 func testDotLinkTargetHeld(t *testing.T, f *fixture) {
 	f.write(f.expand("{home}/dotfiles/bashrc"), "# rc\n")
@@ -47,6 +49,19 @@ ok sibling 'echo x > {home}/dotfiles/other && rm {home}/dotfiles/other'
 	if err := os.Remove(f.expand("{home}/.zz-later")); err != nil {
 		t.Fatal(err)
 	}
+
+	// A dot link made on the host after the compile: the invocation is
+	// stale (its target was never held), and the recompile holds it.
+	inv, _ := f.compile("cwd: {home}\n", call{dir: "{home}"})
+	f.write(f.expand("{home}/dotfiles/later"), "later\n")
+	f.symlink("dotfiles/later", "{home}/.zz-made-later")
+	r := f.exec(call{dir: "{home}", argv: []string{tool("bwrun"), inv, "--", "/bin/sh", "-c", "echo EVIL >> {home}/dotfiles/later"}})
+	f.wantCode(r, 125)
+	f.wantStderr(r, ".zz-made-later", "recompile")
+	f.wantHostFile("{home}/dotfiles/later", "later\n")
+	r = f.sandbox("cwd: {home}\n", `ok later 'echo EVIL >> {home}/dotfiles/later'`, call{dir: "{home}"})
+	f.expect(r, want{"later": "no"})
+	f.wantHostFile("{home}/dotfiles/later", "later\n")
 
 	// Control: the home directory writable, nothing held.
 	home := f.expand("{home}")

@@ -225,8 +225,9 @@ type Precondition struct {
 	NewDirs bool `json:"new_dirs,omitempty"`
 	// The home layout's directory HOME carries HomeNewEntries among its
 	// Match: a non-dot entry made after the compile is not bound back,
-	// so it makes the invocation stale (the plugin recompiles once and
-	// the next command sees it).
+	// and a dot entry made a symlink has no chain held, so either makes
+	// the invocation stale (the plugin recompiles once and the next
+	// command sees the entry, or runs with the link's target held).
 	// Why names the property or rule that depends on this path (S5, R3...).
 	Why string `json:"why"`
 }
