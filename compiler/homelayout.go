@@ -37,6 +37,14 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 		}
 		out = append(out, hostBind{dest: d, kind: "home-tmpfs", pos: pos,
 			reason: fmt.Sprintf("home layout: %s is a fresh tmpfs; only %s are bound back, %s", what, boundWhat(rel), leftOut(l, d))})
+		if rel == ".cache" {
+			// The tool build caches: each a tmpfs of its own, so they
+			// stay writable (and start empty) once ~/.cache is sealed.
+			for _, name := range facts.HomeCacheFresh {
+				out = append(out, hostBind{dest: path.Join(d, name), kind: "home-tmpfs", pos: pos,
+					reason: fmt.Sprintf("home layout: ~/.cache/%s, a tool build cache, is a fresh writable tmpfs: it starts empty in every command and nothing cached there reaches the host", name)})
+			}
+		}
 	}
 	for _, en := range l.Entries {
 		if skip[en.Path] || e.insideHidden(en.Path) {
@@ -70,11 +78,11 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 // homeRemounts makes the layout's tmpfs directories read-only, innermost
 // first, once every mount inside them is made (bwrap creates a mount
 // point in them as it goes): a write to a name the layout does not bind
-// back (~/newfile, ~/.ssh2, ~/.config/probe) fails with EROFS instead of
-// landing in a tmpfs that vanishes after the command. The entries bound
-// back keep their own mode (the remount is not recursive). ~/.cache
-// stays writable: tools create their build caches there (HomeCacheFresh),
-// and a cache that starts empty is what they expect.
+// back (~/newfile, ~/.ssh2, ~/.config/probe, ~/.cache/y) fails with EROFS
+// instead of landing in a tmpfs that vanishes after the command. The
+// entries bound back keep their own mode (the remount is not
+// recursive), and so do the tool build caches of ~/.cache
+// (facts.HomeCacheFresh), each a writable tmpfs of its own.
 func (e *emitter) homeRemounts() {
 	l := e.f.HomeLayout
 	if !l.Active() {
@@ -86,7 +94,7 @@ func (e *emitter) homeRemounts() {
 	}
 	for i := len(l.Dirs) - 1; i >= 0; i-- {
 		d := l.Dirs[i]
-		if d == path.Join(l.Home, ".cache") || e.insideHidden(d) {
+		if e.insideHidden(d) {
 			continue
 		}
 		what := "HOME"
@@ -103,7 +111,7 @@ func boundWhat(rel string) string {
 	case "":
 		return "its non-dot entries and the allowed dot entries"
 	case ".cache":
-		return "its entries, read-only, except the tool build caches (go-build, pip, uv, …: they start empty in every command and stay in the tmpfs, so tools work and nothing they cache reaches the host),"
+		return "its entries, read-only, except the tool build caches (go-build, pip, uv, …: each a fresh tmpfs of its own, so tools work and nothing they cache reaches the host),"
 	}
 	return "its allowed entries"
 }

@@ -10,8 +10,9 @@ import (
 )
 
 // S3: every tmpfs is bounded and /dev is read-only. Under tmp_mb 8, 4 MiB
-// fit in /tmp, /dev/shm and ~/.cache (the one home layout tmpfs that
-// stays writable) and 16 MiB do not; the top of HOME (cwd = HOME) and a
+// fit in /tmp, /dev/shm and a tool build cache (~/.cache/pip, a tmpfs
+// of its own) and 16 MiB do not; the top of HOME (cwd = HOME), of
+// ~/.cache and a
 // mask (a hide entry inside the writable working directory) are
 // read-only, so a write there fails (EROFS) rather than vanishing;
 // nothing can be created in /dev itself, while /dev/null, /dev/zero and
@@ -40,10 +41,12 @@ val pty 'python3 -c "import os; m, s = os.openpty(); os.write(s, b\"pty-ok\\n\")
 
 	f.mkdirAll(f.expand("{home}/.cache"))
 	r = f.sandbox("tmp_mb: 8\n", `
-ok cache_small 'head -c 4194304 /dev/zero > {home}/.cache/a'
-ok cache_big 'head -c 16777216 /dev/zero > {home}/.cache/b'
+ok cache_small 'head -c 4194304 /dev/zero > {home}/.cache/pip/a'
+ok cache_big 'head -c 16777216 /dev/zero > {home}/.cache/pip/b'
+val cache_top 'printf x > {home}/.cache/a'
 `, call{})
-	f.expect(r, want{"cache_small": "yes", "cache_big": "no"})
+	f.expect(r, want{"cache_small": "yes", "cache_big": "no", "cache_top": "~Read-only file system"})
+	f.wantHostAbsent("{home}/.cache/pip/a")
 	f.wantHostAbsent("{home}/.cache/a")
 
 	r = f.sandbox("tmp_mb: 0\n", `

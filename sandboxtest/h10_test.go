@@ -258,10 +258,9 @@ val author 'cd {proj}/repo && git log --format=%an'
 // or ~/.config/gh, a command that creates ~/.ssh/authorized_keys or
 // ~/.config/gh/hosts.yml fails (the layout's tmpfs is read-only: EROFS,
 // never a write that vanishes) and never reaches the host (checked after
-// the command); one that plants ~/.cache/huggingface/token writes only
-// ~/.cache's tmpfs (~/.cache is rebuilt: its host entries are read-only,
-// new names land in its tmpfs, which stays writable for the tool caches;
-// pip's cache is left out).
+// the command); so does one that plants ~/.cache/huggingface/token
+// (~/.cache is rebuilt and read-only: its host entries are read-only, the
+// tool build caches such as pip's are tmpfs mounts of their own).
 // Controls: the denylist layout refuses this working directory at
 // compile (H10), and bwrap with HOME bound read-write plants all three
 // on the host. (~/.cache is planted with the working directory at its
@@ -293,7 +292,7 @@ ok notes 'echo n >> {home}/notes/todo'
 	r = f.sandbox("", attack+`
 val cache_ls 'ls -A {home}/.cache'
 `, call{})
-	f.expect(r, want{"hf": "yes", "cache_ls": "huggingface"})
+	f.expect(r, want{"hf": "no", "cache_ls": "!~huggingface"})
 	for _, p := range planted {
 		f.wantHostAbsent(p)
 	}
