@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/run.sh: what a sandboxed command costs with bwpolicy, next to bare
 # bwrap and the field, measured side by side in one hyperfine run, plus
-# bwrun's size and peak RSS and the Go benchmarks (compile growth, policy,
-# runtime, check of 1,000 files). See BENCHMARKS.md.
+# bwrun's size and peak RSS, a check of 10,000 settings files (one job,
+# one per core) and the Go benchmarks (compile growth, policy, runtime,
+# check of 1,000 files). See BENCHMARKS.md.
 #
 #   bench/run.sh [--runs N] [--warmup N] [--count N] [--out DIR] [--no-go] [--only-go]
 #
@@ -18,7 +19,8 @@
 # (default 1.0) and BENCH_WAIT_MIN (default 20): before each measurement
 # the script waits, a minute at a time, until the 1-minute load average is
 # below BENCH_MAX_LOAD, for at most BENCH_WAIT_MIN minutes (then it
-# measures anyway and says so in the results).
+# measures anyway and says so in the results), BENCH_CHECK_FILES
+# (default 10000): the settings files the check row checks.
 #
 # It installs nothing: bench/setup.sh installs hyperfine, firejail,
 # socat, ripgrep and Anthropic's sandbox-runtime (srt). A missing
@@ -233,6 +235,49 @@ if [ "$FIELD" = 1 ]; then
         echo
         echo "- size (go build -trimpath -ldflags='-s -w'): $size bytes ($(awk -v s="$size" 'BEGIN { printf "%.2f MiB", s / 1048576 }'))"
         echo "- peak RSS of \`bwrun inv.json -- /bin/true\` (ru_maxrss, 20 runs): median ${rss% *} KiB, largest ${rss#* } KiB${rss_time:+; /usr/bin/time -f %M: $rss_time KiB}"
+        echo
+    } >>"$RESULTS"
+fi
+
+# --- check of many settings files ---------------------------------------------------
+# One bwpolicy check over BENCH_CHECK_FILES (default 10,000) generated
+# settings files (five shapes, two in five with errors, JSON out), with
+# one job and with one per core: wall and CPU time per run, CPU per file.
+if [ "$FIELD" = 1 ]; then
+    NFILES=${BENCH_CHECK_FILES:-10000}
+    CHECKDIR=$OUT/check-files
+    rm -rf "$CHECKDIR" && mkdir -p "$CHECKDIR"
+    for ((i = 0; i < NFILES; i++)); do
+        printf -v name 's%05d.yaml' "$i"
+        case $((i % 5)) in
+            0) printf 'profile: workspace\nmemory_mb: %d\ncpu_seconds: 60\n' $((256 + i)) ;;
+            1) printf 'profile: restricted\nbinds:\n  - src: /usr/share\n  - src: /etc\n    dest: /tmp/etc\n' ;;
+            2) printf 'terminal:\n  home_mode: auto\nplugins:\n  entries:\n    bubblewrap:\n      settings:\n        profile: network\n        max_procs: %d\n' $((i % 200)) ;;
+            3) printf 'profile: workspace\nmemory_mb: %d\n' $((4096 + i)) ;;
+            4) printf 'profile: workspace\nbinds:\n  - src: relative/path\n' ;;
+        esac >"$CHECKDIR/$name"
+    done
+    CORES=$(nproc)
+    quiet
+    cbefore=$(loadavg)
+    log "check of $NFILES files: hyperfine, 10 runs each, load average $cbefore"
+    hyperfine -N --warmup 1 --runs 10 --style basic -i \
+        --export-json "$OUT/check.json" \
+        -n "check, $NFILES files, --jobs 1" "$BIN/bwpolicy check --format json --jobs 1 $CHECKDIR" \
+        -n "check, $NFILES files, --jobs $CORES ($CORES cores)" "$BIN/bwpolicy check --format json $CHECKDIR" >"$OUT/check.txt"
+    cafter=$(loadavg)
+    {
+        echo "## bwpolicy check of $NFILES settings files on $CORES cores"
+        echo
+        echo "hyperfine -N --warmup 1 --runs 10 (exit 1 expected: two files in five have errors); load average before: $cbefore, after: $cafter; busy: $BUSY"
+        echo
+        echo "| command | files | cores | wall (median) | CPU (user+sys, mean) | CPU per file |"
+        echo "|---|---|---|---|---|---|"
+        python3 -c 'import json, sys
+n = int(sys.argv[2]); cores = sys.argv[3]
+for r in json.load(open(sys.argv[1]))["results"]:
+    cpu = r["user"] + r["system"]
+    print("| %s | %d | %s | %.2f s | %.2f s | %.3f ms |" % (r["command"], n, cores, r["median"], cpu, cpu / n * 1000))' "$OUT/check.json" "$NFILES" "$CORES"
         echo
     } >>"$RESULTS"
 fi

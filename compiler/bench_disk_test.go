@@ -2,8 +2,10 @@ package compiler
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/facts"
@@ -57,8 +59,17 @@ func BenchmarkCompileHomeOnDisk(b *testing.B) {
 	for _, e := range benchHomeEntries() {
 		mk(e.rel, e.kind == invocation.KindDir)
 	}
-	for _, layout := range []string{"allowlist", "denylist"} {
+	filled := filepath.Join(root, "filled")
+	if err := os.CopyFS(filled, os.DirFS(home)); err != nil {
+		b.Fatal(err)
+	}
+	fillAllowed(b, filled)
+	for _, layout := range []string{"allowlist", "denylist", "allowlist-filled"} {
 		b.Run(layout, func(b *testing.B) {
+			home := home
+			if layout == "allowlist-filled" {
+				home, layout = filled, "allowlist"
+			}
 			host := &facts.Host{FS: facts.OS{}, UID: os.Getuid(), Home: home, HermesHome: filepath.Join(home, ".hermes"),
 				ProcessCwd: filepath.Join(home, "proj"), Env: map[string]string{}, Kernel: "6.8.0",
 				HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 60000, Arch: "x86_64",
@@ -76,5 +87,43 @@ func BenchmarkCompileHomeOnDisk(b *testing.B) {
 				Compile(context.Background(), req)
 			}
 		})
+	}
+}
+
+// fillAllowed gives the allowed directories of the home at root what a
+// developer's have: 24 text files of 2 KiB each (configuration, logs,
+// scripts; no secret), two levels deep, plus a package store of 200 files
+// the contents check skips (node_modules) — past the check's budget of
+// files read (512), so the benchmark measures the budget spent whole.
+func fillAllowed(b *testing.B, root string) {
+	line := "key_" + strings.Repeat("x", 60) + " = value\n"
+	text := []byte(strings.Repeat(line, 2048/len(line)))
+	n := 0
+	for _, e := range benchHomeEntries() {
+		if e.kind != invocation.KindDir || !strings.HasPrefix(e.rel, ".") {
+			continue
+		}
+		for i := 0; i < 24; i++ {
+			p := filepath.Join(root, e.rel, fmt.Sprintf("sub%d", i%3), fmt.Sprintf("f%02d.conf", i))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p, text, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		for i := 0; i < 200 && e.rel == ".npm"; i++ {
+			p := filepath.Join(root, e.rel, "node_modules", fmt.Sprintf("m%03d", i), "index.js")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p, text, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if n < 512 {
+		b.Fatalf("%d text files in the allowed directories: fewer than the contents check's budget", n)
 	}
 }

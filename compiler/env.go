@@ -4,13 +4,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
 
 // The secret names and values stripped by default (H5) are built into
-// the runtime (runtime.SecretName, runtime.SecretValue), so every
+// the runtime (secrets.SecretName, secrets.SecretValue), so every
 // invocation gets them whatever its profile; the invocation carries only
 // the settings' additions: env.strip patterns and env.allow names.
 
@@ -27,7 +27,7 @@ func envPolicy(s *settings.Settings) (patterns, allow []string) {
 // strippedNames returns what env removes of the compiling environment,
 // sorted: each name, with "(value: KIND)" when the value alone made it go
 // (valueKinds: the kind of credential each value looked like,
-// runtime.SecretValue). Names and kinds only, never a value.
+// secrets.SecretValue). Names and kinds only, never a value.
 func strippedNames(env invocation.Env, names []string, valueKinds map[string]string) []string {
 	var out []string
 	for _, n := range names {
@@ -42,10 +42,10 @@ func strippedNames(env invocation.Env, names []string, valueKinds map[string]str
 	return out
 }
 
-// envRemoves tells whether the runtime (runtime.BuildEnv) removes name
+// envRemoves tells whether the runtime (secrets.BuildEnv) removes name
 // whatever its value.
 func envRemoves(env invocation.Env, name string) bool {
-	kept := runtime.BuildEnv([]string{name + "="}, invocation.Env{Unset: env.Unset, UnsetPatterns: env.UnsetPatterns, Allow: env.Allow})
+	kept := secrets.BuildEnv([]string{name + "="}, secrets.EnvPolicy{Unset: env.Unset, UnsetPatterns: env.UnsetPatterns, Allow: env.Allow})
 	return len(kept) == 0
 }
 

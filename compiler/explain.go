@@ -57,14 +57,15 @@ func WriteExplain(w io.Writer, res *Result) {
 		}
 	}
 	writeHomeLayout(w, res.Facts)
+	writeSecretFiles(w, res.Facts)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "environment:")
 	fmt.Fprintf(w, "  removed: %s\n", orNone(strings.Join(inv.Env.Unset, " "), "nothing"))
 	if len(inv.Env.UnsetAfterRC) > 0 {
 		fmt.Fprintf(w, "  removed again after a shell's rc files (S4; `sh|bash|zsh… -c`): %s\n", strings.Join(inv.Env.UnsetAfterRC, " "))
 	}
-	fmt.Fprintln(w, "  removed when the name looks like a secret (H5, any case): *_TOKEN, *_SECRET, *_PASSWORD, *_PASS*, *_KEY, *_PAT, *_PWD, *_DSN, *_WEBHOOK_URL, database URLs, TF_VAR_* of these, … (runtime.SecretNameRules)")
-	fmt.Fprintln(w, "  removed when the value looks like a credential (H5), whatever the name: a URL with a password, password=…, a private key, a JWT, a known token format (runtime.TokenFormats)")
+	fmt.Fprintln(w, "  removed when the name looks like a secret (H5, any case): *_TOKEN, *_SECRET, *_PASSWORD, *_PASS*, *_KEY, *_PAT, *_PWD, *_DSN, *_WEBHOOK_URL, database URLs, TF_VAR_* of these, … (secrets.SecretNameRules)")
+	fmt.Fprintln(w, "  removed when the value looks like a credential (H5), whatever the name: a URL with a password, password=…, a header, a private key, a JWT, a known token format, a password on a command line (-u user:pw, mysql -pPW, --token=…) (secrets.Rules)")
 	if len(inv.Env.UnsetPatterns) > 0 {
 		fmt.Fprintf(w, "  removed when the name matches (env.strip): %s\n", strings.Join(inv.Env.UnsetPatterns, " "))
 	}

@@ -111,7 +111,7 @@ func boundWhat(rel string) string {
 	case "":
 		return "its non-dot entries and the allowed dot entries"
 	case ".cache":
-		return "its entries, read-only, except the tool build caches (go-build, pip, uv, …: each a fresh tmpfs of its own, so tools work and nothing they cache reaches the host),"
+		return "the entries of facts.HomeCacheShown (browser builds, native headers, tool environments, models), read-only; the tool build caches (go-build, pip, uv, …) are each a fresh tmpfs of their own, so tools work and nothing they cache reaches the host; the rest is left out (a CLI's login, an agent's logs),"
 	}
 	return "its allowed entries"
 }

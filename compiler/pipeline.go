@@ -41,6 +41,10 @@ type Request struct {
 	Policy *policy.Engine
 	// Host is the machine; nil means facts.FromEnvironment().
 	Host *facts.Host
+	// Facts, when set, remembers the facts gathered on Host across
+	// compilations (bwpolicy check of many files): Host must be the same
+	// for every request that shares it.
+	Facts *facts.Cache
 }
 
 // Result is what a compilation produced. Invocation is nil when Diags

@@ -2,10 +2,12 @@ package compiler
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 )
 
 // secretWarnings is the policy stage's Go-side check (the facts it reads
@@ -22,6 +24,9 @@ func (st *state) secretWarnings() {
 	}
 	for _, n := range append(f.MountNotes, f.SecretNotes...) {
 		host("H7", n)
+	}
+	for _, sf := range f.SecretFiles {
+		host("H7", secretFileWarning(sf))
 	}
 	for _, n := range f.CodeDirNotes {
 		host("H9", n)
@@ -40,5 +45,81 @@ func (st *state) secretWarnings() {
 			continue
 		}
 		host(facts.RuleOf(t.Why), t.Hidden+" is hidden, but "+msg)
+	}
+}
+
+// secretFileWarning says why a file is hidden for a credential (H7):
+// which file, which lines and rules, never the value, and how to have
+// it back.
+func secretFileWarning(sf facts.SecretFile) string {
+	rel := sf.Rel
+	switch {
+	case sf.Part:
+		return fmt.Sprintf("%s is hidden: an allowed entry's logs record command lines, registry URLs and headers (facts.HomeAllowedLeft); a build that needs it: home.allow: [%s]", sf.File, rel)
+	case sf.NamedBy != "":
+		return fmt.Sprintf("%s is hidden wherever it is: %s line %d names it (%s)", sf.File, sf.NamedBy, sf.Line, secretRules(sf.Rules))
+	case rel == "":
+		return fmt.Sprintf("%s %s: the file is hidden (empty) in the sandbox; move the secret to a store the sandbox does not show and recompile", sf.File, secretLinesText(sf))
+	case sf.Startup:
+		return fmt.Sprintf("%s %s: the file is hidden (empty) in the sandbox, with the rest of its settings; move the secret to a file the sandbox does not show (~/.config/secrets.sh, sourced with `[ -r FILE ] && . FILE`) and recompile", sf.File, secretLinesText(sf))
+	}
+	return fmt.Sprintf("%s %s: the file is hidden (empty) in the sandbox; move the secret to a store the sandbox does not show and recompile, or, for a build that needs the file as it is, home.allow: [%s] (the sandbox then reads the secret)", sf.File, secretLinesText(sf), rel)
+}
+
+// secretLinesText: "line 3 holds a credential (rule)" or "lines 3, 7
+// hold credentials (rule; rule)"; a text beyond the detector's bounds
+// says so.
+func secretLinesText(sf facts.SecretFile) string {
+	if n := len(sf.Rules); n > 0 && sf.Rules[n-1] == secrets.RuleUnexamined {
+		return fmt.Sprintf("is larger than the detector examines (%d bytes, %d lines, %d bytes a line; stopped at line %d)", secrets.MaxTextBytes, secrets.MaxLines, secrets.MaxLineBytes, sf.Lines[n-1])
+	}
+	lines := make([]string, len(sf.Lines))
+	for i, l := range sf.Lines {
+		lines[i] = fmt.Sprint(l)
+	}
+	if len(lines) == 1 {
+		return fmt.Sprintf("line %s holds a credential (%s)", lines[0], secretRules(sf.Rules))
+	}
+	return fmt.Sprintf("lines %s hold credentials (%s)", strings.Join(lines, ", "), secretRules(sf.Rules))
+}
+
+// secretRules names the distinct rules, in order.
+func secretRules(rs []secrets.Rule) string {
+	var out []string
+	for _, r := range rs {
+		if s := r.String(); !containsString(out, s) {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func containsString(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// writeSecretFiles lists, for --explain, the files hidden for a
+// credential and why (H7): file, lines and rules, or the file that named
+// it; never the value.
+func writeSecretFiles(w io.Writer, f *facts.Facts) {
+	if len(f.SecretFiles) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "hidden for a secret (H7; hazard/secrets, never the value):")
+	for _, sf := range f.SecretFiles {
+		switch {
+		case sf.Part:
+			fmt.Fprintf(w, "  %s: a log directory of an allowed entry\n", sf.File)
+		case sf.NamedBy != "":
+			fmt.Fprintf(w, "  %s: named by %s line %d (%s)\n", sf.File, sf.NamedBy, sf.Line, secretRules(sf.Rules))
+		default:
+			fmt.Fprintf(w, "  %s: %s\n", sf.File, secretLinesText(sf))
+		}
 	}
 }

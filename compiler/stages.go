@@ -84,6 +84,7 @@ func decodeSettings(st *state) {
 		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "schema", Pos: doc.Pos(nil), Summary: err.Error()})
 		return
 	}
+	canonicalHomePaths(&s)
 	if st.req.Profile != "" {
 		s.Profile = st.req.Profile
 	}
@@ -138,8 +139,32 @@ func gatherFacts(st *state) {
 			}
 		}
 	}
-	st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+	if st.req.Facts != nil {
+		st.res.Facts = st.req.Facts.Gather(h, st.res.Settings, st.res.Profile)
+	} else {
+		st.res.Facts = facts.Gather(h, st.res.Settings, st.res.Profile)
+	}
 	st.refuseUnexaminable()
+}
+
+// canonicalHomePaths writes every spelling of the home directory in the
+// paths of s (hide, binds, home.allow) as "~/" (facts.CanonicalHomePath),
+// so that "~", "~/", "$HOME" and "${HOME}" are judged alike.
+func canonicalHomePaths(s *settings.Settings) {
+	for i, h := range s.Hide {
+		s.Hide[i] = facts.CanonicalHomePath(h)
+	}
+	for i, b := range s.Binds {
+		s.Binds[i].Src = facts.CanonicalHomePath(b.Src)
+		if b.Dest != "" {
+			s.Binds[i].Dest = facts.CanonicalHomePath(b.Dest)
+		}
+	}
+	if s.Home != nil {
+		for i, a := range s.Home.Allow {
+			s.Home.Allow[i] = facts.CanonicalHomePath(a)
+		}
+	}
 }
 
 // expandBindHome expands a leading "~/" of bind sources and destinations
@@ -170,6 +195,9 @@ func init() {
 	// `bwpolicy check` compiles many files): converted once per value.
 	policy.ShareTerms(reflect.TypeFor[facts.Hidden]())
 	policy.ShareTerms(reflect.TypeFor[facts.HomeEntry]())
+	// Facts a facts.Cache hands out are shared between compiles and never
+	// changed: converted once per pointer.
+	policy.SharePointers(reflect.TypeFor[*facts.Facts]())
 }
 
 // newPolicyInput is the policy input of a compilation that reached the

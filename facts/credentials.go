@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 )
 
 // CredentialStores are the home entries that hold credentials beyond the
@@ -120,12 +120,12 @@ type EnvSkip struct {
 // set or every dotfile), are left out and listed in skips.
 func (g *gatherer) envCredentials(h *Host, f *Facts) (out []Hidden, skips []EnvSkip) {
 	seen := map[string]bool{}
-	for _, cv := range runtime.CredentialVars {
+	for _, cv := range secrets.CredentialVars {
 		val, ok := h.Env[cv.Name]
 		if !ok || val == "" {
 			continue
 		}
-		named := runtime.CredentialPaths(cv, val)
+		named := secrets.CredentialPaths(cv, val)
 		if len(named) > 0 {
 			if f.CredentialPaths == nil {
 				f.CredentialPaths = map[string][]string{}
@@ -172,7 +172,7 @@ func (g *gatherer) envCredentials(h *Host, f *Facts) (out []Hidden, skips []EnvS
 // the variable names another one (but the default place, whose entries
 // the deny lists hide anyway).
 func (g *gatherer) movedStores(h *Host, f *Facts) (out []Hidden) {
-	for _, x := range runtime.MovedDirs {
+	for _, x := range secrets.MovedDirs {
 		val := h.Env[x.Name]
 		if !path.IsAbs(val) {
 			continue // unset, or relative (invalid: tools ignore it)

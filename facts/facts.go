@@ -64,7 +64,7 @@ type Facts struct {
 	// EnvNames are the names of the compiling environment's variables.
 	EnvNames []string `json:"env_names"`
 	// EnvValueKinds names, by variable, the kind of credential the
-	// compiling environment's value looked like (runtime.SecretValue);
+	// compiling environment's value looked like (secrets.SecretValue);
 	// never the value.
 	EnvValueKinds map[string]string `json:"-"`
 	HardAS        uint64            `json:"hard_as"`
@@ -104,8 +104,13 @@ type Facts struct {
 	MountNotes []string `json:"-"`
 	// settledHidden is 1 + len(Hidden) at the last settle (0: never).
 	settledHidden int
-	// SecretNotes name the shell start-up files hidden for the secret
-	// they hold (file and line, never the value).
+	// SecretFiles are the files hidden for a credential they hold or
+	// that a shown file names (shell start-up files, files of allowed
+	// entries; file, lines and rules, never the value): a warning each,
+	// listed by --explain.
+	SecretFiles []SecretFile `json:"-"`
+	// SecretNotes say what the check of shown files could not do (its
+	// budget ran out): a warning each.
 	SecretNotes []string `json:"-"`
 	// CodeDirNotes warn of the directories of startup.CodeDirVars
 	// (LD_LIBRARY_PATH, PYTHONPATH, …) that lie in the writable set (H9).
@@ -135,7 +140,7 @@ type Facts struct {
 	// read-only; a warning each.
 	GitNotes []string `json:"-"`
 	// CredentialPaths are the paths each credential variable named when
-	// compiling (runtime.CredentialPaths), by name: the invocation
+	// compiling (secrets.CredentialPaths), by name: the invocation
 	// records them for runtime.CheckCredentialEnv.
 	CredentialPaths map[string][]string `json:"-"`
 
@@ -340,9 +345,14 @@ func Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts {
 	f.settle(cwdWritable)
 	f.Hidden = append(f.Hidden, g.privilegedSockets(f)...)
 	f.settle(cwdWritable)
-	rcHidden, rcNotes := g.rcSecrets(h, f)
+	rcHidden, rcFiles := g.rcSecrets(h, f)
 	f.Hidden = append(f.Hidden, rcHidden...)
-	f.SecretNotes = rcNotes
+	f.SecretFiles = rcFiles
+	f.settle(cwdWritable)
+	allowHidden, allowFiles, allowNotes := g.allowedSecrets(h, f)
+	f.Hidden = append(f.Hidden, allowHidden...)
+	f.SecretFiles = append(f.SecretFiles, allowFiles...)
+	f.SecretNotes = allowNotes
 	f.settle(cwdWritable)
 	userSockets, socketNotes := g.userSockets(h, f)
 	f.Hidden = append(f.Hidden, userSockets...)

@@ -35,6 +35,18 @@ func expandHide(g *gatherer, h *Host, s *settings.Settings, cwd string) ([]Hidde
 		dirOnly := strings.HasSuffix(pattern, "/")
 		pattern = strings.Trim(pattern, "/")
 		if pattern == "" {
+			if Within(h.Home, base) {
+				// The home, or above it, however spelt ("~/", "/home/u/",
+				// "/"): a match like "/home/u" itself, which the rules
+				// refuse as hiding HOME whole.
+				if !seen[base] {
+					seen[base] = true
+					x := g.hidden(base, SourceHide)
+					x.HideIndex = i
+					out = append(out, x)
+				}
+				continue
+			}
 			errs = append(errs, HideError{i, fmt.Sprintf("hide entry %q names its whole base directory %s", entry, base)})
 			continue
 		}

@@ -1,5 +1,7 @@
 package facts
 
+import "slices"
+
 // This file holds the home layout's built-in allowed entries (H10): the
 // dot entries of HOME that tools read and that hold no credentials of
 // their own, bound back read-only in the allowlist layout. Credentials
@@ -12,10 +14,43 @@ package facts
 // host's out, so each command finds each of them an empty tmpfs of its
 // own (~/.cache itself is read-only), writable for that command only. Nothing a
 // command caches reaches the host or the next command, and the tools
-// work (Go fails on a read-only build cache). The other entries of
-// ~/.cache (browser builds such as ms-playwright, downloaded models)
-// are bound back read-only.
+// work (Go fails on a read-only build cache).
 var HomeCacheFresh = []string{"go-build", "pip", "uv", "yarn", "pnpm", "deno", "bazel"}
+
+// HomeCacheShown are the entries of ~/.cache bound back read-only: what
+// a build or a test run reads there and does not rebuild on each run
+// (browser builds, native headers, tool environments, downloaded
+// models). Every other entry of ~/.cache is left out (absent), whatever
+// it holds: a CLI's login (gh/hosts.yml), an agent's logs
+// (claude-cli-nodejs/…/mcp-logs-*), a browser's profile. home.allow
+// brings one back (.cache/NAME).
+var HomeCacheShown = []string{
+	"ms-playwright", "ms-playwright-go", "puppeteer", "Cypress", "electron", "electron-builder", "node-gyp",
+	"typescript", "prisma", "bazelisk", "pre-commit", "pypoetry", "pipenv", "hatch", "pdm", "virtualenv",
+	"coursier", "sccache", "ccache", "golangci-lint", "staticcheck", "huggingface", "torch", "fontconfig",
+	"matplotlib", "mise", "zig", "vcpkg", "composer", "rebar3",
+}
+
+// cacheShown reports whether the entry name of ~/.cache is bound back
+// (HomeCacheShown); the fresh ones (HomeCacheFresh) never are.
+func cacheShown(name string) bool {
+	return slices.Contains(HomeCacheShown, name) && !slices.Contains(HomeCacheFresh, name)
+}
+
+// HomeAllowedLeft are the parts of allowed entries that are hidden
+// whatever their content: logs that record command lines, registry
+// URLs with tokens and request headers.
+var HomeAllowedLeft = []string{".npm/_logs", ".gradle/daemon", ".yarn/berry/logs"}
+
+// allowScanSkip are directory names the check of allowed entries'
+// contents does not descend into: package stores and toolchains,
+// thousands of files written by installers rather than by hand (the
+// check reads configuration, not packages).
+var allowScanSkip = []string{"node_modules", "_cacache", "_npx", "registry", "toolchains", "versions", "installs",
+	"candidates", "pkgs", "envs", "repository", "caches", "wrapper", "jdks", "native", "site-packages", "dist-packages",
+	"lib", "lib64", "include", "share", "downloads", "update-hashes", "git", ".git", "plugins", "tools", "bin",
+	"node", "python", "ruby", "go", "sdk", "install", "cache", ".cache", "deps", "gen", "npm", "completions", "man",
+	"doc", "docs", "test", "tests", "libexec", "src"}
 
 // HomeAllow is one built-in allowed entry, relative to HOME.
 type HomeAllow struct {

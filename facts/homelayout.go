@@ -23,7 +23,7 @@ const (
 	HomeWhyBuiltin  = "built-in"   // HomeAllowed
 	HomeWhyPath     = "PATH"       // a directory on PATH under HOME
 	HomeWhySettings = "home.allow" // the settings' home.allow
-	HomeWhyCache    = "cache"      // an entry of ~/.cache (not in HomeCacheFresh)
+	HomeWhyCache    = "cache"      // an entry of ~/.cache in HomeCacheShown
 	HomeWhyBind     = "binds"      // the source or destination of a settings bind
 )
 
@@ -58,9 +58,6 @@ type HomeLayout struct {
 	// Dangling are allowed symlink entries whose target is left out or
 	// hidden: a warning each.
 	Dangling []string `json:"dangling"`
-	// CredentialURLs are the lines of allowed configuration files that
-	// hold a URL with credentials (warned; never the value).
-	CredentialURLs []CredentialURL `json:"credential_urls"`
 	// Note says why the layout was not applied in allowlist mode
 	// (HOME is / or not a directory); "" otherwise.
 	Note string `json:"note"`
@@ -250,7 +247,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 			case why != "":
 			case rel == "" && !strings.HasPrefix(name, "."):
 				why = HomeWhyNonDot
-			case rel == ".cache" && !slices.Contains(HomeCacheFresh, name) && l.Allowed[rel] != "":
+			case rel == ".cache" && cacheShown(name) && l.Allowed[rel] != "":
 				why = HomeWhyCache
 			}
 			if why == "" {
@@ -279,7 +276,6 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 	}
 	slices.SortFunc(l.Entries, func(a, b HomeEntry) int { return strings.Compare(a.Path, b.Path) })
 	l.NotUnits = g.homeNotUnits(s, l.Home, denied)
-	l.CredentialURLs = g.homeCredentialURLs(l)
 	for _, e := range l.Entries {
 		if e.Kind != invocation.KindSymlink {
 			l.Mounts++

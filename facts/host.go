@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"golang.org/x/sys/unix"
 
-	"github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/hostprobe"
 	"github.com/bwpolicy/bwpolicy/seccomp"
 )
@@ -80,7 +80,7 @@ type Host struct {
 	// variables, sorted, so explain can say which the env policy removes.
 	EnvNames []string `json:"env_names"`
 	// EnvValueKinds names, by variable, the kind of credential its value
-	// looks like (runtime.SecretValue), so explain can say what the
+	// looks like (secrets.SecretValue), so explain can say what the
 	// runtime strips by value; never the value.
 	EnvValueKinds map[string]string `json:"env_value_kinds,omitempty"`
 	// Bwrap is the bwrap found (Path empty when none).
@@ -143,12 +143,12 @@ func FromEnvironment() *Host {
 			h.Env[v] = val
 		}
 	}
-	for _, v := range runtime.CredentialVars {
+	for _, v := range secrets.CredentialVars {
 		if val := os.Getenv(v.Name); val != "" {
 			h.Env[v.Name] = val
 		}
 	}
-	for _, v := range runtime.MovedDirs {
+	for _, v := range secrets.MovedDirs {
 		if val := os.Getenv(v.Name); val != "" {
 			h.Env[v.Name] = val
 		}
@@ -191,7 +191,7 @@ func FromEnvironment() *Host {
 // NoteEnvValue records in EnvValueKinds the kind of credential value
 // looks like, if any (the value itself is not kept).
 func (h *Host) NoteEnvValue(name, value string) {
-	if what, ok := runtime.SecretValue(value); ok {
+	if what, ok := secrets.SecretValue(value); ok {
 		if h.EnvValueKinds == nil {
 			h.EnvValueKinds = map[string]string{}
 		}

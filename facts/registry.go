@@ -69,6 +69,7 @@ const (
 	SourceHostSocket       Source = "host-socket"
 	SourceUserSocket       Source = "user-socket"
 	SourceStartupSecret    Source = "startup-secret"
+	SourceAllowedSecret    Source = "allowed-secret"
 	SourceRunUser          Source = "run-user"
 	SourceDockerSocket     Source = "docker-socket"
 	SourceProtectedEntry   Source = "protected-entry"
@@ -135,7 +136,8 @@ var Protections = []Protection{
 	{SourceHomeMirror, ReasonHomeMirror, "H10", RoleMask, "mirrors", "second locations of the home directory, or of a part of it the home layout leaves out, that another mount of its filesystem shows (hidden whole)", "host: a second mount shows {mirror} here (" + MountinfoPath + ")", StaleMountTable},
 	{SourcePasswdHome, ReasonHomeMirror, "H10", RoleMask, "passwdHome", "the user's home in the password database when HOME names another directory: hidden whole, or its denied entries when one of the two lies in the other", "host: {entry} is (in) the user's home in the password database, which HOME does not name", StalePrecondition},
 	{SourceHostSocket, ReasonHostSocket, "H8", RoleMask, "privilegedSockets", "privileged host sockets (container runtimes, systemd, polkit)", "host: a privileged host socket (facts.PrivilegedSockets)", StalePrecondition},
-	{SourceStartupSecret, ReasonCredential, "H7", RoleMask, "rcSecrets", "the shell start-up files of the home directory that hold a secret (an exported token, a password)", "host: {entry} holds a secret", StalePrecondition},
+	{SourceStartupSecret, ReasonCredential, "H7", RoleMask, "rcSecrets", "the shell start-up files of the home directory that hold a secret (an exported token, a password on a command line), and the files they read into a secret variable", "host: {entry} holds a secret or is read into one (hazard/secrets)", StalePrecondition},
+	{SourceAllowedSecret, ReasonCredential, "H7", RoleMask, "allowedSecrets", "in the allowed home entries: logs (HomeAllowedLeft), text files that hold a secret, and the files their configuration names as credential stores", "host: {entry} holds a secret, is named as a credential store, or is a log of an allowed entry (hazard/secrets)", StalePrecondition},
 	{SourceUserSocket, ReasonHostSocket, "H8", RoleMask, "userSockets", "the Unix sockets the user owns that the sandbox would show (ssh ControlMaster, an agent or multiplexer outside /tmp and /run/user)", "host: a socket of the user's own, bound when compiling (" + UnixSocketsPath + ")", StalePrecondition},
 	{SourceRunUser, ReasonAgentSockets, "S4", RoleMask, "Gather (RunUser)", "agent and bus sockets under /run/user/<uid>", "profile:run_user", StalePrecondition},
 	{SourceDockerSocket, ReasonAgentSockets, "S4", RoleMask, "Gather (DockerSockets)", "the docker socket", "profile:docker_socket", StalePrecondition},

@@ -12,11 +12,11 @@ import (
 	"path"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
-	"github.com/bwpolicy/bwpolicy/runtime"
 )
 
-// StartupVars are the variables besides runtime.MovedDirs that move a
+// StartupVars are the variables besides secrets.MovedDirs that move a
 // start-up file or name one: ZDOTDIR (zsh's rc files),
 // startup.FileVars (BASH_ENV, GIT_CONFIG_SYSTEM, EDITOR, …) and
 // startup.CodeDirVars (LD_LIBRARY_PATH, PYTHONPATH, …).
@@ -28,7 +28,7 @@ var zshNames = []string{".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"}
 
 // envStartup returns the (name, path) pairs of the places the
 // environment makes host programs run from, wherever they lie:
-// ProtectedNames below a directory of runtime.MovedDirs
+// ProtectedNames below a directory of secrets.MovedDirs
 // (XDG_CONFIG_HOME for .config/..., XDG_DATA_HOME for .local/share/...),
 // zsh's names below ZDOTDIR, the files of startup.FileVars (named
 // by their variable), python's start-up modules in the PYTHONPATH
@@ -41,7 +41,7 @@ func (g *gatherer) envStartup(h *Host) [][2]string {
 		return nil
 	}
 	var out [][2]string
-	for _, md := range runtime.MovedDirs {
+	for _, md := range secrets.MovedDirs {
 		for _, dir := range absList(h.Env[md.Name]) {
 			dir = g.resolvedUnrecorded(dir)
 			for _, name := range ProtectedNames {

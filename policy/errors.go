@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 )
 
 // ErrorDiags turns an error of Load, Evaluate or the test runner into
@@ -22,7 +23,13 @@ func ErrorDiags(err error) diag.List {
 	var astErr *ast.Error
 	var evalErr *topdown.Error
 	var pe *fs.PathError
+	var de *diagsError
+	var ex *bounded.Exceeded
 	switch {
+	case errors.As(err, &de):
+		return de.diags
+	case errors.As(err, &ex):
+		return diag.List{exceededDiag(ex)}
 	case errors.As(err, &astErrs):
 		var out diag.List
 		for _, e := range astErrs {
@@ -39,6 +46,27 @@ func ErrorDiags(err error) diag.List {
 			Summary: "cannot read organisation rules: " + pe.Err.Error()}}
 	}
 	return diag.List{{Severity: diag.Error, Rule: "policy", Summary: err.Error()}}
+}
+
+// exceededDiag is a crossed bound, at the organisation rule (or test)
+// the evaluation was in when the child could say, else at the rules'
+// directory.
+func exceededDiag(ex *bounded.Exceeded) diag.Diagnostic {
+	d := diag.Diagnostic{Severity: diag.Error, Rule: "policy", Pos: diag.Pos{File: ex.Where.File, Line: ex.Where.Line, Col: ex.Where.Col}}
+	in := "the organisation rules"
+	if ex.Where.Name != "" {
+		in = "rule " + strings.TrimPrefix(ex.Where.Name, "data.")
+	}
+	switch ex.Bound {
+	case bounded.Time:
+		d.Summary = fmt.Sprintf("%s did not finish within the time bound (%s); --eval-timeout sets it", in, ex.Limit)
+	case bounded.Memory:
+		d.Summary = fmt.Sprintf("%s used more than the memory bound (%s); --eval-memory sets it", in, ex.Limit)
+	default:
+		d.Summary = fmt.Sprintf("evaluating %s failed: %s", in, ex.Detail)
+	}
+	d.Detail = "organisation rules are evaluated in a separate process with a time and a memory bound, so that no rule can hang or exhaust the machine; nothing was decided"
+	return d
 }
 
 // astErrorDiag is one parse, compile or type error.

@@ -159,6 +159,14 @@ warn contains v("H10", sprintf("home.allow entry %q lies inside the denied path 
 	within(p, h.entry)
 }
 
+# A home.allow entry that names the home as a whole ("$HOME", which the
+# decode stage writes "~/" like every spelling of the home) would bind
+# HOME back whole: refused, as "~" and "~/" are by the schema.
+deny contains v("H10", sprintf("home.allow entry %q names the whole home directory: it would bind HOME back whole; name the entries to allow, or set home.layout: denylist", [a]), ["home", "allow", i]) if {
+	some i, a in object.get(input.settings, ["home", "allow"], [])
+	a == "~/"
+}
+
 # A hide entry that matches the home directory (or above it) would mask
 # HOME as a whole: refused, in both layouts (use home.layout: allowlist).
 deny contains v("H10", sprintf("hide entry %q matches %q, the home directory or above it: refused (the allowlist home layout already hides every dot entry that is not allowed)", [object.get(input.settings, "hide", [])[h.hide_index], h.path]), ["hide", h.hide_index]) if {
@@ -167,12 +175,6 @@ deny contains v("H10", sprintf("hide entry %q matches %q, the home directory or 
 }
 
 home_rel(p) := trim_prefix(p, concat("", [layout.home, "/"]))
-
-# An allowed configuration file with a URL that carries a password or a
-# token: every command can read it. Named by file and line, never value.
-warn contains object.union(v("H10", sprintf("%s:%d holds a credential (a URL with user:password@ or token@, a registry _authToken, or a token or password setting): the file is allowed, so every command can read them; use a credential helper or keyring instead, or hide the file (hide: [the path])", [c.file, c.line]), []), {"host": true}) if {
-	some c in layout.credential_urls
-}
 
 # No command creates a denied path on the host: an absent one inside the
 # writable set would be created by the command and used by the host

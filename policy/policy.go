@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -29,6 +28,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 )
 
 // Files holds the built-in rules and their tests.
@@ -51,9 +51,15 @@ type Violation struct {
 	Host bool
 }
 
-// Engine is a prepared query over the built-in rules plus any custom ones.
+// Engine is a prepared query over the built-in rules plus any custom
+// ones. An engine with organisation rules (LoadWith) evaluates them in
+// bounded child processes (remote); the built-in engine in process.
 type Engine struct {
-	query rego.PreparedEvalQuery
+	query  rego.PreparedEvalQuery
+	remote *pool
+	// traced marks an engine that records, for the report of a crossed
+	// bound, the organisation rule being evaluated (in a child).
+	traced bool
 }
 
 var (
@@ -68,10 +74,23 @@ func Builtin() (*Engine, error) {
 	return builtinEngine, builtinErr
 }
 
-// Load returns an engine with the built-in rules and every .rego file
-// (tests excluded) of dirs. A file that does not parse or compile is an
-// error naming file:line.
-func Load(dirs []string) (*Engine, error) {
+// Load is LoadWith with the default bounds and no reach.
+func Load(dirs []string) (*Engine, error) { return LoadWith(dirs, Options{}) }
+
+// Options are how organisation rules are evaluated: their bounds and
+// what they may reach.
+type Options struct {
+	Limits bounded.Limits
+	Reach  Reach
+}
+
+// LoadWith returns an engine with the built-in rules and every .rego file
+// (tests excluded) of dirs, compiled and evaluated in bounded child
+// processes (package bounded): an organisation rule is untrusted input.
+// A file that does not parse or compile, or names a builtin opt.Reach
+// does not allow, is an error naming file:line; so is crossing a bound
+// while compiling.
+func LoadWith(dirs []string, opt Options) (*Engine, error) {
 	if len(dirs) == 0 {
 		return Builtin()
 	}
@@ -79,7 +98,17 @@ func Load(dirs []string) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := New(extra)
+	return startRemote(extra, opt, strings.Join(dirs, ", "))
+}
+
+// newLocal is the engine of the built-in rules plus extra, with extra's
+// checks (its package, what it may reach, TypeCheck), in this process:
+// what a child runs.
+func newLocal(extra map[string]string, reach Reach) (*Engine, error) {
+	if err := reach.checkReach(extra); err != nil {
+		return nil, err
+	}
+	eng, err := newEngine(extra, reach)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +133,12 @@ func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
 			if d.IsDir() || !strings.HasSuffix(p, ".rego") || (!withTests && strings.HasSuffix(p, "_test.rego")) {
 				return nil
 			}
-			src, err := os.ReadFile(p)
+			src, err := bounded.ReadFile(p, MaxRuleFileSize)
+			var big *bounded.TooLarge
+			if errors.As(err, &big) {
+				return ast.Errors{ast.NewError(ast.ParseErr, &ast.Location{File: p, Row: 1, Col: 1},
+					"rule file larger than %d bytes (1 MiB): organisation rules are small, and bwpolicy reads no more", MaxRuleFileSize)}
+			}
 			if err != nil {
 				return err
 			}
@@ -117,6 +151,10 @@ func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// MaxRuleFileSize bounds an organisation rule file: the parent process
+// reads it (for snippets and the rule catalogue) before any child does.
+const MaxRuleFileSize = 1 << 20
 
 // BuiltinModules returns the built-in rule files (without tests), by name.
 func BuiltinModules(withTests bool) map[string]string {
@@ -149,8 +187,11 @@ func builtinModulesForEval() map[string]string {
 }
 
 // New prepares the query over the built-in rules plus extra modules
-// (file name → source).
-func New(extra map[string]string) (*Engine, error) {
+// (file name → source), in this process and unbounded: for the built-in
+// rules and tests; organisation rules go through LoadWith.
+func New(extra map[string]string) (*Engine, error) { return newEngine(extra, Reach{}) }
+
+func newEngine(extra map[string]string, reach Reach) (*Engine, error) {
 	opts := []func(*rego.Rego){rego.Query("data.bwpolicy.main.result")}
 	names := []string{}
 	mods := builtinModulesForEval()
@@ -177,6 +218,10 @@ func New(extra map[string]string) (*Engine, error) {
 		// (TestBuiltinRulesMatchInputSchema runs them all) are left out of
 		// the preparation a cold compile waits for.
 		opts = append(opts, rego.Compiler(ast.NewCompiler().WithSkipStages(builtinSkippedChecks...)))
+	} else {
+		// Organisation rules reach no network and no environment unless
+		// allowed (Reach).
+		opts = append(opts, reach.regoOptions()...)
 	}
 	pq, err := rego.New(opts...).PrepareForEval(context.Background())
 	if err != nil {
@@ -223,11 +268,23 @@ func checkCustomPackage(name, src string) error {
 // fields settings, profile and facts) and returns the violations sorted
 // by rule and path.
 func (e *Engine) Evaluate(ctx context.Context, input any) ([]Violation, error) {
+	if e.remote != nil {
+		return e.remote.evaluate(input)
+	}
 	value, err := InputValue(input)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(value))
+	return e.evaluateValue(ctx, value)
+}
+
+// evaluateValue evaluates the rules over an input value.
+func (e *Engine) evaluateValue(ctx context.Context, value ast.Value) ([]Violation, error) {
+	evalOpts := []rego.EvalOption{rego.EvalParsedInput(value)}
+	if e.traced {
+		evalOpts = append(evalOpts, rego.EvalQueryTracer(ruleMarker{}))
+	}
+	rs, err := e.query.Eval(ctx, evalOpts...)
 	if err != nil {
 		return nil, err
 	}

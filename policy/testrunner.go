@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
 	"github.com/open-policy-agent/opa/v1/topdown"
+
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 )
 
 // TestResult is the outcome of one Rego test rule (test_*; todo_test_*
@@ -45,6 +48,12 @@ type TestOptions struct {
 	// NoTrace turns off the evaluation trace that finds the expression
 	// a failing test stopped at.
 	NoTrace bool
+	// Memory bounds the tests' memory (MiB; zero: bounded's default).
+	Memory int64
+	// Reach is what the rules and tests may reach.
+	Reach Reach
+
+	marker bool // in a child: mark each rule entered (ruleMarker)
 }
 
 // RunTests compiles modules (file name → source; tests included) and runs
@@ -63,7 +72,11 @@ func RunTests(ctx context.Context, modules map[string]string) ([]TestResult, err
 }
 
 // RunTestDirs runs the Rego unit tests of the organisation rules in dirs
-// (`bwpolicy test DIR...`): every .rego file under dirs, *_test.rego
+// (`bwpolicy test DIR...`) in a bounded child process: each test is
+// bounded by opt.Timeout (OPA cancels it; a builtin that does not stop
+// is ended with its process a second later) and the whole run by
+// opt.Memory. A crossed bound is an error (*bounded.Exceeded) naming the
+// test. Every .rego file under dirs, *_test.rego
 // included, is compiled together with the built-in rules (so a test can
 // query data.bwpolicy.main.result as well as its own package), and each
 // test_* rule of dirs is evaluated. Rule files (not *_test.rego) must
@@ -71,6 +84,32 @@ func RunTests(ctx context.Context, modules map[string]string) ([]TestResult, err
 // compile are an error (ast.Errors: every problem, each with
 // file:line:col). Results are sorted by file and line.
 func RunTestDirs(ctx context.Context, dirs []string, opt TestOptions) ([]TestResult, error) {
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	body, err := gobEncode(testsCall{Dirs: dirs, Opt: opt})
+	if err != nil {
+		return nil, err
+	}
+	c, err := bounded.Start(childKind, bounded.Limits{Time: timeout + time.Second, MemoryMiB: opt.Memory, Env: opt.Reach.Env})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	out, err := c.Call(opTests, body)
+	if err != nil {
+		return nil, fromChild(err, strings.Join(dirs, ", "))
+	}
+	var rs []TestResult
+	if err := gobDecode(out, &rs); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// runTestDirs is RunTestDirs in this process (a child's).
+func runTestDirs(ctx context.Context, dirs []string, opt TestOptions) ([]TestResult, error) {
 	srcs, err := ReadDirs(dirs, true)
 	if err != nil {
 		return nil, err
@@ -97,6 +136,9 @@ func RunTestDirs(ctx context.Context, dirs []string, opt TestOptions) ([]TestRes
 	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	if err := opt.Reach.checkReach(srcs); err != nil {
+		return nil, err
 	}
 	rules := map[string]string{}
 	for n, src := range srcs {
@@ -130,19 +172,35 @@ func runParsed(ctx context.Context, parsed map[string]*ast.Module, opt TestOptio
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	r := tester.NewRunner().CapturePrintOutput(true).SetStore(store).SetModules(parsed).SetTimeout(timeout)
+	r := tester.NewRunner().CapturePrintOutput(true).SetStore(store).SetModules(parsed).SetTimeout(timeout).
+		SetCompiler(ast.NewCompiler().WithCapabilities(opt.Reach.capabilities()).WithEnablePrintStatements(true))
 	if opt.Run != "" {
 		r = r.Filter(opt.Run)
 	}
 	if !opt.NoTrace {
 		r = r.EnableTracing(true)
 	}
+	if opt.marker {
+		// After EnableTracing, which drops a coverage tracer set before
+		// it; the runner passes both to each test's evaluation.
+		r = r.SetCoverageQueryTracer(ruleMarker{tests: true})
+	}
 	ch, err := r.RunTests(ctx, txn)
 	if err != nil {
 		return nil, err
 	}
 	var out []TestResult
+	var timedOut *bounded.Exceeded
 	for r := range ch {
+		var te *topdown.Error
+		if opt.marker && timedOut == nil && errors.As(r.Error, &te) && te.Code == topdown.CancelErr {
+			// The test ran past its timeout and OPA cancelled it: the
+			// time bound, as the watchdog reports one a builtin ignores.
+			timedOut = &bounded.Exceeded{Bound: bounded.Time, Limit: timeout.String(), Where: bounded.Here()}
+			if timedOut.Where.File == "" && r.Location != nil {
+				timedOut.Where = bounded.Where{File: r.Location.File, Line: r.Location.Row, Col: r.Location.Col, Name: "data." + r.Package + "." + r.Name}
+			}
+		}
 		tr := TestResult{Name: r.Package + "." + r.Name, Pass: r.Pass(), Skip: r.Skip, Errored: r.Error != nil,
 			Output: string(r.Output), Duration: r.Duration}
 		if r.Location != nil {
@@ -167,6 +225,9 @@ func runParsed(ctx context.Context, parsed map[string]*ast.Module, opt TestOptio
 			}
 		}
 		out = append(out, tr)
+	}
+	if timedOut != nil {
+		return nil, timedOut
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].File != out[j].File {

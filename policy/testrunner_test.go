@@ -2,13 +2,11 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/internal/testtree"
-	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 const limitsRego = `package bwpolicy.custom.limits
@@ -121,17 +119,16 @@ func TestRunTestDirsErrorsArePositioned(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := testtree.Write(t, tc.files)
 			_, err := RunTestDirs(context.Background(), []string{dir}, TestOptions{})
-			var errs ast.Errors
-			if !errors.As(err, &errs) || len(errs) == 0 {
-				t.Fatalf("error %v (%T), want ast.Errors", err, err)
+			if err == nil {
+				t.Fatal("no error")
 			}
-			loc := errs[0].Location
-			if loc == nil {
-				t.Fatalf("error without a location: %v", errs)
+			ds := ErrorDiags(err)
+			if len(ds) == 0 || ds[0].Pos.Line == 0 {
+				t.Fatalf("error without a position: %v", ds)
 			}
-			got := filepath.Base(loc.File) + ":" + itoa(loc.Row)
+			got := filepath.Base(ds[0].Pos.File) + ":" + itoa(ds[0].Pos.Line)
 			if got != tc.want {
-				t.Errorf("error at %s, want %s (%v)", got, tc.want, errs)
+				t.Errorf("error at %s, want %s (%v)", got, tc.want, ds)
 			}
 		})
 	}
@@ -186,14 +183,13 @@ warn contains {"msg": "spoof", "rule": "R3 spoof!", "path": []} if true
 func TestLoadErrorsArePositioned(t *testing.T) {
 	dir := testtree.Write(t, map[string]string{"bad.rego": "package bwpolicy.custom.bad\n\ndeny contains v if { v := }\n"})
 	_, err := Load([]string{dir})
-	var errs ast.Errors
-	if !errors.As(err, &errs) || errs[0].Location == nil || errs[0].Location.Row != 3 {
-		t.Fatalf("Load error %v, want an ast.Errors at line 3", err)
+	if ds := ErrorDiags(err); err == nil || ds[0].Pos.Line != 3 || ds[0].Pos.File != filepath.Join(dir, "bad.rego") {
+		t.Fatalf("Load error %v, want one at bad.rego:3", err)
 	}
 	dir = testtree.Write(t, map[string]string{"evil.rego": "# comment\npackage bwpolicy.rules\n"})
 	_, err = Load([]string{dir})
-	if !errors.As(err, &errs) || errs[0].Location == nil || errs[0].Location.Row != 2 {
-		t.Fatalf("Load error %v, want an ast.Errors at line 2", err)
+	if ds := ErrorDiags(err); err == nil || ds[0].Pos.Line != 2 {
+		t.Fatalf("Load error %v, want one at line 2", err)
 	}
 }
 

@@ -42,6 +42,11 @@ func valueOf(v reflect.Value) (ast.Value, error) {
 		if v.IsNil() {
 			return ast.Null{}, nil
 		}
+		if t.Kind() == reflect.Pointer {
+			if c, ok := sharedPointers.Load(t); ok {
+				return c.(*termCache).value(v)
+			}
+		}
 		return valueOf(v.Elem())
 	case reflect.Bool:
 		return ast.Boolean(v.Bool()), nil
@@ -142,6 +147,64 @@ func termOf(v reflect.Value) (*ast.Term, error) {
 	return ast.NewTerm(x), nil
 }
 
+// sharedPointers holds a termCache for each type given to SharePointers.
+var sharedPointers sync.Map // reflect.Type → *termCache
+
+// maxSharedPointers bounds each pointer cache (a value there is a whole
+// policy input's facts): past it, the cache starts over.
+const maxSharedPointers = 64
+
+// SharePointers makes the conversion of a pointer of type t remember the
+// value it made for each pointer (by identity, which the cache keeps
+// alive) and hand the same value out for that pointer later. The values
+// pointed to must never change after their first conversion.
+func SharePointers(t reflect.Type) {
+	if t.Kind() != reflect.Pointer {
+		panic("policy.SharePointers: " + t.String() + " is not a pointer type")
+	}
+	sharedPointers.LoadOrStore(t, &termCache{terms: map[any]*ast.Term{}, max: maxSharedPointers})
+}
+
+// value is the value of pointer v, converted once.
+func (c *termCache) value(v reflect.Value) (ast.Value, error) {
+	key := v.Interface()
+	c.mu.Lock()
+	t, ok := c.terms[key]
+	c.mu.Unlock()
+	if ok {
+		return t.Value, nil
+	}
+	x, err := valueOf(v.Elem())
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.terms) >= c.limit() {
+		clear(c.terms)
+		sharedValues.Clear()
+	}
+	c.terms[key] = ast.NewTerm(x)
+	c.mu.Unlock()
+	if o, ok := x.(ast.Object); ok {
+		sharedValues.Store(o, true)
+	}
+	return x, nil
+}
+
+// sharedValues holds the objects SharePointers' caches made: a remote
+// engine sends each to a child once (pool.evaluate).
+var sharedValues sync.Map // ast.Object → true
+
+// isShared reports whether v is an object a pointer cache made.
+func isShared(v ast.Value) bool {
+	o, ok := v.(ast.Object)
+	if !ok {
+		return false
+	}
+	_, shared := sharedValues.Load(o)
+	return shared
+}
+
 // sharedTypes holds a termCache for each type given to ShareTerms.
 var sharedTypes sync.Map // reflect.Type → *termCache
 
@@ -153,6 +216,14 @@ const maxSharedTerms = 4096
 type termCache struct {
 	mu    sync.Mutex
 	terms map[any]*ast.Term
+	max   int // 0: maxSharedTerms
+}
+
+func (c *termCache) limit() int {
+	if c.max > 0 {
+		return c.max
+	}
+	return maxSharedTerms
 }
 
 func (c *termCache) term(v reflect.Value) (*ast.Term, error) {

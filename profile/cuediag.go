@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/token"
 
 	cueerrors "cuelang.org/go/cue/errors"
@@ -73,4 +74,32 @@ func cueDiags(err error, rule string) diag.List {
 		out = append(out, d)
 	}
 	return out
+}
+
+// placed gives every diagnostic CUE could not place (a structural cycle,
+// an incomplete value) a file and a line: where v sets the longest
+// prefix of its path, else the first line of file.
+func placed(ds diag.List, file string, v cue.Value) diag.List {
+	for i := range ds {
+		d := &ds[i]
+		if d.Pos.File != "" && d.Pos.Line > 0 {
+			continue
+		}
+		d.Pos = diag.Pos{File: file, Line: 1, Col: 1}
+		if d.Path == "" {
+			continue
+		}
+		parts := strings.Split(d.Path, ".")
+		for n := len(parts); n > 0; n-- {
+			p := cue.ParsePath(strings.Join(parts[:n], "."))
+			if p.Err() != nil {
+				continue
+			}
+			if pos := v.LookupPath(p).Pos(); pos.Filename() == file && pos.Line() > 0 {
+				d.Pos = diag.Pos{File: file, Line: pos.Line(), Col: pos.Column()}
+				break
+			}
+		}
+	}
+	return ds
 }

@@ -5,6 +5,7 @@
 package profile
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -18,6 +19,7 @@ import (
 	cueerrors "cuelang.org/go/cue/errors"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 	"github.com/bwpolicy/bwpolicy/profiles"
 	"github.com/bwpolicy/bwpolicy/schema"
 )
@@ -80,6 +82,9 @@ type Set struct {
 	values map[string]cue.Value
 	files  map[string]string
 	custom map[string]bool
+	// failed says why a profile does not decode, in a set a bounded
+	// child decoded (LoadWith).
+	failed map[string]string
 	// decoded caches each profile as decoded (before the limits are
 	// merged): CUE validation and decoding are a fifth of a compile's
 	// allocations, and a Set never changes.
@@ -98,14 +103,10 @@ func Builtin() (*Set, diag.List) {
 	return builtin, builtinErr
 }
 
-// Load returns the built-in profiles plus the .cue files of dirs. A
-// custom profile's name must match its file name.
-func Load(dirs []string) (*Set, diag.List) {
-	if len(dirs) == 0 {
-		return Builtin()
-	}
-	return load(dirs)
-}
+// Load returns the built-in profiles plus the .cue files of dirs,
+// evaluated under the default bounds (LoadWith). A custom profile's name
+// must match its file name.
+func Load(dirs []string) (*Set, diag.List) { return LoadWith(dirs, bounded.Limits{}) }
 
 func load(dirs []string) (*Set, diag.List) {
 	ctx := cuecontext.New()
@@ -135,13 +136,20 @@ func load(dirs []string) (*Set, diag.List) {
 				continue
 			}
 			file := filepath.Join(dir, e.Name())
-			src, err := os.ReadFile(file)
+			src, err := bounded.ReadFile(file, MaxProfileSize)
 			if err != nil {
-				diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
-					Summary: "cannot read profile: " + err.Error()})
+				d := diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
+					Summary: "cannot read profile: " + err.Error()}
+				var big *bounded.TooLarge
+				if errors.As(err, &big) {
+					d.Pos.Line, d.Pos.Col = 1, 1
+					d.Summary = fmt.Sprintf("profile larger than %d bytes (1 MiB): profiles are a screenful of CUE, and bwpolicy reads no more", MaxProfileSize)
+				}
+				diags.Add(d)
 				continue
 			}
 			name := strings.TrimSuffix(e.Name(), ".cue")
+			bounded.Mark(&bounded.Where{File: file})
 			if _, dup := s.files[name]; dup {
 				diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "R13", Pos: diag.Pos{File: file, Line: 1, Col: 1},
 					Summary: fmt.Sprintf("custom profile %q would replace the profile of %s", name, s.files[name])})
@@ -157,7 +165,7 @@ func load(dirs []string) (*Set, diag.List) {
 func (s *Set) add(name, file string, src []byte, custom bool) diag.List {
 	v := s.ctx.CompileBytes(src, cue.Filename(file))
 	if err := v.Err(); err != nil {
-		return cueDiags(err, "cue")
+		return placed(cueDiags(err, "cue"), file, v)
 	}
 	diags := s.unknownFields(v)
 	u := s.def.Unify(v)
@@ -171,14 +179,7 @@ func (s *Set) add(name, file string, src []byte, custom bool) diag.List {
 		}
 	}
 	if diags.HasErrors() {
-		// An error CUE could not place (an incomplete value) still
-		// names the profile's file.
-		for i := range diags {
-			if diags[i].Pos.File == "" {
-				diags[i].Pos.File = file
-			}
-		}
-		return diags
+		return placed(diags, file, u)
 	}
 	got, _ := u.LookupPath(cue.ParsePath("name")).String()
 	if got != name {
@@ -239,8 +240,8 @@ func (s *Set) unknownFields(v cue.Value) diag.List {
 
 // Names lists the profiles of s, sorted.
 func (s *Set) Names() []string {
-	out := make([]string, 0, len(s.values))
-	for n := range s.values {
+	out := make([]string, 0, len(s.files))
+	for n := range s.files {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -274,6 +275,9 @@ func (s *Set) Resolve(name string, memoryMB, cpuSeconds, maxProcs *int64) (*Prof
 func (s *Set) decode(name string) (*Profile, error) {
 	if p, ok := s.decoded.Load(name); ok {
 		return p.(*Profile), nil
+	}
+	if why, ok := s.failed[name]; ok {
+		return nil, errors.New(why)
 	}
 	v, ok := s.values[name]
 	if !ok {
@@ -319,3 +323,7 @@ func hasPath(l diag.List, p string) bool {
 	}
 	return false
 }
+
+// MaxProfileSize bounds a custom profile file: profiles are a screenful
+// of CUE.
+const MaxProfileSize = 1 << 20

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -46,6 +47,6 @@ func BenchmarkBuildEnv(b *testing.B) {
 	environ := realisticEnv(200)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		BuildEnv(environ, inv.Env)
+		secrets.BuildEnv(environ, envPolicy(inv.Env))
 	}
 }

@@ -181,22 +181,6 @@ func TestCheckBwrap(t *testing.T) {
 	}
 }
 
-func TestBuildEnv(t *testing.T) {
-	environ := []string{"PATH=/bin", "SSH_AUTH_SOCK=/run/x", "GH_TOKEN=a", "NPM_TOKEN=b", "MY_API_KEY=c", "HOME=/h", "TMPDIR=/old", "EMPTY="}
-	got := BuildEnv(environ, invocation.Env{
-		Unset:         []string{"SSH_AUTH_SOCK", "GH_TOKEN"},
-		UnsetPatterns: []string{"*_TOKEN", "*_API_KEY"},
-		Allow:         []string{"GH_TOKEN", "MY_API_KEY"},
-		Set:           map[string]string{"TMPDIR": "/tmp/x", "A": "1"},
-	})
-	// Allow does not override an explicit Unset; Set replaces in place of
-	// the old value and comes last, sorted.
-	want := []string{"PATH=/bin", "MY_API_KEY=c", "HOME=/h", "EMPTY=", "A=1", "TMPDIR=/tmp/x"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("BuildEnv:\n got %q\nwant %q", got, want)
-	}
-}
-
 func TestBwrapLines(t *testing.T) {
 	out := []byte("hello\nbwrap: Can't find source path /x: No such file or directory\n<3>bwrap: second\nnot bwrap: x\n")
 	got := bwrapLines(out)

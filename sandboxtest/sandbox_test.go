@@ -70,6 +70,8 @@ var scenarios = []scenario{
 	{"H4_hide_globs_own_writes_not_stale", testHideGlobsOwnWrites},
 	{"H8_user_sockets", testUserSockets},
 	{"H7_startup_secret", testStartupSecret},
+	{"H7_rc_command_lines", testRcCommandLines},
+	{"H7_allowed_contents", testAllowedContents},
 	{"H7_credential_locations", testCredentialLocations},
 	{"H7_xdg_relocated", testXDGRelocated},
 	{"H7_credential_out_of_reach", testCredentialOutOfReach},

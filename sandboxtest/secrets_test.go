@@ -21,13 +21,18 @@ var leakedEnv = []string{
 	"TF_VAR_db_password={marker}", "openai_api_key={marker}",
 	// By value only: innocent names.
 	"SBX_NOTES=ghp_0123456789abcdefghijklmnopqrstuvwxyz {marker}", "SBX_CONN=host=db password={marker}",
-	"SBX_PEM=-----BEGIN OPENSSH PRIVATE KEY----- {marker}",
+	"SBX_BLOB=-----BEGIN OPENSSH PRIVATE KEY----- {marker}",
 	// Found by re-attacking the filter (sixth session): names with digits
 	// or a word after KEY, KEY fused to its qualifier; values as a header,
 	// JSON, netrc and a webhook URL.
 	"GITHUB_TOKEN2={marker}", "API_KEY_PROD={marker}", "MINIO_SECRETKEY={marker}",
 	"SBX_HDR=Authorization: token {marker}", `SBX_JSON={"client_secret": "{marker}"}`,
 	"SBX_NETRC=machine h login u password {marker}", "SBX_HOOK=https://discord.com/api/webhooks/1/{marker}",
+	// Found by the review of issue 27: credentials in command-line
+	// positions (by value), and three names.
+	"CURL_OPTS=-u admin:{marker}", "MYSQL_CMD=mysql -p{marker}", "SBX_SSHPASS=sshpass -p {marker} ssh h",
+	"SBX_CURL=curl --oauth2-bearer {marker} https://x", "AUTH_HEADER={marker}", "STRIPE_SK={marker}",
+	"GITHUB_APP_PEM={marker}",
 }
 
 // H5: the leaked variables are absent inside; the harmless ones (PATH,
@@ -67,7 +72,7 @@ val proxy 'echo ${HTTP_PROXY-unset}'
 		}
 	}
 	f.wantStderr(r, "HTTPS_PROXY (a URL with a password)", "SBX_NOTES (a GitHub token)", "SBX_CONN (a password or key in a key=value pair)",
-		"SBX_PEM (a private key (PEM))", "keep one with env.allow")
+		"SBX_BLOB (a private key (PEM))", "keep one with env.allow")
 	if n := strings.Count(r.stderr, "looks like a credential"); n != 1 {
 		t.Errorf("the by-value warning appears %d times, want once: %v", n, r)
 	}

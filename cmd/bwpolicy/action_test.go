@@ -251,4 +251,33 @@ func TestAction(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(bad, "pwned")); err == nil {
 		t.Error("an input ran as a command")
 	}
+
+	// A path with spaces, one a line (blank lines and surrounding
+	// spaces ignored), and, as a JSON array, a name with a newline: each
+	// is checked, and its finding located.
+	odd := copyDir(t, filepath.Join(ciDir, "example"))
+	for _, name := range []string{"team a/sandbox b.yaml", "line\nbreak.yaml"} {
+		f := filepath.Join(odd, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("profile: workspace\nmemory_mb: 8192\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	given["sarif-file"] = "bwpolicy.sarif"
+	for _, c := range []struct{ paths, want, count string }{
+		{"sandbox/\n\n  team a/sandbox b.yaml  \n", "team a/sandbox b.yaml:2:12: error", "5 files checked"},
+		{`["sandbox/", "line\nbreak.yaml"]`, "2:12: error: memory_mb", "5 files checked"},
+		{`["team a/sandbox b.yaml"]`, "team a/sandbox b.yaml:2:12: error", "2 files checked"},
+	} {
+		given["paths"] = c.paths
+		r = runAction(t, act, odd, given)
+		wantCode(t, r, 1)
+		wantContains(t, r, "stdout", c.want)
+		wantContains(t, r, "stdout", c.count)
+	}
+	given["paths"] = `["unterminated`
+	r = runAction(t, act, odd, given)
+	wantCode(t, r, 2)
 }

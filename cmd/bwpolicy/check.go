@@ -26,7 +26,7 @@ func init() {
 	register(&command{
 		name:     "check",
 		summary:  "lint settings files (and custom profiles) against the schema, CUE and the rules",
-		synopsis: "bwpolicy check [--format " + strings.Join(report.Formats(), "|") + "] [--fail-on error|warning]\n                      [--policy DIR]... [--profiles DIR]... [--exclude GLOB]...\n                      [-o FILE] [FILE|DIR|-...]",
+		synopsis: "bwpolicy check [--format " + strings.Join(report.Formats(), "|") + "] [--fail-on error|warning]\n                      [--policy DIR]... [--profiles DIR]... [--exclude GLOB]...\n                      [--eval-timeout DURATION] [--eval-memory MIB] [--policy-net] [--policy-env] [--jobs N]\n                      [-o FILE] [FILE|DIR|-...]",
 		description: `Checks settings files (a directory: the *.yaml and *.yml files under it,
 recursively, less --exclude; -: standard input) and the custom profiles of
 --profiles against the schema, the CUE profiles and the rules, with this
@@ -49,6 +49,8 @@ type checkOptions struct {
 	profiles, policies, exclude multiFlag
 	files                       []string
 	stdin                       []byte // the settings read from "-"
+	jobs                        int
+	eval                        evalFlags
 }
 
 func checkSetup(fs *flag.FlagSet) runner {
@@ -59,6 +61,8 @@ func checkSetup(fs *flag.FlagSet) runner {
 	fs.Var(&o.profiles, "profiles", "extra `DIR` of custom .cue profiles (repeatable)")
 	fs.Var(&o.exclude, "exclude", "skip files and directories under a DIR argument whose relative path or name matches `GLOB` (repeatable)")
 	fs.StringVar(&o.output, "o", "", "write the report to `FILE` instead of standard output, and a text summary to standard output")
+	fs.IntVar(&o.jobs, "jobs", 0, "check `N` files at a time (default: the number of CPUs)")
+	o.eval.register(fs, true)
 	return func(args []string, stdout, stderr io.Writer) int { return checkMain(&o, args, stdout, stderr) }
 }
 
@@ -76,6 +80,14 @@ func checkMain(o *checkOptions, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "bwpolicy check: %v\n", err)
 			return exitUsage
 		}
+	}
+	if err := o.eval.check(); err != nil {
+		fmt.Fprintf(stderr, "bwpolicy check: %v\n", err)
+		return exitUsage
+	}
+	if o.jobs < 0 {
+		fmt.Fprintf(stderr, "bwpolicy check: --jobs %d: want 0 (one per CPU) or more\n", o.jobs)
+		return exitUsage
 	}
 	for _, p := range o.exclude {
 		if _, err := path.Match(p, ""); err != nil {
@@ -174,18 +186,21 @@ func runCheck(ctx context.Context, o *checkOptions) *report.Report {
 		rep.WorkDir = wd
 	}
 	// Every file is checked against the same host: each path is read
-	// once (facts.Memo), not once per file.
-	req := compiler.Request{Host: checkHost()}
+	// once (facts.Memo), not once per file, and the facts of settings
+	// that differ only in what the host does not decide are gathered
+	// once (facts.Cache).
+	req := compiler.Request{Host: checkHost(), Facts: facts.NewCache()}
 	req.Host.FS = facts.NewMemo(req.Host.FS)
 
 	// Organisation rules: a file that does not load makes the whole run
 	// untrustworthy, so nothing is checked (exit 2).
 	if len(o.policies) > 0 {
-		eng, rules, failures := loadPolicies(o.policies, rep.Sources)
+		eng, rules, failures := loadPolicies(o.policies, o.eval.policyOptions(), rep.Sources)
 		if len(failures) > 0 {
 			rep.Failures = failures
 			return rep
 		}
+		defer eng.Close()
 		req.Policy = eng
 		rep.Rules = append(rep.Rules, rules...)
 	} else {
@@ -201,7 +216,7 @@ func runCheck(ctx context.Context, o *checkOptions) *report.Report {
 	// are findings.
 	var refused map[string]diag.Pos
 	if len(o.profiles) > 0 {
-		set, findings, failures, inputs, bad := checkProfiles(ctx, o.profiles, req, rep.Sources)
+		set, findings, failures, inputs, bad := checkProfiles(ctx, o.profiles, o.eval.limits(), req, rep.Sources)
 		rep.Inputs = append(rep.Inputs, inputs...)
 		rep.Findings.Append(findings)
 		rep.Failures.Append(failures)
@@ -220,21 +235,16 @@ func runCheck(ctx context.Context, o *checkOptions) *report.Report {
 		}
 		return false
 	}
-	for _, f := range o.files {
-		fileReq := req
-		if f == stdinName {
-			fileReq.Source = o.stdin
+	results := checkFiles(ctx, req, o, refused)
+	for _, r := range results {
+		for name, src := range r.sources {
+			rep.Sources[name] = src
 		}
-		findings, failures := checkFile(ctx, fileReq, f, rep.Sources, refused)
-		name := f
-		if name == "" {
-			name = compiler.DefaultsName
-		}
-		rep.Inputs = append(rep.Inputs, name)
-		findings, silenced := suppress(name, rep.Sources[name], findings, known)
+		rep.Inputs = append(rep.Inputs, r.name)
+		findings, silenced := suppress(r.name, rep.Sources[r.name], r.findings, known)
 		rep.Suppressed = append(rep.Suppressed, silenced...)
 		rep.Findings.Append(findings)
-		rep.Failures.Append(failures)
+		rep.Failures.Append(r.failures)
 	}
 	rep.Findings.Sort()
 	rep.Failures.Sort()
@@ -250,6 +260,14 @@ func checkFile(ctx context.Context, base compiler.Request, file string, sources 
 	selected := false // the settings' profile was reported as refused
 	if res.Document != nil && res.Document.Source != nil {
 		sources[res.Document.File] = res.Document.Source
+	}
+	for i, d := range res.Diags {
+		if compiler.Failure(d) && res.Document != nil && d.Pos.File != res.Document.File {
+			// An organisation rule that failed (or crossed a bound) on
+			// this file: say which file it was evaluating.
+			res.Diags[i].Related = append(res.Diags[i].Related, diag.Related{Pos: diag.Pos{File: res.Document.File},
+				Message: "the settings file being checked"})
+		}
 	}
 	for _, d := range res.Diags {
 		if compiler.Failure(d) {

@@ -62,19 +62,9 @@ func TestCheckStdin(t *testing.T) {
 		{"profile: workspace\n", "1 file checked: 0 errors", exitOK},
 		{"cwd: /" + strings.Repeat("a", 3<<20), "<stdin>:1:1: error: settings file larger than 1048576 bytes", exitFound},
 	} {
-		cmd := exec.Command(bwpolicyBin, "check", "-")
-		cmd.Dir = t.TempDir()
-		cmd.Env = sandboxEnv(t)
-		cmd.Stdin = strings.NewReader(tc.in)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		if code != tc.code || !strings.Contains(out.String(), tc.want) {
-			t.Errorf("want exit %d and %q, got %d:\n%s", tc.code, tc.want, code, out.String())
+		out, code := runStdin(t, tc.in, "check", "-")
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("want exit %d and %q, got %d:\n%s", tc.code, tc.want, code, out)
 		}
 	}
 }
@@ -102,4 +92,44 @@ func TestCheckOutputFile(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "is a symbolic link") {
 		t.Fatalf("-o onto a symbolic link: want exit 2\n%s", r)
 	}
+}
+
+// TestCompileConfigStdin: compile --config - (and --explain) read the
+// settings from standard input as check - does, bounded like a file and
+// positioned at <stdin>; before, "-" was a file name that did not exist.
+func TestCompileConfigStdin(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		in, want string
+		code     int
+	}{
+		{[]string{"compile", "--config", "-"}, "profile: workspace\n", `"profile": "workspace"`, exitOK},
+		{[]string{"compile", "--explain", "--config", "-"}, "profile: restricted\n", "restricted", exitOK},
+		{[]string{"compile", "--config", "-"}, "profile: workspace\nmemory_mb: .inf\n", "<stdin>:2:12: error: memory_mb: must be a finite number", exitFound},
+		{[]string{"compile", "--config", "-"}, "cwd: /" + strings.Repeat("a", 3<<20), "<stdin>:1:1: error: settings file larger than 1048576 bytes", exitFound},
+	} {
+		out, code := runStdin(t, tc.in, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: want exit %d and %q, got %d:\n%s", tc.args, tc.code, tc.want, code, out)
+		}
+	}
+}
+
+// runStdin runs bwpolicy with args and in on standard input, in a fresh
+// directory; it returns standard output and error together, and the
+// exit status.
+func runStdin(t *testing.T, in string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bwpolicyBin, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = sandboxEnv(t)
+	cmd.Stdin = strings.NewReader(in)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	return out.String(), code
 }

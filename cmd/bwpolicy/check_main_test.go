@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 )
 
 // bwpolicyBin is the bwpolicy binary the CLI tests run, built once by
@@ -21,6 +23,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	bounded.ServeIfChild() // the in-process tests' bounded evaluations re-execute this binary
 	dir, err := os.MkdirTemp("", "bwpolicy-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

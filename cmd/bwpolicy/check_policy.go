@@ -26,11 +26,11 @@ func regoFiles(dirs []string, tests bool) ([]string, map[string]string, error) {
 }
 
 // loadPolicies loads the built-in rules plus the organisation rules of
-// dirs, compiled and prepared once. A rule file that does not parse or
+// dirs, compiled and prepared once in bounded child processes (opt). A rule file that does not parse or
 // compile comes back as failures with its file:line:col (and its source
 // in sources, for the snippet). rules describes each custom package, from
 // its METADATA annotations when it has them.
-func loadPolicies(dirs []string, sources map[string][]byte) (*policy.Engine, []report.Rule, diag.List) {
+func loadPolicies(dirs []string, opt policy.Options, sources map[string][]byte) (*policy.Engine, []report.Rule, diag.List) {
 	files, srcs, err := regoFiles(dirs, true)
 	if err != nil {
 		return nil, nil, policy.ErrorDiags(err)
@@ -46,7 +46,7 @@ func loadPolicies(dirs []string, sources map[string][]byte) (*policy.Engine, []r
 		return nil, nil, diag.List{{Severity: diag.Error, Rule: "policy", Pos: diag.Pos{File: strings.Join(dirs, ", ")},
 			Summary: "no organisation rules (*.rego files other than *_test.rego) in the --policy directory"}}
 	}
-	eng, err := policy.Load(dirs)
+	eng, err := policy.LoadWith(dirs, opt)
 	if err != nil {
 		return nil, nil, policy.ErrorDiags(err)
 	}

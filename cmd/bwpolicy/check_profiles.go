@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/compiler"
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 	"github.com/bwpolicy/bwpolicy/profile"
 	"github.com/bwpolicy/bwpolicy/profiles"
 )
@@ -22,7 +23,7 @@ import (
 // profile. It returns the profile set (nil when even the built-in
 // profiles failed), the findings and failures, the profile files checked
 // and, for each refused profile, where it was refused.
-func checkProfiles(ctx context.Context, dirs []string, base compiler.Request, sources map[string][]byte) (*profile.Set, diag.List, diag.List, []string, map[string]diag.Pos) {
+func checkProfiles(ctx context.Context, dirs []string, lim bounded.Limits, base compiler.Request, sources map[string][]byte) (*profile.Set, diag.List, diag.List, []string, map[string]diag.Pos) {
 	var findings, failures diag.List
 	var inputs []string
 	for _, dir := range dirs {
@@ -36,17 +37,17 @@ func checkProfiles(ctx context.Context, dirs []string, base compiler.Request, so
 			}
 			f := filepath.Join(dir, e.Name())
 			inputs = append(inputs, f)
-			if src, err := os.ReadFile(f); err == nil {
+			if src, err := bounded.ReadFile(f, profile.MaxProfileSize); err == nil {
 				sources[f] = src
 			}
 		}
 	}
-	set, ds := profile.Load(dirs)
+	set, ds := profile.LoadWith(dirs, lim)
 	for i := range ds {
 		ds[i] = floorDiag(ds[i])
 	}
 	for _, d := range ds {
-		if d.Rule == "internal" {
+		if compiler.Failure(d) { // internal, or a crossed bound
 			failures.Add(d)
 		} else {
 			findings.Add(d)

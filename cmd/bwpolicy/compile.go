@@ -20,7 +20,7 @@ func init() {
 	register(&command{
 		name:     "compile",
 		summary:  "print the frozen bwrap invocation (JSON), or the explained plan (--explain)",
-		synopsis: "bwpolicy compile [--config FILE] [--profile NAME] [--cwd DIR] [--sandbox-id ID]\n                        [--profiles DIR]... [--policy DIR]... [-o FILE] [--explain [--view]]",
+		synopsis: "bwpolicy compile [--config FILE] [--profile NAME] [--cwd DIR] [--sandbox-id ID]\n                        [--profiles DIR]... [--policy DIR]... [-o FILE] [--explain [--view]]\n                        [--eval-timeout DURATION] [--eval-memory MIB] [--policy-net] [--policy-env]",
 		description: `Compiles the settings (--config FILE; default $HERMES_HOME/config.yaml if
 it exists, else the embedded defaults) with this host's facts into the
 frozen invocation bwrun runs (JSON on standard output, or -o FILE), or with
@@ -29,7 +29,7 @@ it there. Diagnostics go to standard error.`,
 		exits: []exitCode{
 			{exitOK, "compiled (warnings on standard error)"},
 			{exitFound, "refused: the settings have errors"},
-			{exitUsage, "usage error, or the output could not be written"},
+			{exitUsage, "usage error, an organisation rule or custom profile that fails or crosses its bound, or the output could not be written"},
 		},
 		setup: compileSetup,
 	})
@@ -63,9 +63,13 @@ func compileMain(o *compileOptions, args []string, stdout, stderr io.Writer) int
 		diag.Render(stderr, ds, nil)
 		return code
 	}
+	defer req.Policy.Close()
 	res := compiler.Compile(context.Background(), req)
 	if res.Diags.HasErrors() {
 		diag.Render(stderr, res.Diags, sources(res))
+		if failed(res.Diags) {
+			return exitUsage // an organisation rule failed or crossed a bound
+		}
 		return exitFound
 	}
 	noteBwrap(stderr, "compile", res)

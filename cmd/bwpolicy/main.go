@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 	"github.com/bwpolicy/bwpolicy/internal/gctune" // the GC off during the package inits
 )
 
@@ -30,6 +31,9 @@ const (
 )
 
 func main() {
+	// A re-executed bwpolicy that evaluates untrusted rules or profiles
+	// under bounds (internal/bounded) serves its parent and exits here.
+	bounded.ServeIfChild()
 	// internal/gctune kept the collector off while the packages were
 	// initialised; the command's own work gets its target.
 	gctune.Start()

@@ -76,6 +76,7 @@ func runMain(o *runOptions, argv []string, stdout, stderr io.Writer) int {
 		return exitRuntime
 	}
 	res := compiler.Compile(context.Background(), req)
+	req.Policy.Close() // its children, before the command runs
 	if res.Diags.HasErrors() {
 		diag.Render(stderr, res.Diags, sources(res))
 		fmt.Fprintln(stderr, "bwpolicy run: refused; the command was not run")
@@ -124,7 +125,7 @@ func runMain(o *runOptions, argv []string, stdout, stderr io.Writer) int {
 	return st.ExitStatus
 }
 
-const runUsage = "bwpolicy run [--status-fd N|--status-file F] [--timeout S] [--chdir DIR] [--config FILE] [--profile NAME]\n                    [--cwd DIR] [--sandbox-id ID] [--profiles DIR]... [--policy DIR]... -- CMD [ARG...]"
+const runUsage = "bwpolicy run [--status-fd N|--status-file F] [--timeout S] [--chdir DIR] [--config FILE] [--profile NAME]\n                    [--cwd DIR] [--sandbox-id ID] [--profiles DIR]... [--policy DIR]...\n                    [--eval-timeout DURATION] [--eval-memory MIB] [--policy-net] [--policy-env] -- CMD [ARG...]"
 
 // fileOr returns w when it is an *os.File, else def.
 func fileOr(w io.Writer, def *os.File) *os.File {

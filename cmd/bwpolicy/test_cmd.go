@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/report"
 )
@@ -19,7 +21,7 @@ func init() {
 	register(&command{
 		name:     "test",
 		summary:  "run the Rego unit tests (*_test.rego) of organisation rules, like opa test",
-		synopsis: "bwpolicy test [--run REGEX] [--timeout DURATION] [--format text|json|junit] DIR...",
+		synopsis: "bwpolicy test [--run REGEX] [--timeout DURATION] [--eval-memory MIB] [--policy-net] [--policy-env]\n                     [--format text|json|junit] DIR...",
 		description: `Compiles the .rego files under each DIR (the organisation rules that check
 --policy DIR loads, and their *_test.rego tests) with bwpolicy's built-in
 rules, and runs every rule named test_* (todo_test_* is skipped), like
@@ -48,14 +50,21 @@ type testJSON struct {
 
 func testSetup(fs *flag.FlagSet) runner {
 	run := fs.String("run", "", "run only the tests whose name (data.pkg.test_name) matches `REGEX`")
-	timeout := fs.Duration("timeout", 5*time.Second, "fail a test that runs longer than `DURATION`")
+	timeout := fs.Duration("timeout", 5*time.Second, "fail a test that runs longer than `DURATION` (a builtin that does not stop ends the run a second later)")
 	format := fs.String("format", "text", "output `FORMAT`: text|json|junit")
+	var ev evalFlags
+	ev.register(fs, false)
 	return func(args []string, stdout, stderr io.Writer) int {
-		return testMain(*run, *timeout, *format, args, stdout, stderr)
+		ev.timeout = *timeout
+		return testMain(*run, &ev, *format, args, stdout, stderr)
 	}
 }
 
-func testMain(run string, timeout time.Duration, format string, args []string, stdout, stderr io.Writer) int {
+func testMain(run string, ev *evalFlags, format string, args []string, stdout, stderr io.Writer) int {
+	if err := ev.check(); err != nil {
+		fmt.Fprintf(stderr, "bwpolicy test: %v\n", strings.Replace(err.Error(), "--eval-timeout", "--timeout", 1))
+		return exitUsage
+	}
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "bwpolicy test: name at least one DIR of .rego files")
 		commands["test"].shortUsage(stderr)
@@ -77,11 +86,17 @@ func testMain(run string, timeout time.Duration, format string, args []string, s
 			return exitUsage
 		}
 	}
-	results, err := policy.RunTestDirs(context.Background(), args, policy.TestOptions{Run: run, Timeout: timeout})
+	opt := ev.policyOptions()
+	results, err := policy.RunTestDirs(context.Background(), args, policy.TestOptions{Run: run, Timeout: ev.timeout, Memory: ev.memoryMiB, Reach: opt.Reach})
 	if err != nil {
 		ds := policy.ErrorDiags(err)
 		diag.Render(stderr, ds, regoSources(args))
-		fmt.Fprintf(stderr, "bwpolicy test: %s: the rules or tests do not compile\n", plural(len(ds), "error"))
+		var ex *bounded.Exceeded
+		if errors.As(err, &ex) {
+			fmt.Fprintln(stderr, "bwpolicy test: a test crossed its bound; no result can be trusted")
+		} else {
+			fmt.Fprintf(stderr, "bwpolicy test: %s: the rules or tests do not compile\n", plural(len(ds), "error"))
+		}
 		return exitUsage
 	}
 	if len(results) == 0 {

@@ -6,6 +6,7 @@ package hostile
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 )
 
@@ -69,5 +70,73 @@ func indentedMappings(n int) []byte {
 		b.WriteString(strings.Repeat(" ", i))
 		b.WriteString("k:\n")
 	}
+	return b.Bytes()
+}
+
+// Rule is one hostile organisation rule file (Rego): evaluating it, or
+// a test of it, must cross a bound.
+type Rule struct {
+	// Name identifies the case.
+	Name string
+	// Src is the .rego file (package bwpolicy.custom.hostile); the
+	// hostile expression is on line Line, in rule Rule.
+	Src  string
+	Line int
+	Rule string
+	// Memory says the case crosses the memory bound, Time the time
+	// bound; both: whichever comes first (it depends on the machine).
+	Memory, Time bool
+	// Net says the case needs --policy-net (it is refused without it).
+	Net bool
+}
+
+// ruleSrc is a rule file whose deny rule, on line 4, holds expr.
+func ruleSrc(expr string) string {
+	return "package bwpolicy.custom.hostile\n\n# the hostile expression\ndeny contains {\"msg\": \"never\"} if {\n\t" + expr + "\n}\n"
+}
+
+// Rules returns the hostile rule files. SilentURL is the address of a
+// listener that accepts and never answers (for http.send).
+func Rules(silentURL string) []Rule {
+	return []Rule{
+		{Name: "numbers_range_1e9", Src: ruleSrc("count(numbers.range(1, 1000000000)) == 0"), Line: 4, Rule: "deny", Memory: true},
+		{Name: "array_concat_5e7", Src: ruleSrc("a := numbers.range(1, 25000000)\n\tcount(array.concat(a, a)) == 0"), Line: 4, Rule: "deny", Memory: true},
+		{Name: "cidr_expand_all", Src: ruleSrc(`count(net.cidr_expand("0.0.0.0/0")) == 0`), Line: 4, Rule: "deny", Memory: true, Time: true},
+		{Name: "loop_1e10", Src: ruleSrc("every i in numbers.range(1, 100000) { every j in numbers.range(1, 100000) { i * j > 0 } }\n\tfalse"), Line: 4, Rule: "deny", Time: true},
+		{Name: "http_send_silent", Src: ruleSrc(`http.send({"method": "GET", "url": "` + silentURL + `", "timeout": "1h"}).status_code == 0`), Line: 4, Rule: "deny", Time: true, Net: true},
+	}
+}
+
+// Profile is one hostile custom profile (CUE): loading it must cross a
+// bound.
+type Profile struct {
+	// Name identifies the case; the file is Name + ".cue".
+	Name string
+	Src  []byte
+	// Memory, Time: the bound it crosses (both: whichever comes first).
+	// Neither: it is refused by its size, before CUE reads it.
+	Memory, Time bool
+}
+
+// Profiles returns the hostile profiles: a comprehension over
+// list.Range(0, 1e8, 1), a struct of 60,000 fields (0.9 MB, which CUE
+// takes half a minute over) and one of 300,000 (4.9 MB, over the size
+// bound).
+func Profiles() []Profile {
+	return []Profile{
+		{Name: "list_range_1e8", Src: []byte("import \"list\"\n\nname: \"list_range_1e8\"\nx: [for i in list.Range(0, 100000000, 1) {i}]\n"), Memory: true, Time: true},
+		{Name: "struct_60000", Src: fieldsStruct("struct_60000", 60_000), Time: true},
+		{Name: "struct_300000", Src: fieldsStruct("struct_300000", 300_000)},
+	}
+}
+
+// fieldsStruct is a profile with a struct of n fields.
+func fieldsStruct(name string, n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("name: \"" + name + "\"\nx: {\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  f%d: %d\n", i, i)
+	}
+	b.WriteString("}\n")
 	return b.Bytes()
 }

@@ -32,16 +32,6 @@ var leaves = []string{"runtime/invocation", "runtime/hostprobe"}
 // list only shrinks: a use not listed fails TestCompileSideNeverImportsRuntime,
 // and so does a listed one no longer used (delete its line).
 var knownRuntimeUses = map[string]string{
-	// Secret detection (runtime/secretname.go, secretvalue.go,
-	// credvars.go) -> hazard/secrets.
-	"facts.runtime.SecretValue":     "secrets",
-	"facts.runtime.SecretName":      "secrets",
-	"facts.runtime.CredentialVars":  "secrets",
-	"facts.runtime.CredentialPaths": "secrets",
-	"facts.runtime.MovedDirs":       "secrets",
-	// The environment filter (runtime/env.go) is the secret names and
-	// values applied to an environment: it goes where they go.
-	"compiler.runtime.BuildEnv": "secrets",
 	// Git knowledge and the repository walk (runtime/git*.go,
 	// repowalk.go, gitscan.go's reasons) -> hazard/git, runtime/scan.
 	"facts.runtime.DirEntries":     "ledger",

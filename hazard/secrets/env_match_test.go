@@ -1,4 +1,4 @@
-package runtime
+package secrets
 
 import (
 	"path"

@@ -1,4 +1,4 @@
-package runtime
+package secrets
 
 import (
 	"encoding/base64"
@@ -100,6 +100,9 @@ var secretKeys = map[string]bool{
 	"api_key": true, "apikey": true, "api-key": true, "accountkey": true, "sharedaccesskey": true,
 	"sig": true, "x-amz-signature": true, "x-amz-security-token": true, "x-goog-signature": true,
 	"authorization": true, "x-api-key": true, "private_key": true, "privatekey": true,
+	"cookie": true, "set-cookie": true, "private-token": true, "job-token": true, "deploy-token": true,
+	"x-goog-api-key": true, "ocp-apim-subscription-key": true, "x-functions-key": true, "x-vault-token": true,
+	"oauthtoken": true, "smtppass": true, "_auth": true, "_authtoken": true, "_password": true,
 }
 
 // webhookURLs mark URLs whose path is the credential (anyone who has
@@ -110,60 +113,89 @@ var webhookURLs = []string{"hooks.slack.com/services/", "hooks.slack.com/workflo
 
 // SecretValue tells whether an environment variable's value looks like a
 // credential whatever the variable is called, and which kind (never the
-// value): a URL with a password in its user information, or with a
-// token as its user name (any scheme, also inside a list), a webhook URL
-// (webhookURLs), a key=value or key: value pair (a header, JSON) whose
-// key names a secret (secretKeys, or a last word TOKEN, SECRET,
-// PASSWORD, …) with a value, netrc's "login … password …", a private
-// key in PEM form (also base64-encoded once), a JSON Web Token, or one
-// of TokenFormats at the start of a word.
+// value): the first finding of the value and word rules of Rules (a
+// value is no file: the line rules do not apply).
 func SecretValue(v string) (what string, ok bool) {
+	var first Finding
+	found := false
+	findValue(v, 0, func(f Finding) bool {
+		if !f.Redacts() {
+			return true // names a file: the value itself is no credential
+		}
+		first, found = f, true
+		return false
+	})
+	return first.What, found
+}
+
+// findValue applies the rules that look at a value as a whole (a URL, a
+// PEM block, key=value pairs, token formats: RuleURLPassword to
+// RuleToken; the first that matches) to v, and then, when v has a blank,
+// the word rules to its shell words. depth counts nested values (an
+// alias's command, a variable's value), bounded by maxDepth. It returns
+// false when emit asked to stop.
+func findValue(v string, depth int, emit func(Finding) bool) bool {
+	if r, what := valueRule(v); r != RuleNone {
+		if !emit(Finding{Rule: r, What: what}) {
+			return false
+		}
+	}
+	if depth <= maxDepth && v != "" && (strings.ContainsAny(v, " \t") || v[0] == '-') {
+		return findWords(v, depth, emit)
+	}
+	return true
+}
+
+// valueRule is the one pass over a value's bytes of the value rules
+// (plus strings.Index for the markers "://" and "-----BEGIN"; no
+// regular expressions). It returns RuleNone when none matches.
+func valueRule(v string) (Rule, string) {
 	if len(v) < 8 {
-		return "", false
+		return RuleNone, ""
 	}
 	if urlWithPassword(v) || goDSNWithPassword(v) {
-		return "a URL with a password", true
+		return RuleURLPassword, RuleURLPassword.String()
 	}
 	if strings.Contains(v, "hook") { // every webhookURLs entry has it
 		for _, w := range webhookURLs {
 			if strings.Contains(v, w) {
-				return "a webhook URL", true
+				return RuleWebhook, RuleWebhook.String()
 			}
 		}
 	}
 	if i := strings.Index(v, "-----BEGIN "); i >= 0 {
 		head := v[i:min(len(v), i+64)]
 		if strings.Contains(head, "PRIVATE KEY") {
-			return "a private key (PEM)", true
+			return RulePEM, RulePEM.String()
 		}
 	}
 	if base64PEM(v) {
-		return "a private key (PEM, base64)", true
+		return RulePEMBase64, RulePEMBase64.String()
 	}
 	if netrcPassword(v) {
-		return "a netrc password", true
+		return RuleNetrc, RuleNetrc.String()
 	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if c == '=' && i > 0 && secretKeyBefore(v, i) {
-			return "a password or key in a key=value pair", true
+			return RuleKeyValue, RuleKeyValue.String()
 		}
 		if c == ':' && i > 0 && secretKeyBeforeColon(v, i) {
-			return "a password or key in a key: value pair", true
+			return RuleKeyColon, RuleKeyColon.String()
 		}
 		if i > 0 && isAlnum(v[i-1]) {
 			continue // not the start of a word
 		}
 		if c == 'e' && isJWT(v[i:]) {
-			return "a JSON Web Token", true
+			return RuleJWT, RuleJWT.String()
 		}
 		for _, f := range tokensByFirst[c] {
 			if matchToken(v[i:], f) {
-				return f.what, true
+				return RuleToken, f.what
 			}
 		}
 	}
-	return "", false
+	return RuleNone, ""
 }
 
 // urlWithPassword finds "scheme://user:password@" anywhere in v: the user
@@ -293,14 +325,23 @@ func runOf(s, alpha string) int {
 // letters, digits, '_' and '-' that starts v or follows a separator) and
 // followed by a non-empty value.
 func secretKeyBefore(v string, eq int) bool {
-	if eq+1 >= len(v) || strings.IndexByte(" \t;&,", v[eq+1]) >= 0 {
+	val := eq + 1
+	for val < len(v) && (v[val] == ' ' || v[val] == '\t') {
+		val++
+	}
+	if val >= len(v) || strings.IndexByte(" \t;&,\n", v[val]) >= 0 || reference(strings.TrimLeft(v[val:], `"'`)) ||
+		val > eq+1 && v[val] == '"' && val+1 < len(v) && v[val+1] == '"' {
+		return false // no value, a variable's value ($X, ${X}), or (in "key = value" form) ""
+	}
+	end := eq
+	for end > 0 && eq-end < 8 && (v[end-1] == ' ' || v[end-1] == '\t') {
+		end-- // "password = x" (ini, TOML, Groovy)
+	}
+	k, ok := keyStart(v, end)
+	if !ok || k > 0 && strings.IndexByte(" \t;&?,\n\"':=.", v[k-1]) < 0 {
 		return false
 	}
-	k, ok := keyStart(v, eq)
-	if !ok || k > 0 && strings.IndexByte(" \t;&?,", v[k-1]) < 0 {
-		return false
-	}
-	return secretKey(v[k:eq])
+	return secretKey(v[k:end])
 }
 
 // keyStart finds the key that ends at v[end] (excluded): a run of 1 to
@@ -324,7 +365,7 @@ func keyStart(v string, end int) (int, bool) {
 // LS_COLORS, PATH and the like are passed over without looking back.
 func secretKeyEnd(c byte) bool {
 	switch c | 0x20 { // lower case
-	case 'd', 's', 't', 'n', 'y', 'g', 'e':
+	case 'd', 's', 't', 'n', 'y', 'g', 'e', 'h':
 		return true
 	}
 	return false
@@ -332,8 +373,8 @@ func secretKeyEnd(c byte) bool {
 
 // secretKey reports whether key (at most 24 bytes) names a secret: one of
 // secretKeys, or a key whose last word (after '_' or '-') is a secret
-// word of SecretNameRules (private_token, x-auth-token, db_password),
-// compared in lower case.
+// word of SecretNameRules or ends in one (private_token, x-auth-token,
+// db_password, proxyPassword), compared in lower case.
 func secretKey(key string) bool {
 	var buf [24]byte
 	lower := buf[:len(key)]
@@ -351,9 +392,16 @@ func secretKey(key string) bool {
 	if secretKeys[string(lower)] {
 		return true
 	}
-	switch string(lower[last:]) {
-	case "token", "secret", "password", "passwd", "passphrase", "apikey", "pwd":
+	w := string(lower[last:])
+	switch w {
+	case "token", "secret", "password", "passwd", "passphrase", "apikey", "pwd", "authorization", "authtoken":
 		return true
+	}
+	// A last word ending in one (proxyPassword, clientSecret, authToken).
+	for _, suffix := range []string{"password", "passwd", "secret", "token", "passphrase", "apikey"} {
+		if len(w) > len(suffix) && strings.HasSuffix(w, suffix) {
+			return true
+		}
 	}
 	return false
 }
@@ -378,7 +426,7 @@ func secretKeyBeforeColon(v string, colon int) bool {
 		if k == 0 || v[k-1] != '"' {
 			return false
 		}
-	case k > 0 && strings.IndexByte(" \t\n;&?,{", v[k-1]) < 0:
+	case k > 0 && strings.IndexByte(" \t\n;&?,{\"'", v[k-1]) < 0:
 		return false
 	}
 	j := colon + 1
@@ -396,14 +444,18 @@ func secretKeyBeforeColon(v string, colon int) bool {
 	case n < 4, val == "null", val == "true", val == "false":
 		return false
 	}
+	if strings.EqualFold(v[k:end], "passwd") {
+		return false // nsswitch.conf's "passwd: files"; YAML and headers say password
+	}
 	return secretKey(v[k:end])
 }
 
 // netrcPassword finds netrc's form ("machine h login u password p") in a
 // value: a word "password" (or "passwd") followed by one, in a value
-// that also has a word "login".
+// that also has the words "login" and "machine" or "default" (prose
+// such as "login retries if password is bad" has neither).
 func netrcPassword(v string) bool {
-	if !strings.Contains(v, "login ") {
+	if !strings.Contains(v, "login ") || !strings.Contains(v, "machine ") && !strings.Contains(v, "default ") {
 		return false
 	}
 	for _, w := range []string{"password ", "passwd "} {

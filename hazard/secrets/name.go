@@ -1,4 +1,4 @@
-package runtime
+package secrets
 
 // This file decides, from its name alone, whether an environment variable
 // holds a secret (H5). The rules work on the name's words, so they need
@@ -16,7 +16,10 @@ var SecretNameRules = []string{
 	"a word after the first that starts with PASS (*_PASS*: DB_PASS, SMTP_PASSWORD_FILE), except PASSENV, PASSTHROUGH, PASSTHRU, PASSIVE, PASSENGER, PASSED, PASSES, PASSING",
 	"a last word KEY (*_KEY: OPENAI_KEY, STRIPE_KEY, APP_KEY) or APIKEY, and a word KEY anywhere when the name also has API, SECRET, PRIVATE, ACCESS, AUTH, SIGNING or ENCRYPTION (API_KEY_PROD)",
 	"a word KEY followed by DATA, PEM, JSON, BASE64, B64 or CONTENT(S) (GCP_SA_KEY_JSON), or by ID when the name also has API, SECRET, PRIVATE, ACCESS, AUTH, SIGNING or ENCRYPTION (AWS_ACCESS_KEY_ID)",
-	"a last word PAT, PWD, PW, PASS, DSN, AUTH or AUTHORIZATION after another word (GITHUB_PAT, MYSQL_PWD, LDAP_BIND_PW, SENTRY_DSN, NPM_CONFIG__AUTH)",
+	"a last word PAT, PWD, PW, PASS, DSN, AUTH, AUTHORIZATION or SK after another word (GITHUB_PAT, MYSQL_PWD, LDAP_BIND_PW, SENTRY_DSN, NPM_CONFIG__AUTH, STRIPE_SK)",
+	"a word ending in PASS (PGPASS_VALUE, SMTPPASS), except ASKPASS (a program that asks), BYPASS, COMPASS, SURPASS, TRESPASS, OVERPASS, UNDERPASS",
+	"a last word PEM after another word (GITHUB_APP_PEM), unless the name has CERT, CA, CHAIN, BUNDLE, PUBLIC or PUB",
+	"a word HEADER(S) in a name with AUTH, AUTHORIZATION, BEARER, COOKIE or API (AUTH_HEADER)",
 	"*_WEBHOOK and *_WEBHOOK_URL (SLACK_WEBHOOK_URL)",
 	"*_URL, *_URI, *_DSN and *_CONNECTION_STRING of a database or broker (a word DATABASE, DB, REDIS, MONGO, MONGODB, POSTGRES, POSTGRESQL, PG, MYSQL, MARIADB, SQL, AMQP, RABBITMQ, BROKER, CELERY, SQLALCHEMY)",
 	"OP_SESSION_* (1Password CLI sessions)",
@@ -27,7 +30,7 @@ var SecretNameRules = []string{
 
 // SecretNames are the names stripped as a whole (compared without regard
 // to case) that the word rules of SecretNameRules do not already catch.
-// runtime.CredentialVars are stripped too.
+// CredentialVars are stripped too.
 var SecretNames = []string{
 	"PGPASSWORD", "MYSQL_PWD", "SSHPASS", "API_KEY", "APIKEY", "SECRET_KEY", "SECRET", "TOKEN",
 	"PASSWORD", "PASSWD", "PASSPHRASE", "DATABASE_URL", "REDIS_URL", "MONGODB_URI", "MONGO_URL", "MONGO_URI",
@@ -45,7 +48,7 @@ const maxNameWords = 16
 // upper-cased. The words are returned as strings backed by one
 // upper-cased copy of the name.
 func splitName(name string, words *[maxNameWords]string) (n int, upper string) {
-	upper = asciiUpper(name)
+	upper = UpperName(name)
 	last := ""
 	for i := 0; i < len(upper); {
 		for i < len(upper) && !isAlnum(upper[i]) {
@@ -70,9 +73,10 @@ func splitName(name string, words *[maxNameWords]string) (n int, upper string) {
 	return n, upper
 }
 
-// asciiUpper upper-cases ASCII letters; a name already in upper case is
+// UpperName upper-cases the ASCII letters of an environment variable
+// name, as SecretName compares it; a name already in upper case is
 // returned as it is, without allocating.
-func asciiUpper(s string) string {
+func UpperName(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 'a' && c <= 'z' {
 			b := []byte(s)
@@ -94,10 +98,10 @@ func isAlnum(c byte) bool {
 var secretNameSet = func() map[string]bool {
 	m := map[string]bool{}
 	for _, n := range SecretNames {
-		m[asciiUpper(n)] = true
+		m[UpperName(n)] = true
 	}
 	for _, cv := range CredentialVars {
-		m[asciiUpper(cv.Name)] = true
+		m[UpperName(cv.Name)] = true
 	}
 	return m
 }()
@@ -174,7 +178,7 @@ func trimDigits(x string) string {
 
 func secretLastWord(x string) bool {
 	switch x {
-	case "KEY", "PAT", "PWD", "PW", "PASS", "DSN", "AUTH", "AUTHORIZATION", "WEBHOOK":
+	case "KEY", "PAT", "PWD", "PW", "PASS", "DSN", "AUTH", "AUTHORIZATION", "WEBHOOK", "SK":
 		return true
 	}
 	return false
@@ -249,6 +253,9 @@ func secretWords(w []string) bool {
 		if i > 0 && len(x) >= 4 && x[:4] == "PASS" && !notPassword(x) {
 			return true // *_PASS*
 		}
+		if len(x) > 4 && x[len(x)-4:] == "PASS" && !notPassSuffix(x) {
+			return true // PGPASS_VALUE
+		}
 		qualified = qualified || keyQualifier(x)
 		database = database || databaseWord(x)
 		key = key || x == "KEY" || x == "KEYS"
@@ -284,11 +291,36 @@ func secretWords(w []string) bool {
 	if last == "PRIVATE" { // RSA_PRIVATE, SSH_PRIVATE
 		return true
 	}
+	if last == "PEM" && !anyWord(w, "CERT", "CERTS", "CERTIFICATE", "CA", "CHAIN", "BUNDLE", "PUBLIC", "PUB") {
+		return true // GITHUB_APP_PEM
+	}
+	if anyWord(w, "HEADER", "HEADERS") && anyWord(w, "AUTH", "AUTHORIZATION", "BEARER", "COOKIE", "API") {
+		return true // AUTH_HEADER
+	}
 	for i, x := range w {
 		if x == "SEED" && (i+1 < n && w[i+1] == "PHRASE" || seedQualified(w)) { // TOTP_SEED, SEED_PHRASE
 			return true
 		}
 		if x == "REFRESH" && slicesContainsWord(w, "OAUTH") { // OAUTH_REFRESH
+			return true
+		}
+	}
+	return false
+}
+
+// notPassSuffix: the words ending in PASS that name no password.
+func notPassSuffix(x string) bool {
+	switch x {
+	case "BYPASS", "COMPASS", "SURPASS", "TRESPASS", "OVERPASS", "UNDERPASS", "ASKPASS":
+		return true
+	}
+	return false
+}
+
+// anyWord reports whether w holds one of xs.
+func anyWord(w []string, xs ...string) bool {
+	for _, x := range xs {
+		if slicesContainsWord(w, x) {
 			return true
 		}
 	}

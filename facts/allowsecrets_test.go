@@ -1,0 +1,257 @@
+package facts
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bwpolicy/bwpolicy/hazard/secrets"
+	"github.com/bwpolicy/bwpolicy/profile"
+	"github.com/bwpolicy/bwpolicy/settings"
+)
+
+const secretLine = "export DB_PASSWORD=hunter2\n"
+
+// gatherSecrets gathers tree's facts as user u with home /home/u, in the
+// allowlist home layout, and returns the hidden paths of the two secret
+// rows and the notes.
+func gatherSecrets(t *testing.T, tree Tree, s *settings.Settings) (hidden []string, f *Facts) {
+	t.Helper()
+	tree["/home/u/proj"] = Stat{Kind: "dir"}
+	h := &Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj", Env: map[string]string{}}
+	f = Gather(h, s, &profile.Profile{HiddenHome: map[string]bool{".ssh": true}})
+	if !f.HomeLayout.Active() {
+		t.Fatal("the home layout is not active")
+	}
+	for _, x := range f.Hidden {
+		if x.Source == SourceStartupSecret || x.Source == SourceAllowedSecret {
+			hidden = append(hidden, x.Path)
+		}
+	}
+	return hidden, f
+}
+
+// TestAllowedSecrets: in the allowed entries, logs are hidden, a text
+// file with a credential is hidden, a file the git config names as a
+// credential store is hidden wherever it is, home.allow shows what it
+// names, and harmless files, binaries and the skipped package stores
+// stay.
+func TestAllowedSecrets(t *testing.T) {
+	tree := Tree{
+		"/home/u/.npm/_logs/x.log":         {Kind: "file", Content: "0 verbose\n"},
+		"/home/u/.npm/_cacache/index":      {Kind: "file", Content: secretLine},
+		"/home/u/.gradle/init.gradle":      {Kind: "file", Content: "credentials {\n  password 'pw'\n}\n"},
+		"/home/u/.gradle/build.gradle.kts": {Kind: "file", Content: "plugins { java }\n"},
+		"/home/u/.config/git/config":       {Kind: "file", Content: "[credential]\n\thelper = store --file /srv/tok\n"},
+		"/srv/tok":                         {Kind: "file", Content: "https://u:pw@h\n"},
+		"/home/u/.local/bin/deploy":        {Kind: "file", Content: "#!/bin/sh\ncurl -u admin:pw https://x\n"},
+		"/home/u/.local/bin/tool.gz":       {Kind: "file", Content: secretLine},
+		"/home/u/.local/bin/blob":          {Kind: "file", Content: "\x00" + secretLine},
+		"/home/u/.m2/settings-ci.xml":      {Kind: "file", Content: "<password>pw</password>\npassword pw\n"},
+		"/home/u/.cache/gh/hosts.yml":      {Kind: "file", Content: "oauth_token: gho_x\n"},
+	}
+	hidden, f := gatherSecrets(t, tree, &settings.Settings{Home: &settings.HomePolicy{Allow: []string{".m2/settings-ci.xml"}}})
+	slices.Sort(hidden)
+	want := []string{"/home/u/.gradle/init.gradle", "/home/u/.local/bin/deploy", "/home/u/.npm/_logs", "/srv/tok"}
+	if !slices.Equal(hidden, want) {
+		t.Errorf("hidden:\n got %q\nwant %q", hidden, want)
+	}
+	if !f.HomeLayout.Hides("/home/u/.cache/gh/hosts.yml") {
+		t.Error("~/.cache/gh is shown")
+	}
+	for _, sf := range f.SecretFiles {
+		if sf.File == "/home/u/.gradle/init.gradle" && (!slices.Equal(sf.Lines, []int{2}) || sf.Rules[0] != secrets.RulePasswordLine || sf.Rel != ".gradle/init.gradle") {
+			t.Errorf("init.gradle: %+v", sf)
+		}
+		if sf.File == "/srv/tok" && (sf.NamedBy != "/home/u/.config/git/config" || sf.Line != 2) {
+			t.Errorf("the store: %+v", sf)
+		}
+	}
+}
+
+// TestAllowedSecretsBudget: one case per bound of the contents check:
+// past it the secret file is not read (and, where the check stopped, a
+// note says so); just inside it, it is hidden.
+func TestAllowedSecretsBudget(t *testing.T) {
+	many := func(n int, content string) Tree {
+		tree := Tree{}
+		for i := 0; i < n; i++ {
+			name := fmt.Sprintf("/home/u/.local/bin/a%05d", i)
+			if content == "" {
+				name += ".gz" // visited, not read
+			}
+			tree[name] = Stat{Kind: "file", Content: content}
+		}
+		tree["/home/u/.local/bin/zz"] = Stat{Kind: "file", Content: secretLine}
+		return tree
+	}
+	deep := func(depth int) Tree {
+		return Tree{"/home/u/.local/bin" + strings.Repeat("/d", depth-1) + "/s": {Kind: "file", Content: secretLine}}
+	}
+	line := strings.Repeat("x", 99) + "\n"
+	big := strings.Repeat(line, (maxAllowFile-len(secretLine))/len(line))
+	cases := []struct {
+		name   string
+		tree   Tree
+		hidden bool
+		note   bool
+	}{
+		{"visits past", many(maxAllowVisits, ""), false, true},
+		{"visits inside", many(maxAllowVisits-8, ""), true, false},
+		{"reads inside", many(maxAllowReads-2, "x\n"), true, false},
+		{"reads past", many(maxAllowReads, "x\n"), false, true},
+		{"bytes past", many(maxAllowBytes/len(big)+1, big), false, true},
+		{"bytes inside", many(maxAllowBytes/len(big)-2, big), true, false},
+		{"file past", Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big + line}}, false, false},
+		{"file inside", Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big}}, true, false},
+		{"shallowest first", func() Tree {
+			t := many(0, "")
+			delete(t, "/home/u/.local/bin/zz")
+			for i := 0; i < 2*maxAllowReads; i++ {
+				t[fmt.Sprintf("/home/u/.asdf/a/b/f%03d", i)] = Stat{Kind: "file", Content: "x\n"}
+			}
+			t["/home/u/.gradle/init.gradle"] = Stat{Kind: "file", Content: secretLine}
+			return t
+		}(), true, true},
+		{"depth past", deep(maxAllowDepth + 1), false, false},
+		{"depth inside", deep(maxAllowDepth), true, false},
+	}
+	for _, c := range cases {
+		hidden, f := gatherSecrets(t, c.tree, &settings.Settings{})
+		if got := len(hidden) == 1; got != c.hidden {
+			t.Errorf("%s: hidden %q, want hidden %v", c.name, hidden, c.hidden)
+		}
+		if got := len(f.SecretNotes) > 0; got != c.note {
+			t.Errorf("%s: notes %q, want a note %v", c.name, f.SecretNotes, c.note)
+		}
+	}
+}
+
+// TestRcSecrets: a start-up file with a credential on a command line is
+// hidden whole with each line and rule; one past the detector's bound is
+// hidden unexamined; the file one reads into a secret variable is hidden
+// wherever it is, and so is a shown file it sources that holds one; a
+// harmless one stays.
+func TestRcSecrets(t *testing.T) {
+	tree := Tree{
+		"/home/u/.bashrc":       {Kind: "file", Content: "export PATH=$HOME/bin:$PATH\nalias db='mysql -uroot -pPW'\nexport GH_TOKEN=$(cat /srv/gh)\nalias s='sshpass -f /srv/pw ssh h'\nsource ~/secrets.sh\n. ~/.bash_secrets\n"},
+		"/home/u/secrets.sh":    {Kind: "file", Content: "export OPENAI_API_KEY=sk-x\n"},
+		"/home/u/.bash_secrets": {Kind: "file", Content: "export OPENAI_API_KEY=sk-x\n"},
+		"/srv/gh":               {Kind: "file", Content: "ghp_x\n"},
+		"/srv/pw":               {Kind: "file", Content: "pw\n"},
+		"/home/u/.zshrc":        {Kind: "file", Content: strings.Repeat("\n", secrets.MaxLines+1)},
+		"/home/u/.profile":      {Kind: "file", Content: "[ -d \"$HOME/bin\" ] && PATH=\"$HOME/bin:$PATH\"\nmkdir -p ~/x\n"},
+	}
+	hidden, f := gatherSecrets(t, tree, &settings.Settings{})
+	slices.Sort(hidden)
+	// ~/secrets.sh (sourced, shown) is hidden; ~/.bash_secrets is left
+	// out by the home layout already.
+	if want := []string{"/home/u/.bashrc", "/home/u/.zshrc", "/home/u/secrets.sh", "/srv/gh", "/srv/pw"}; !slices.Equal(hidden, want) {
+		t.Errorf("hidden:\n got %q\nwant %q", hidden, want)
+	}
+	for _, sf := range f.SecretFiles {
+		switch sf.File {
+		case "/home/u/.bashrc":
+			if !sf.Startup || !slices.Equal(sf.Lines, []int{2}) || sf.Rules[0] != secrets.RuleAttachedPassword {
+				t.Errorf(".bashrc: %+v", sf)
+			}
+		case "/home/u/.zshrc":
+			if len(sf.Rules) != 1 || sf.Rules[0] != secrets.RuleUnexamined {
+				t.Errorf(".zshrc: %+v", sf)
+			}
+		}
+	}
+}
+
+// BenchmarkAllowedSecrets: the contents check alone on a home on disk
+// whose allowed directories hold 600 text files of 2 KiB (past the
+// budget of 512 files read): the cost the check adds to a compile.
+func BenchmarkAllowedSecrets(b *testing.B) {
+	root, err := os.MkdirTemp("/var/tmp", "bwpolicy-bench-") // not /tmp: the sandbox's own /tmp covers it
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(root) })
+	home := root + "/u"
+	text := strings.Repeat("key_"+strings.Repeat("x", 60)+" = value\n", 28)
+	for _, dir := range []string{".cargo", ".rustup", ".nvm", ".npm", ".pyenv", ".rbenv", ".asdf", ".volta", ".bun", ".deno",
+		".sdkman", ".m2", ".gradle", ".conda", ".local/bin", ".local/lib", ".config/git", ".config/pip", ".config/uv",
+		".config/npm", ".config/pnpm", ".config/yarn", ".config/go", ".config/fontconfig"} {
+		for i := 0; i < 24; i++ {
+			p := fmt.Sprintf("%s/%s/sub%d/f%02d.conf", home, dir, i%3, i)
+			if err := os.MkdirAll(path.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := os.MkdirAll(home+"/proj", 0o755); err != nil {
+		b.Fatal(err)
+	}
+	h := &Host{FS: OS{}, UID: os.Getuid(), Home: home, HermesHome: home + "/.hermes", ProcessCwd: home + "/proj", Env: map[string]string{}}
+	f := Gather(h, &settings.Settings{}, &profile.Profile{})
+	if !f.HomeLayout.Active() {
+		b.Fatal("no layout")
+	}
+	g := &gatherer{fs: OS{}, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+	if _, _, notes := g.allowedSecrets(h, f); len(notes) == 0 {
+		b.Fatal("the check did not spend its budget")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g := &gatherer{fs: OS{}, observed: map[string]Stat{}, walked: map[string]*Walked{}}
+		g.allowedSecrets(h, f)
+	}
+}
+
+// TestGitStoresDenylist: in the denylist layout (nothing walked), the
+// store git's configuration names is hidden all the same, from
+// ~/.gitconfig and from $GIT_CONFIG_GLOBAL; a helper without --file
+// (~/.git-credentials, a denied path already) names nothing.
+func TestGitStoresDenylist(t *testing.T) {
+	tree := Tree{
+		"/home/u/proj":       {Kind: "dir"},
+		"/home/u/.gitconfig": {Kind: "file", Content: "[credential \"https://h\"]\n\thelper = store --file=/srv/a\n[credential]\n\thelper = store\n"},
+		"/srv/g/config":      {Kind: "file", Content: "[credential]\n  helper = \"store --file ~/.tok\"\n"},
+		"/srv/a":             {Kind: "file"},
+		"/home/u/.tok":       {Kind: "file"},
+	}
+	h := &Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj",
+		Env: map[string]string{"GIT_CONFIG_GLOBAL": "/srv/g/config"}}
+	f := Gather(h, &settings.Settings{Home: &settings.HomePolicy{Layout: settings.HomeDenylist}}, &profile.Profile{})
+	var got []string
+	for _, x := range f.Hidden {
+		if x.Source == SourceAllowedSecret {
+			got = append(got, x.Path)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"/home/u/.tok", "/srv/a"}; !slices.Equal(got, want) {
+		t.Errorf("hidden %q, want %q", got, want)
+	}
+}
+
+// TestRcSourcedBound: of the files the start-up files source, at most
+// maxSourcedFiles are read: with one more, each holding a secret, one
+// is not hidden.
+func TestRcSourcedBound(t *testing.T) {
+	tree := Tree{}
+	var lines [3]strings.Builder
+	for i := 0; i <= maxSourcedFiles; i++ {
+		p := fmt.Sprintf("/home/u/s%02d.sh", i)
+		tree[p] = Stat{Kind: "file", Content: secretLine}
+		fmt.Fprintf(&lines[i*3/(maxSourcedFiles+1)], ". %s\n", p)
+	}
+	tree["/home/u/.bashrc"] = Stat{Kind: "file", Content: lines[0].String()}
+	tree["/home/u/.zshrc"] = Stat{Kind: "file", Content: lines[1].String()}
+	tree["/home/u/.profile"] = Stat{Kind: "file", Content: lines[2].String()}
+	hidden, _ := gatherSecrets(t, tree, &settings.Settings{})
+	if len(hidden) != maxSourcedFiles {
+		t.Errorf("%d of %d sourced files hidden (%q), want the bound %d", len(hidden), maxSourcedFiles+1, hidden, maxSourcedFiles)
+	}
+}

@@ -1,0 +1,170 @@
+package secrets
+
+// Rule is one way a credential shows in a value or a line of text: a row
+// of Rules. The findings carry it, so a warning or --explain says which
+// rule hid a file without printing what matched.
+type Rule uint8
+
+// The rules, in the order Rules documents them.
+const (
+	RuleNone Rule = iota
+	// Rules on a value as a whole (valueRule).
+	RuleURLPassword
+	RuleWebhook
+	RulePEM
+	RulePEMBase64
+	RuleNetrc
+	RuleKeyValue
+	RuleKeyColon
+	RuleJWT
+	RuleToken
+	// Rules on the shell words of a line (findWords).
+	RuleAssign
+	RuleAttachedPassword
+	RuleCommandPassword
+	RulePasswordOption
+	RuleUserPassword
+	RuleConfigSet
+	RuleSecretFile
+	RuleCredentialStore
+	// Rules on a line of a file (findLine).
+	RulePasswordLine
+	// Bounds (Scan): text not examined whole.
+	RuleUnexamined
+)
+
+// RuleRow documents one rule and holds its examples: each of Hits must
+// be found by this rule (FindAll), each of Misses by no rule at all. A
+// test runs every row; a row without a hit fails it.
+type RuleRow struct {
+	Rule Rule
+	// What is the kind of credential, as warnings print it.
+	What string
+	// How says, for README and --explain, what the rule looks for.
+	How    string
+	Hits   []string
+	Misses []string
+}
+
+// Rules is the one table of what Find recognises; README's H5/H7 and
+// --explain quote it, and nothing else in bwpolicy matches secrets in
+// text (SecretName judges names; its rules are SecretNameRules).
+var Rules = []RuleRow{
+	{RuleURLPassword, "a URL with a password",
+		"scheme://user:password@ anywhere in the value (also in a list), a long token as the user name (https://<token>@host), Go's user:password@tcp(host)",
+		[]string{"redis://:pw@h", "https://user:p%40ss@example.com/x", "psql postgresql://app:hunter2@db/app",
+			"git clone https://" + "ghp0123456789abcdef0123456789abcdef@github.com/o/r", "app:hunter2@tcp(db:3306)/app",
+			"http://proxy1:3128,http://u:pw@proxy2:3128"},
+		[]string{"postgres://app@db/app", "ssh://git@github.com/org/repo.git", "https://user@host/path", "git@github.com:org/repo.git"}},
+	{RuleWebhook, "a webhook URL", "a Slack, Discord or Teams webhook URL (the path is the credential)",
+		[]string{"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXX", "https://discord.com/api/webhooks/123/abcDEF"},
+		[]string{"https://api.slack.com/docs"}},
+	{RulePEM, "a private key (PEM)", "-----BEGIN … PRIVATE KEY-----",
+		[]string{"-----BEGIN OPENSSH PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----"},
+		[]string{"-----BEGIN CERTIFICATE-----", "-----BEGIN PUBLIC KEY-----"}},
+	{RulePEMBase64, "a private key (PEM, base64)", "a PEM private key encoded in base64 once",
+		[]string{"LS0tLS1CRUdJTiBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS0K"},
+		[]string{"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIK"}},
+	{RuleNetrc, "a netrc password", "netrc's machine … login … password … on one line",
+		[]string{"machine api.example.com login u password hunter2", "default login u password p"},
+		[]string{"machine api.example.com login u", "login shell: /bin/bash", "# Max number of login retries if password is bad."}},
+	{RuleKeyValue, "a password or key in a key=value pair",
+		"key=value (or key = value) whose key names a secret: password, passwd, pwd, secret, token, api_key, _authToken, client_secret, AccountKey, sig, … or a last word token, secret, password, apikey, or one ending in them (proxyPassword, db.password)",
+		[]string{"host=db user=app password=hunter2 dbname=x", "Server=x;Database=y;Pwd=secret1;", "password = 'repo-pw'",
+			"//registry.npmjs.org/:_authToken=npm_abc123", "token = \"cargo-registry-token\"", "x-auth-token=abcdef123",
+			"https://gitlab.example.com/api/v4/projects?private_token=abcdef123456", "smtpPass = hunter2",
+			`export JAVA_OPTS="-Xmx2g -Dhttp.proxyPassword=hunter2"`, "spring.datasource.password=hunter2"},
+		[]string{"password_store=basic", "password_file=/run/secrets/db", "password = ", "token=$TOKEN",
+			"--max-old-space-size=4096"}},
+	{RuleKeyColon, "a password or key in a key: value pair",
+		"a header or YAML/JSON pair whose key names a secret: Authorization:, Proxy-Authorization:, X-Api-Key:, Cookie:, PRIVATE-TOKEN:, X-Auth-Token:, \"client_secret\":, oauth_token:, …",
+		[]string{`curl -H "X-Api-Key: 0123456789abcdef0123456789abcdef01234567" https://api`, "-H 'Authorization: Bearer abcdef0123456789'",
+			"curl -H 'Cookie: session=abcdef0123' https://x", "curl -H 'PRIVATE-TOKEN: glpat-abc' https://gitlab",
+			`{"client_secret": "abcdEFGH1234"}`, "    oauth_token: gho_abc123456", "Authorization: token 0123456789abcdef"},
+		[]string{"Content-Type: application/json", `{"token": null, "name": "value"}`, "x-request-id: abcdef012345",
+			`{"token_type": "bearer", "expires_in": 3600}`, "passwd:         files systemd"}},
+	{RuleJWT, "a JSON Web Token", "eyJ… with three base64url parts",
+		[]string{"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlMTIz"},
+		[]string{"eyJust kidding.not a jwt"}},
+	{RuleToken, "a known token format", "a prefix of TokenFormats at the start of a word (ghp_, github_pat_, glpat-, xoxb-, sk-, sk_live_, AKIA, AIza, npm_, hf_, Bearer, Basic, …)",
+		[]string{"export OPENAI_API_KEY=sk-proj-" + "abcdefghijklmnopqrstuvwxyz0123", "AKIAIOSFODNN7EXAMPLE",
+			"gh_token ghp_" + "0123456789abcdef0123456789abcdef0123"},
+		[]string{"AKIAshort", "skills-and-such-long-value", "bearer of news", "Basic authentication"}},
+	{RuleAssign, "a value for a variable named like a secret",
+		"NAME=value where SecretName(NAME) and the value is a literal, also assembled with $(echo …) or $(printf …): after export, declare -x, typeset, readonly, local, env, fish's set -x, csh's setenv, docker -e; an alias's or a variable's value is read as a command line in turn",
+		[]string{"export HEROKU_API_KEY=0123-abcd", "PGPASS_VALUE=PW; export PGPASS_VALUE", "export AWS_SECRET_ACCESS_KEY=$(echo wJalrXUtnFEMI)",
+			"PGPASSWORD=hunter2 psql -h db", "set -gx GITHUB_TOKEN abc123", "setenv DB_PASSWORD hunter2", "docker run -e API_TOKEN=abc ubuntu",
+			"export STRIPE_SK=abc123", "export GITHUB_APP_PEM=abcdef", "export AUTH_HEADER=abcdef", "env DB_PASS=x make"},
+		[]string{"export PATH=$HOME/bin:$PATH", "export GITHUB_TOKEN=$(pass show gh)", "export TOKEN=\"$TOKEN\"",
+			"export SSH_AUTH_SOCK=/run/user/1000/ssh", "HISTCONTROL=ignoreboth", "export NVM_DIR=\"$HOME/.nvm\"", "export PASSWORD="}},
+	{RuleAttachedPassword, "a password after -p", "-p<password> of mysql, mariadb and their tools, and 7z",
+		[]string{"alias dbq='mysql -uroot -pPW'", "mysqldump -u app -phunter2 db", `export MYSQL_CMD="mysql -pPW"`, "mysql -pPW", "7z x -psecret a.7z"},
+		[]string{"mysql -u root -p", "mysql -p$DB_PW", "mkdir -p /tmp/x", "cp -p a b", "ssh -p22 host", "-p 8080", "git log -p"}},
+	{RuleCommandPassword, "a password in a command's option",
+		"the password option of a command: sshpass -p, docker/podman/helm/nerdctl/buildah/skopeo/oras … login -p, redis-cli -a, mongosh -p, ldapsearch -w, sqlcmd -P, zip -P, openssl -passin pass:, keytool -storepass, az login -p",
+		[]string{"sshpass -p PW ssh host", "sshpass -pPW ssh host", "docker login -u me -p PW registry.example.com",
+			"helm registry login -u me -p PW r", "redis-cli -a hunter2 ping", "ldapsearch -x -w hunter2 -b dc=x",
+			"openssl pkcs12 -in a.p12 -passin pass:hunter2", "keytool -list -storepass changeit2 -keystore k", "mongosh -u admin -p hunter2"},
+		[]string{"ssh -p 22 host", "docker run -p 80:80 nginx", "docker login -u me --password-stdin",
+			"openssl pkcs12 -in a.p12 -passin file:/run/pw", "zip -r a.zip dir"}},
+	{RulePasswordOption, "a value of a password or token option",
+		"--password, --passwd, --pass, --token, --api-key, --apikey, --secret, --client-secret, --access-token, --auth-token, --oauth2-bearer, --bearer, --private-token, --secret-key, --storepass, … as --opt=value or --opt value (not a $reference, not another option)",
+		[]string{"mysql --password=hunter2", "wget --password hunter2 https://x", "kubectl --token=abc123 get pods",
+			"curl --oauth2-bearer abcdef0123 https://x", "vault login --token abc", "az login --password hunter2",
+			"gh api --client-secret=s3cr3t"},
+		[]string{"mysql --password", "docker login --password-stdin", "kubectl --token=$TOKEN get pods", "psql --no-password -h db",
+			"gh auth login --with-token", "tool --password --host db"}},
+	{RuleUserPassword, "user:password on a command line", "-u, --user, -U, --proxy-user (curl, wget, httpie -a) with user:password or smbclient's user%password; not uid:gid (docker -u 1000:1000, sudo, chown)",
+		[]string{"curl -u admin:PW https://x", `export CURL_OPTS="-u admin:pw"`, "-u admin:pw", "curl --user=admin:pw https://x", "curl --user admin:pw https://x",
+			"http -a admin:pw example.org", "smbclient //h/s -U user%pw", "curl -uadmin:pw https://x"},
+		[]string{"docker run -u 1000:1000 img", "curl -u admin: https://x", "docker exec -u root:root c sh", "mysql -u root",
+			"sudo -u root:root x", "curl -u \"$USER:$PW\" https://x"}},
+	{RuleConfigSet, "a secret set by a configuration command",
+		"… config(ure) set KEY VALUE and git config KEY VALUE where KEY names a secret (aws configure set aws_secret_access_key, npm/yarn/pnpm config set …authToken, git config github.token)",
+		[]string{"aws configure set aws_secret_access_key wJalrXUtnFEMI", "npm config set //registry.npmjs.org/:_authToken npm_abc",
+			"yarn config set npmAuthToken abc", "git config --global github.token abc123"},
+		[]string{"aws configure set region eu-west-1", "git config --global user.name Me", "npm config set registry https://r"}},
+	{RuleSecretFile, "a file that holds a password or token",
+		"NAME=$(cat FILE), NAME=$(< FILE) or NAME=FILE (a path) where SecretName(NAME), and the options that name one (--password-file, --token-file, --secret-file, --passphrase-file, --netrc-file, --passfile, mysql's --defaults-extra-file, sshpass -f): the file is hidden wherever it is",
+		[]string{"export GITHUB_TOKEN=$(cat ~/.secrets/gh)", "export OPENAI_API_KEY=\"$(< /home/u/.openai)\"", "export VAULT_TOKEN_FILE=~/.vault-tok",
+			"sshpass -f ~/.pw ssh h", "tool --token-file ~/.tok", "curl --netrc-file ~/.netrc-work https://x", "vault --password-file=/x",
+			"alias db='mysql --defaults-extra-file=~/.my-prod.cnf'"},
+		[]string{"export EDITOR=$(which vim)", "export NOTES=$(cat ~/notes)", "tool --config-file ~/.x", "tool --token-file=$F"}},
+	{RuleCredentialStore, "git's credential store file",
+		"credential.helper = store --file FILE (a git configuration line or a git config command): the file is hidden wherever it is",
+		[]string{"\thelper = store --file ~/.config/git/token-store", "git config --global credential.helper 'store --file=/home/u/.tok'",
+			"[credential]\n\thelper = \"store --file /x/y\""},
+		[]string{"\thelper = store", "\thelper = cache --timeout=3600", "\thelper = osxkeychain"}},
+	{RulePasswordLine, "a password line", "a line of two words, password or passwd and a value (a netrc split over lines), or a secret key followed by a quoted value (Gradle's password 'x')",
+		[]string{"  password hunter2", "password 'repo-pw'", "        password \"repo-pw\"", "token 'abc'"},
+		[]string{"password", "password required for login", "# password", "token expired"}},
+	{RuleUnexamined, "text too large to examine", "a text beyond MaxTextBytes, MaxLines or MaxLineBytes is not examined whole: the caller hides it",
+		nil, nil},
+}
+
+// String returns the rule's What.
+func (r Rule) String() string {
+	for _, row := range Rules {
+		if row.Rule == r {
+			return row.What
+		}
+	}
+	return "no secret"
+}
+
+// Finding is one credential found in a text: the rule, the kind (never
+// the value), the line (1-based; 0 in a value), and for RuleSecretFile
+// and RuleCredentialStore the file the text names as holding a
+// credential, as written (~/ not expanded).
+type Finding struct {
+	Rule Rule
+	What string
+	Line int
+	Path string
+}
+
+// Redacts reports whether the finding is in the text itself (its line
+// shows a credential), rather than naming a file that holds one.
+func (f Finding) Redacts() bool {
+	return f.Rule != RuleSecretFile && f.Rule != RuleCredentialStore
+}

@@ -1,0 +1,590 @@
+package secrets
+
+import (
+	"path"
+	"strings"
+)
+
+// This file reads a line as shell words and finds the credentials people
+// put on command lines (the rules RuleAssign to RuleCredentialStore): a
+// value assigned to a secret-named variable, the password options of
+// well-known commands, user:password, tools' `config set`. The words are
+// cut as the shell would (quotes removed, $(…) and `…` kept whole), in
+// one pass, without expanding anything.
+
+// Bounds of the word rules: the words of one line looked at, and how
+// deep a value is read as a command line in turn (an alias's command, a
+// variable's value that holds options).
+const (
+	maxWords = 512
+	maxDepth = 2
+)
+
+// commands cuts line into commands (at ;, |, &, newlines, parentheses
+// and braces outside quotes) of words (at blanks), removing quotes and
+// backslashes; $(…), ${…} and `…` stay whole inside their word.
+func commands(line string) [][]string {
+	var out [][]string
+	var cmd []string
+	var w strings.Builder
+	start, raw := -1, true // the word so far is line[start:i], unless raw is false (then w holds it)
+	n := 0
+	endWord := func(i int) {
+		if start >= 0 && n < maxWords {
+			if raw {
+				cmd = append(cmd, line[start:i])
+			} else {
+				cmd = append(cmd, w.String())
+			}
+			n++
+		}
+		w.Reset()
+		start, raw = -1, true
+	}
+	cooked := func(i int) { // the word needs rewriting from line[i] on
+		if start < 0 {
+			start = i
+		}
+		if raw {
+			w.WriteString(line[start:i])
+			raw = false
+		}
+	}
+	endCmd := func(i int) {
+		endWord(i)
+		if len(cmd) > 0 {
+			out = append(out, cmd)
+		}
+		cmd = nil
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '\'':
+			cooked(i)
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				j = len(line) - i - 1
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			cooked(i)
+			j := i + 1
+			for j < len(line) && line[j] != '"' {
+				if line[j] == '\\' && j+1 < len(line) {
+					j++
+				}
+				j++
+			}
+			w.WriteString(strings.ReplaceAll(line[i+1:min(j, len(line))], `\"`, `"`))
+			i = j
+		case c == '\\' && i+1 < len(line):
+			cooked(i)
+			w.WriteByte(line[i+1])
+			i++
+		case c == '$' && i+1 < len(line) && (line[i+1] == '(' || line[i+1] == '{'), c == '`':
+			j := closing(line, i)
+			if start < 0 {
+				start = i
+			}
+			if !raw {
+				w.WriteString(line[i:j])
+			}
+			i = j - 1
+		case c == ' ' || c == '\t' || c == '\r':
+			endWord(i)
+		case strings.IndexByte(";|&\n(){}", c) >= 0:
+			endCmd(i)
+		default:
+			if start < 0 {
+				start = i
+			}
+			if !raw {
+				w.WriteByte(c)
+			}
+		}
+	}
+	endCmd(len(line))
+	return out
+}
+
+// closing returns the index just past the $(…), ${…} or `…` that starts
+// at line[i] (the end of line when it is not closed).
+func closing(line string, i int) int {
+	if line[i] == '`' {
+		if j := strings.IndexByte(line[i+1:], '`'); j >= 0 {
+			return i + j + 2
+		}
+		return len(line)
+	}
+	open, shut := line[i+1], byte(')')
+	if open == '{' {
+		shut = '}'
+	}
+	depth := 0
+	for j := i + 1; j < len(line); j++ {
+		switch line[j] {
+		case open:
+			depth++
+		case shut:
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return len(line)
+}
+
+// findWords applies the word rules to each command of line.
+func findWords(line string, depth int, emit func(Finding) bool) bool {
+	if !wordRuleCandidate(line) {
+		return true
+	}
+	for _, words := range commands(line) {
+		if !findCommand(words, depth, emit) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordRuleCandidate: line has what every word rule needs: an option (a
+// word starting with '-'), an assignment (NAME= without a blank before
+// '='), or a set command (fish's set, csh's setenv, config set). Lines
+// of configuration files (key = value) have none: the cheap test spares
+// cutting them into words.
+func wordRuleCandidate(line string) bool {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '-':
+			if i == 0 || strings.IndexByte(" \t'\"=", line[i-1]) >= 0 {
+				return true
+			}
+		case '=':
+			if i > 0 && (isAlnum(line[i-1]) || line[i-1] == '_') {
+				return true
+			}
+		}
+	}
+	return strings.Contains(line, "set")
+}
+
+// commandPrefixes run the command that follows them (their own options,
+// words starting with '-', are passed over).
+var commandPrefixes = map[string]bool{"export": true, "declare": true, "typeset": true, "readonly": true,
+	"local": true, "env": true, "sudo": true, "exec": true, "command": true, "nohup": true, "time": true, "builtin": true}
+
+// findCommand applies the word rules to one command's words; it returns
+// false when emit asked to stop.
+func findCommand(words []string, depth int, emit func(Finding) bool) bool {
+	i := 0
+	for i < len(words) {
+		if name, val, ok := assignment(words[i]); ok {
+			if !assign(name, val, depth, emit) {
+				return false
+			}
+			i++
+			continue
+		}
+		if !commandPrefixes[words[i]] {
+			break
+		}
+		for i++; i < len(words) && strings.HasPrefix(words[i], "-"); i++ {
+		}
+	}
+	if i >= len(words) {
+		return true
+	}
+	cmd, args := path.Base(words[i]), words[i+1:]
+	if strings.HasPrefix(words[i], "-") { // a value of options alone (CURL_OPTS="-u a:b")
+		cmd, args = "", words[i:]
+	}
+	switch cmd {
+	case "alias":
+		for _, a := range args {
+			if _, val, ok := strings.Cut(a, "="); ok && depth < maxDepth {
+				if !findValue(val, depth+1, emit) {
+					return false
+				}
+			}
+		}
+		return true
+	case "set", "setenv": // fish's set -gx NAME VALUE…, csh's setenv NAME VALUE
+		j := 0
+		for j < len(args) && strings.HasPrefix(args[j], "-") {
+			j++
+		}
+		if j+1 < len(args) && isName(args[j]) {
+			return assign(args[j], strings.Join(args[j+1:], " "), depth, emit)
+		}
+		return true
+	}
+	return options(cmd, args, depth, emit)
+}
+
+// options applies the rules on options and arguments to a command's
+// arguments.
+func options(cmd string, args []string, depth int, emit func(Finding) bool) bool {
+	at := func(j int) string {
+		if j < len(args) {
+			return args[j]
+		}
+		return ""
+	}
+	login := registryLogin[cmd] && contains(args, "login")
+	for j, a := range args {
+		next := at(j + 1)
+		var f Finding
+		switch {
+		case mysqlFamily(cmd) && len(a) > 2 && a[0] == '-' && a[1] == 'p' && literal(a[2:]):
+			f = Finding{Rule: RuleAttachedPassword}
+		case commandPassword(cmd, a, next), login && (a == "-p" && literal(next) || len(a) > 2 && a[:2] == "-p" && a[2] != '-' && literal(a[2:])):
+			f = Finding{Rule: RuleCommandPassword}
+		case secretFileOption(cmd, a, next) != "":
+			f = Finding{Rule: RuleSecretFile, Path: secretFileOption(cmd, a, next)}
+		case strings.HasPrefix(a, "--") && longOption(cmd, a[2:], next) != RuleNone:
+			f = Finding{Rule: longOption(cmd, a[2:], next)}
+		case !uidCommand[cmd] && (a == "-u" || a == "-U" || a == "-a" && (cmd == "http" || cmd == "https")) && userPassword(cmd, next),
+			!uidCommand[cmd] && len(a) > 2 && a[:2] == "-u" && userPassword(cmd, a[2:]):
+			f = Finding{Rule: RuleUserPassword}
+		case a == "set" && j > 0 && (args[j-1] == "config" || args[j-1] == "configure") && SecretName(next) && literal(at(j+2)):
+			f = Finding{Rule: RuleConfigSet}
+		case cmd == "git" && a == "config":
+			k := j + 1
+			for k < len(args) && strings.HasPrefix(args[k], "-") {
+				k++
+			}
+			if p := storeFile(at(k), at(k+1)); p != "" {
+				f = Finding{Rule: RuleCredentialStore, Path: p}
+			} else if SecretName(at(k)) && literal(at(k+1)) {
+				f = Finding{Rule: RuleConfigSet}
+			}
+		default:
+			if name, val, ok := assignment(a); ok && j > 0 {
+				if !assign(name, val, depth, emit) {
+					return false
+				}
+			}
+		}
+		if f.Rule != RuleNone {
+			f.What = f.Rule.String()
+			if !emit(f) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// assign applies RuleAssign and RuleSecretFile to NAME=value (value
+// unquoted), and reads the value of another variable as a command line
+// in turn (MYSQL_CMD="mysql -pPW").
+func assign(name, v string, depth int, emit func(Finding) bool) bool {
+	if v == "" || credentialVarName(name) {
+		return true // CredentialVars name paths: H7 hides them wherever they point
+	}
+	secret := SecretName(name)
+	if inner, ok := substitution(v); ok {
+		fields := strings.Fields(inner)
+		switch {
+		case !secret || len(fields) == 0:
+		case fields[0] == "echo" || fields[0] == "printf":
+			if len(fields) > 1 && literal(fields[len(fields)-1]) {
+				return emit(Finding{Rule: RuleAssign, What: RuleAssign.String()})
+			}
+		case fields[0] == "cat" && len(fields) == 2, fields[0] == "<" && len(fields) == 2:
+			return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: strings.Trim(fields[1], `"'`)})
+		case strings.HasPrefix(fields[0], "<") && len(fields) == 1:
+			return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: strings.Trim(fields[0][1:], `"'`)})
+		}
+		return true
+	}
+	switch {
+	case secret && filePath(v):
+		return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: v})
+	case reference(v):
+		return true
+	case secret:
+		return emit(Finding{Rule: RuleAssign, What: RuleAssign.String()})
+	case depth < maxDepth && strings.ContainsAny(v, " \t"):
+		return findValue(v, depth+1, emit)
+	}
+	return true
+}
+
+// assignment cuts a word NAME=value (NAME a shell variable name).
+func assignment(w string) (name, value string, ok bool) {
+	name, value, ok = strings.Cut(w, "=")
+	return name, value, ok && isName(name)
+}
+
+// isName: s is a shell variable name ([A-Za-z_][A-Za-z0-9_]*).
+func isName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || isAlnum(c)) || i == 0 && c >= '0' && c <= '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// substitution returns the command inside $(…) or `…` when v is one.
+func substitution(v string) (string, bool) {
+	switch {
+	case strings.HasPrefix(v, "$(") && strings.HasSuffix(v, ")"):
+		return v[2 : len(v)-1], true
+	case len(v) > 1 && v[0] == '`' && v[len(v)-1] == '`':
+		return v[1 : len(v)-1], true
+	}
+	return "", false
+}
+
+// reference: v takes its value from elsewhere ($X, ${X}, $(cmd), `cmd`,
+// <(cmd)) rather than holding it.
+func reference(v string) bool {
+	return v != "" && (v[0] == '$' || v[0] == '`' || strings.HasPrefix(v, "<("))
+}
+
+// literal: v holds a value of its own: not empty, not a reference
+// (except $(echo …) and $(printf …), which only assemble a literal),
+// not another option.
+func literal(v string) bool {
+	if inner, ok := substitution(v); ok {
+		f := strings.Fields(inner)
+		return len(f) > 1 && (f[0] == "echo" || f[0] == "printf") && !reference(f[len(f)-1])
+	}
+	return v != "" && v[0] != '-' && !reference(v)
+}
+
+// filePath: v is an absolute path or one under ~ or $HOME.
+func filePath(v string) bool {
+	return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "$HOME/") ||
+		strings.HasPrefix(v, "${HOME}/")
+}
+
+// credentialVarName: name is one of CredentialVars.
+func credentialVarName(name string) bool {
+	for _, cv := range CredentialVars {
+		if cv.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(ws []string, x string) bool {
+	for _, w := range ws {
+		if w == x {
+			return true
+		}
+	}
+	return false
+}
+
+// mysqlFamily: the commands whose -p<password> (attached) is the
+// password: MySQL's and MariaDB's clients, and 7-Zip.
+func mysqlFamily(cmd string) bool {
+	switch cmd {
+	case "7z", "7za", "7zr":
+		return true
+	}
+	return strings.HasPrefix(cmd, "mysql") || strings.HasPrefix(cmd, "mariadb")
+}
+
+// commandPasswords are the options that take a password, by command:
+// as the next word, or attached to a one-letter option (sshpass -pPW).
+var commandPasswords = map[string][]string{
+	"sshpass":   {"-p"},
+	"redis-cli": {"-a"}, "valkey-cli": {"-a"}, "keydb-cli": {"-a"},
+	"mongo": {"-p"}, "mongosh": {"-p"}, "mongodump": {"-p"}, "mongorestore": {"-p"}, "mongoexport": {"-p"}, "mongoimport": {"-p"},
+	"ldapsearch": {"-w"}, "ldapmodify": {"-w"}, "ldapadd": {"-w"}, "ldapdelete": {"-w"}, "ldapwhoami": {"-w"},
+	"ldappasswd": {"-w"}, "ldapcompare": {"-w"}, "ldapmodrdn": {"-w"},
+	"sqlcmd": {"-P"}, "bcp": {"-P"}, "zip": {"-P"}, "unzip": {"-P"},
+	"keytool":   {"-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass"},
+	"jarsigner": {"-storepass", "-keypass"},
+}
+
+// registryLogin are the commands whose `login` subcommand takes -p
+// PASSWORD (container registries, cluster and cloud CLIs).
+var registryLogin = map[string]bool{"docker": true, "podman": true, "buildah": true, "skopeo": true, "nerdctl": true,
+	"helm": true, "oras": true, "crane": true, "regctl": true, "az": true, "oc": true, "cf": true}
+
+// commandPassword: a (with next) is a password option of cmd.
+func commandPassword(cmd, a, next string) bool {
+	if cmd == "openssl" {
+		switch a {
+		case "-passin", "-passout", "-pass", "-password":
+			return strings.HasPrefix(next, "pass:") && len(next) > 5
+		}
+		return false
+	}
+	for _, o := range commandPasswords[cmd] {
+		if a == o && literal(next) || len(o) == 2 && len(a) > 2 && strings.HasPrefix(a, o) && literal(a[2:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// uidCommand are commands whose -u takes a user (and group), not
+// credentials.
+var uidCommand = map[string]bool{"docker": true, "podman": true, "nerdctl": true, "buildah": true, "sudo": true,
+	"su": true, "runuser": true, "chroot": true, "setpriv": true, "bwrap": true, "unshare": true, "nsenter": true,
+	"ps": true, "pgrep": true, "pkill": true, "top": true, "htop": true, "killall": true, "crontab": true,
+	"chown": true, "chgrp": true, "systemctl": true, "journalctl": true, "loginctl": true, "machinectl": true,
+	"lxc": true, "incus": true, "id": true, "install": true, "flatpak": true}
+
+// userPassword: v is user:password (smbclient: user%password) with both
+// parts literal and not a uid:gid pair.
+func userPassword(cmd, v string) bool {
+	sep := ":"
+	if cmd == "smbclient" {
+		sep = "%"
+	}
+	user, pw, ok := strings.Cut(v, sep)
+	if !ok || user == "" || pw == "" || reference(user) || reference(pw) || strings.Contains(user, "/") {
+		return false
+	}
+	return !(isDigits(user) && isDigits(pw))
+}
+
+// longOption judges --name[=value] (name without the dashes), with the
+// next word as its value when it has no '='.
+func longOption(cmd, name, next string) Rule {
+	name, val, eq := strings.Cut(name, "=")
+	if !eq {
+		val = next
+	}
+	switch {
+	case name == "user" || name == "proxy-user":
+		if !uidCommand[cmd] && userPassword(cmd, val) {
+			return RuleUserPassword
+		}
+	case passwordOption(name) && literal(val) && !(name == "secret" && strings.Contains(val, "=")):
+		return RulePasswordOption // docker build --secret id=x,src=f names a file
+	}
+	return RuleNone
+}
+
+// secretFileOption returns the file an option names as holding a
+// password or token: --password-file, --token-file, --secret-file,
+// --passphrase-file, --netrc-file, --passfile (FILE or =FILE),
+// mysql's --defaults-file and --defaults-extra-file, sshpass -f; ""
+// otherwise.
+func secretFileOption(cmd, a, next string) string {
+	if cmd == "sshpass" && strings.HasPrefix(a, "-f") && !strings.HasPrefix(a, "--") {
+		if len(a) > 2 {
+			return a[2:]
+		}
+		if literal(next) {
+			return next
+		}
+		return ""
+	}
+	name, ok := strings.CutPrefix(a, "--")
+	if !ok {
+		return ""
+	}
+	name, val, eq := strings.Cut(name, "=")
+	if !eq {
+		val = next
+	}
+	if !literal(val) {
+		return ""
+	}
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '-' || r == '_' })
+	switch n := len(words); {
+	case n == 1 && words[0] == "passfile":
+		return val
+	case n == 2 && words[0] == "defaults" && mysqlFamily(cmd), n == 3 && words[0] == "defaults" && words[1] == "extra" && mysqlFamily(cmd):
+		if words[n-1] == "file" {
+			return val
+		}
+	case n >= 2 && words[n-1] == "file":
+		switch words[n-2] {
+		case "password", "passwd", "pass", "token", "secret", "passphrase", "netrc", "credentials":
+			return val
+		}
+	}
+	return ""
+}
+
+// passwordOption: a long option's name (without the dashes) takes a
+// password or token: its last word (at '-' or '_') names one, and its
+// first is not a yes/no word (--no-password, --ask-password).
+func passwordOption(name string) bool {
+	name = strings.ToLower(name)
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' })
+	if len(words) == 0 {
+		return false
+	}
+	switch words[0] {
+	case "no", "ask", "prompt", "read", "use", "with", "skip", "require", "show", "save", "store", "reset", "change", "new":
+		if len(words) > 1 {
+			return false
+		}
+	}
+	switch words[len(words)-1] {
+	case "password", "passwd", "pass", "passphrase", "token", "secret", "apikey", "bearer", "storepass", "keypass":
+		return true
+	case "key":
+		return len(words) > 1 && (words[len(words)-2] == "api" || words[len(words)-2] == "secret")
+	}
+	return false
+}
+
+// storeFile returns the file of git's store helper when key is
+// credential.helper (or credential.<url>.helper) and value is "store
+// --file FILE" or "store --file=FILE".
+func storeFile(key, value string) string {
+	k := strings.ToLower(key)
+	if !strings.HasPrefix(k, "credential.") || !strings.HasSuffix(k, ".helper") {
+		return ""
+	}
+	return helperStoreFile(value)
+}
+
+// helperStoreFile returns FILE of a credential helper "store --file
+// FILE" (also git-credential-store, --file=FILE); "" otherwise.
+func helperStoreFile(value string) string {
+	f := strings.Fields(strings.Trim(strings.TrimSpace(value), `"'`))
+	if len(f) < 2 || f[0] != "store" && path.Base(f[0]) != "git-credential-store" {
+		return ""
+	}
+	for i, w := range f[1:] {
+		if w == "--file" && i+2 < len(f) {
+			return strings.Trim(f[i+2], `"'`)
+		}
+		if p, ok := strings.CutPrefix(w, "--file="); ok {
+			return strings.Trim(p, `"'`)
+		}
+	}
+	return ""
+}
+
+// maxSourced bounds the files Sourced returns for one text.
+const maxSourced = 16
+
+// Sourced returns the files a shell text reads in with `. FILE` or
+// `source FILE` (FILE literal: absolute, or under ~ or $HOME as
+// written), at most maxSourced: they are start-up files in turn, and a
+// secret moved into one is as readable as in the file that sources it.
+// A reference to another variable ($NVM_DIR/nvm.sh) is not followed.
+func Sourced(text string) []string {
+	var out []string
+	for n := 0; text != "" && n < MaxLines && len(out) < maxSourced; n++ {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		if len(line) > MaxLineBytes || !strings.Contains(line, "source") && !strings.Contains(line, ". ") {
+			continue
+		}
+		for _, words := range commands(line) {
+			if len(words) >= 2 && (words[0] == "." || words[0] == "source") && filePath(words[1]) && len(out) < maxSourced {
+				out = append(out, words[1])
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,190 @@
+package bounded
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// The environment that makes a bwpolicy process a child, and its bounds.
+const (
+	envKind   = "BWPOLICY_BOUNDED_CHILD"
+	envTime   = "BWPOLICY_BOUNDED_TIME_NS"
+	envMemory = "BWPOLICY_BOUNDED_MEMORY_MIB"
+)
+
+// The child's exit statuses.
+const (
+	exitExceeded = 3  // a bound was crossed and reported
+	exitNoKind   = 70 // no handler of the kind the parent asked for
+)
+
+// Handler serves the calls of one kind of child: op and body in, the
+// reply's body or an error out.
+type Handler func(op string, body []byte) ([]byte, error)
+
+var handlers = map[string]Handler{}
+
+// Handle registers the handler of a kind of child (in an init function
+// of the package that owns the work).
+func Handle(kind string, h Handler) { handlers[kind] = h }
+
+// IsChild reports whether this process is a bounded child.
+func IsChild() bool { return os.Getenv(envKind) != "" }
+
+// ServeIfChild serves the parent's calls and exits when this process is
+// a bounded child; it returns at once otherwise. bwpolicy's main, and
+// the TestMain of every test binary that evaluates untrusted input,
+// call it first.
+func ServeIfChild() {
+	if kind := os.Getenv(envKind); kind != "" {
+		os.Exit(serve(kind))
+	}
+}
+
+// The child's state, read by the watchdog.
+var (
+	callStart atomic.Int64 // unix nanoseconds the current call (or Restart) began; 0 when idle
+	where     atomic.Pointer[Where]
+)
+
+// Mark records where the evaluation is (the rule entered, the profile
+// file being read), for the report of a crossed bound. It is cheap
+// enough to call per rule.
+func Mark(w *Where) { where.Store(w) }
+
+// Restart starts the time bound afresh inside a call (bwpolicy test:
+// the bound is per test).
+func Restart() {
+	if callStart.Load() != 0 {
+		callStart.Store(time.Now().UnixNano())
+	}
+}
+
+func serve(kind string) int {
+	h, ok := handlers[kind]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "bwpolicy: no bounded evaluator %q\n", kind)
+		return exitNoKind
+	}
+	lim := Limits{}
+	if n, err := strconv.ParseInt(os.Getenv(envTime), 10, 64); err == nil {
+		lim.Time = time.Duration(n)
+	}
+	if n, err := strconv.ParseInt(os.Getenv(envMemory), 10, 64); err == nil {
+		lim.MemoryMiB = n
+	}
+	lim = lim.orDefault()
+	for _, k := range []string{envKind, envTime, envMemory} {
+		os.Unsetenv(k)
+	}
+	mem := uint64(lim.MemoryMiB) << 20
+	// The collector's soft limit sits half again above the bound, so
+	// that a heap near the bound is collected (and its live size
+	// measured) without the collector thrashing below it.
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(int64(mem + mem/2))
+	// The hard bound: the address space the runtime has reserved so far
+	// (Go reserves hundreds of MiB at start) plus three times the heap bound.
+	// An allocation past it fails, and the runtime dies with "out of
+	// memory", which the parent reads as the memory bound.
+	if vm := vmSize(); vm > 0 {
+		as := vm + 3*mem + 256<<20
+		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as})
+	}
+	in := os.NewFile(3, "requests")
+	out := os.NewFile(4, "replies")
+	if in == nil || out == nil {
+		fmt.Fprintln(os.Stderr, "bwpolicy: bounded child without its pipes")
+		return exitNoKind
+	}
+	c := newCodec(in, out)
+	var mu sync.Mutex // one writer: the loop or the watchdog
+	go watchdog(lim, mem, func(e *Exceeded) {
+		mu.Lock() // never unlocked: the process exits
+		_ = c.enc.Encode(reply{Exceeded: e})
+		os.Exit(exitExceeded)
+	})
+	for {
+		var req request
+		if err := c.dec.Decode(&req); err != nil {
+			return 0 // the parent closed the pipe
+		}
+		where.Store(nil)
+		callStart.Store(time.Now().UnixNano())
+		body, err := h(req.Op, req.Body)
+		callStart.Store(0)
+		rep := reply{Body: body}
+		if err != nil {
+			var r *Remote
+			if !errors.As(err, &r) {
+				r = &Remote{Message: err.Error()}
+			}
+			rep = reply{Err: r}
+		}
+		mu.Lock()
+		err = c.enc.Encode(rep)
+		mu.Unlock()
+		if err != nil {
+			return 0
+		}
+	}
+}
+
+// watchdog reports a crossed bound: a call running longer than the time
+// bound, or a live heap (as the last collection measured it) larger than
+// the memory bound, or a heap of twice the bound whatever is live,
+// sampled every few milliseconds; an allocation too large to sample
+// meets RLIMIT_AS.
+func watchdog(lim Limits, mem uint64, report func(*Exceeded)) {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		if s := callStart.Load(); s != 0 && time.Since(time.Unix(0, s)) > lim.Time {
+			report(&Exceeded{Bound: Time, Limit: lim.Time.String(), Where: here()})
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > mem ||
+			sample[1].Value.Kind() == metrics.KindUint64 && sample[1].Value.Uint64() > 2*mem {
+			report(&Exceeded{Bound: Memory, Limit: fmt.Sprintf("%d MiB", lim.MemoryMiB), Where: here()})
+		}
+	}
+}
+
+// Here is where the evaluation was last marked (Mark): a child's own
+// report of a bound its evaluator enforced (OPA's cancellation of a test
+// at its timeout) names the same rule the watchdog would.
+func Here() Where { return here() }
+
+func here() Where {
+	if w := where.Load(); w != nil {
+		return *w
+	}
+	return Where{}
+}
+
+// vmSize is this process's virtual memory size in bytes, 0 if unknown.
+func vmSize() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmSize:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return n << 10
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,185 @@
+package policy
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
+	"github.com/bwpolicy/bwpolicy/internal/hostile"
+)
+
+// silentListener accepts connections and never answers; it returns its
+// URL.
+func silentListener(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	return "http://" + l.Addr().String() + "/"
+}
+
+// evalInput is a policy input the hostile rules are evaluated over (they
+// do not read it).
+var evalInput = map[string]any{"settings": map[string]any{}, "profile": map[string]any{}, "facts": map[string]any{}, "known": map[string]any{}}
+
+// TestHostileRulesAreBounded: each hostile rule (numbers.range(1, 1e9),
+// an array.concat of 5·10⁷, net.cidr_expand of 0.0.0.0/0, a loop of
+// 10¹⁰ steps, http.send to a listener that never answers) crosses
+// the bound it should, within the bound plus the grace period, and the
+// error is a "policy" diagnostic at the rule's file and line naming the
+// rule. Without the bounds each ran for tens of seconds and died with a
+// Go stack trace (or hung).
+func TestHostileRulesAreBounded(t *testing.T) {
+	for _, h := range hostile.Rules(silentListener(t)) {
+		t.Run(h.Name, func(t *testing.T) {
+			// A case that must cross the memory bound gets time enough
+			// on a busy machine (the tests share it).
+			lim := bounded.Limits{Time: 2 * time.Second, MemoryMiB: 128}
+			if !h.Time {
+				lim.Time = 60 * time.Second
+			}
+			dir := t.TempDir()
+			file := filepath.Join(dir, "hostile.rego")
+			if err := os.WriteFile(file, []byte(h.Src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			eng, err := LoadWith([]string{dir}, Options{Limits: lim, Reach: Reach{Net: h.Net}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			start := time.Now()
+			_, err = eng.Evaluate(context.Background(), evalInput)
+			took := time.Since(start)
+			if err == nil {
+				t.Fatal("evaluated without crossing a bound")
+			}
+			ds := ErrorDiags(err)
+			var want []string
+			if h.Time {
+				want = append(want, "time bound ("+lim.Time.String()+"); --eval-timeout")
+			}
+			if h.Memory {
+				want = append(want, "memory bound (128 MiB); --eval-memory")
+			}
+			if len(ds) != 1 || ds[0].Rule != "policy" || ds[0].Pos.File != file || ds[0].Pos.Line != h.Line ||
+				!strings.Contains(ds[0].Summary, "rule bwpolicy.custom.hostile."+h.Rule) || !containsAny(ds[0].Summary, want) {
+				t.Fatalf("diagnostics %v, want one policy error at %s:%d naming rule %s and one of %q", ds, file, h.Line, h.Rule, want)
+			}
+			if took > lim.Time+3*time.Second {
+				t.Errorf("took %v", took)
+			}
+		})
+	}
+}
+
+// TestReachIsRefusedByDefault: a rule that names http.send,
+// net.lookup_ip_addr, a JSON Schema check or opa.runtime is refused at
+// its position, naming the builtin and the flag that allows it; with the
+// flag it loads.
+func TestReachIsRefusedByDefault(t *testing.T) {
+	for _, b := range reachBuiltins {
+		t.Run(b.name, func(t *testing.T) {
+			call := map[string]string{
+				"http.send": `http.send({"method": "GET", "url": "http://127.0.0.1:1/"})`, "net.lookup_ip_addr": `net.lookup_ip_addr("example.com")`,
+				"json.match_schema": `json.match_schema({}, {})`, "json.verify_schema": `json.verify_schema({})`, "opa.runtime": `opa.runtime()`,
+			}[b.name]
+			if call == "" {
+				t.Fatalf("no call written for %s", b.name)
+			}
+			src := "package bwpolicy.custom.reach\n\ndeny contains {\"msg\": sprintf(\"%v\", [x])} if {\n\tx := " + call + "\n\tfalse\n}\n"
+			dir := t.TempDir()
+			file := filepath.Join(dir, "reach.rego")
+			if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadWith([]string{dir}, Options{})
+			ds := ErrorDiags(err)
+			if err == nil || len(ds) != 1 || ds[0].Pos != (diag.Pos{File: file, Line: 4, Col: 7}) ||
+				!strings.Contains(ds[0].Summary, b.name) || !strings.Contains(ds[0].Summary, b.flagFor()) {
+				t.Fatalf("default: %v, want one error at %s:4:7 naming %s and %s", ds, file, b.name, b.flagFor())
+			}
+			eng, err := LoadWith([]string{dir}, Options{Reach: Reach{Net: b.net, Env: !b.net}})
+			if err != nil {
+				t.Fatalf("with %s: %v", b.flagFor(), err)
+			}
+			eng.Close()
+		})
+	}
+}
+
+// TestRuntimeEnvironment: opa.runtime() sees the process environment
+// only with Reach.Env.
+func TestRuntimeEnvironment(t *testing.T) {
+	t.Setenv("BWPOLICY_TEST_SECRET", "s3cret")
+	dir := t.TempDir()
+	src := "package bwpolicy.custom.env\n\ndeny contains {\"msg\": opa.runtime().env.BWPOLICY_TEST_SECRET} if true\n"
+	if err := os.WriteFile(filepath.Join(dir, "env.rego"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := LoadWith([]string{dir}, Options{Reach: Reach{Env: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	all, err := eng.Evaluate(context.Background(), evalInput)
+	var vs []Violation
+	for _, v := range all {
+		if v.Rule == "custom.env" {
+			vs = append(vs, v)
+		}
+	}
+	if err != nil || len(vs) != 1 || vs[0].Message != "s3cret" {
+		t.Fatalf("%v %+v, want the variable's value", err, vs)
+	}
+}
+
+// TestNondeterministicBuiltinsAreJudged: every builtin OPA marks
+// nondeterministic (the ones that can reach outside the evaluation) is
+// either withheld by default (reachBuiltins) or judged harmless; a new
+// one in an OPA upgrade fails here until it is judged.
+func TestNondeterministicBuiltinsAreJudged(t *testing.T) {
+	withheld := map[string]bool{}
+	for _, b := range reachBuiltins {
+		withheld[b.name] = true
+	}
+	for _, b := range ast.CapabilitiesForThisVersion().Builtins {
+		if b.Nondeterministic && !withheld[b.Name] && !harmlessNondeterministic[b.Name] {
+			t.Errorf("builtin %s is nondeterministic and not judged: withhold it (reachBuiltins) or say why it is harmless", b.Name)
+		}
+	}
+	caps := Reach{}.capabilities()
+	for _, b := range caps.Builtins {
+		if withheld[b.Name] {
+			t.Errorf("%s is in the default capabilities", b.Name)
+		}
+	}
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,103 @@
+package profile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
+	"github.com/bwpolicy/bwpolicy/internal/hostile"
+)
+
+// TestHostileProfilesAreBounded: a comprehension over list.Range(0, 1e8,
+// 1) and a 60,000-field struct cross a bound of the child that
+// evaluates them (a "policy" failure at the profile's file, within the
+// bound plus the grace period); a 300,000-field struct (4.9 MB) is
+// refused by its size at line 1 before CUE reads it. Before, each ran
+// 13-30 s or more and the first died with a Go stack trace.
+func TestHostileProfilesAreBounded(t *testing.T) {
+	for _, h := range hostile.Profiles() {
+		t.Run(h.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, h.Name+".cue")
+			if err := os.WriteFile(file, h.Src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			lim := bounded.Limits{Time: 2 * time.Second, MemoryMiB: 128}
+			if !h.Time {
+				lim.Time = 60 * time.Second
+			}
+			start := time.Now()
+			set, ds := LoadWith([]string{dir}, lim)
+			took := time.Since(start)
+			if len(ds) != 1 || ds[0].Pos.File != file {
+				t.Fatalf("set %v, diagnostics %v: want one at %s", set != nil, ds, file)
+			}
+			d := ds[0]
+			switch {
+			case !h.Time && !h.Memory:
+				if d.Rule != "input" || d.Pos.Line != 1 || !strings.Contains(d.Summary, "larger than") {
+					t.Errorf("%v, want an input error at line 1 saying it is too large", d)
+				}
+			default:
+				var want []string
+				if h.Time {
+					want = append(want, "did not finish within the time bound (2s)")
+				}
+				if h.Memory {
+					want = append(want, "used more than the memory bound (128 MiB)")
+				}
+				ok := false
+				for _, w := range want {
+					ok = ok || strings.Contains(d.Summary, w)
+				}
+				if set != nil || d.Rule != "policy" || !ok || !strings.Contains(d.Summary, "custom profile "+file) {
+					t.Errorf("%v, want a policy failure naming the profile and one of %q", d, want)
+				}
+				if took > lim.Time+3*time.Second {
+					t.Errorf("took %v", took)
+				}
+			}
+		})
+	}
+}
+
+// TestEveryCUEErrorIsPositioned: CUE errors that carry no position of
+// their own (a structural cycle, at the top or nested; a cycle through a
+// definition) are placed at the line of the field they name.
+func TestEveryCUEErrorIsPositioned(t *testing.T) {
+	for name, tc := range map[string]struct {
+		src  string
+		line int
+	}{
+		"cycle":        {"name: \"c\"\na: b: a\n", 2},
+		"nested cycle": {"name: \"c\"\nx: {\n  a: b: x\n}\n", 3},
+		"list cycle":   {"name: \"c\"\nl: [l]\n", 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "c.cue")
+			if err := os.WriteFile(file, []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, ds := LoadWith([]string{dir}, bounded.Limits{})
+			if len(ds) == 0 {
+				t.Fatal("no diagnostics")
+			}
+			found := false
+			for _, d := range ds {
+				if d.Pos.File != file || d.Pos.Line == 0 {
+					t.Errorf("unpositioned: %v", d)
+				}
+				if strings.Contains(d.Summary, "cycle") && d.Pos.Line == tc.line {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no cycle error at line %d: %v", tc.line, ds)
+			}
+		})
+	}
+}
