@@ -143,8 +143,6 @@ var Protections = []Protection{
 	{SourceDockerSocket, ReasonAgentSockets, "S4", RoleMask, "Gather (DockerSockets)", "the docker socket", "profile:docker_socket", StalePrecondition},
 	{SourceProtectedEntry, ReasonProtected, "H9", RoleProtect, "protectedEntries", "entries of writable directories that run outside the sandbox later (git config and hooks, rc files)", "host: {entry} exists", StalePostCommand},
 	{SourceProfileHomeEntry, ReasonProfileHome, "H9", RoleProtect, "protectedEntries", "the same entries in the profile home (home_mode: profile)", "host: {entry} exists", StalePostCommand},
-	{SourceScratch, ReasonException, "S6", RoleException, "Gather (Scratch)", "the Hermes scratch directory (TMPDIR)", "host: HERMES_HOME/cache/scratch", StalePrecondition},
-	{SourceStateDir, ReasonException, "S6", RoleException, "stateDirs", "the backend's state directories, read-only", "host: HERMES_HOME/sandboxes/bwrap-*", StalePrecondition},
 	{SourceSandboxState, ReasonException, "S6", RoleException, "sandboxEnv", "this environment's own state directory (--sandbox-id)", "host: HERMES_HOME/sandboxes/bwrap-<id>", StalePrecondition},
 	{SourceSandboxScratch, ReasonException, "S6", RoleException, "sandboxEnv", "this environment's own scratch directory (--sandbox-id)", "host: HERMES_HOME/cache/scratch/hermes-bwrap-<id>", StalePrecondition},
 	{SourceStaged, ReasonException, "S6", RoleException, "stagedRoots", "Hermes' staged files, read-only", "host: HERMES_HOME/<staged root>", StalePrecondition},
