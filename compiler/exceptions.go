@@ -17,12 +17,14 @@ import (
 // this says how and why.
 //
 // With --sandbox-id, one environment reaches its own state directory
-// and its own scratch directory read-write in every profile (Hermes
-// writes its shell snapshot and cwd file there; nothing in them runs on
-// the host), and the staged-data roots read-only; every other
+// read-write in every profile (Hermes writes its shell snapshot and cwd
+// file there; nothing in them runs on the host), its own scratch
+// directory writable like the working directory (read-only under
+// restricted), and the staged-data roots read-only; every other
 // sandboxes/bwrap-* and scratch directory stays inside the mask. The
 // shared scratch is then the mask's empty, read-only directory that
-// holds only this environment's mount point.
+// holds only this environment's mount point. Without an ID none of them
+// is bound back.
 func (e *emitter) exceptions() {
 	for _, x := range e.f.Exceptions {
 		opt := "--ro-bind"
@@ -77,6 +79,9 @@ func (e *emitter) exceptionText(x facts.Exception) (why, src string) {
 	case facts.SourceSandboxState:
 		return "this environment's state directory (shell snapshot, cwd file) is readable and writable; other environments' are hidden", sandbox("sandboxes/bwrap-" + e.f.Sandbox.ID)
 	case facts.SourceSandboxScratch:
+		if !x.Writable {
+			return "this environment's private scratch directory is readable, read-only like the working directory (TMPDIR is the sandbox's /tmp); the shared scratch and other environments' are not visible", sandbox("cache/scratch/hermes-bwrap-" + e.f.Sandbox.ID)
+		}
 		return "this environment's private scratch directory (TMPDIR) is readable and writable; the shared scratch and other environments' are not visible", sandbox("cache/scratch/hermes-bwrap-" + e.f.Sandbox.ID)
 	case facts.SourceStaged:
 		if e.f.StagedSession {
@@ -84,13 +89,6 @@ func (e *emitter) exceptionText(x facts.Exception) (why, src string) {
 				e.settingsPos("staged") + " (host: HERMES_HOME/" + facts.StagedRoots[x.Staged] + "/" + e.f.Sandbox.ID + ")"
 		}
 		return "Hermes' staged files (every session's) are readable, read-only, at their host path", "host: HERMES_HOME/" + facts.StagedRoots[x.Staged]
-	case facts.SourceScratch:
-		if x.Writable {
-			return "the Hermes scratch directory (TMPDIR) stays reachable, writable like the working directory", src
-		}
-		return "the Hermes scratch directory (TMPDIR) stays reachable, read-only like the working directory", src
-	case facts.SourceStateDir:
-		return "the backend's state directory stays reachable, read-only", src
 	case facts.SourceProfileHome:
 		if x.Writable {
 			return "home_mode profile: HERMES_HOME/home is HOME, readable and writable", e.settingsPos("home_mode")

@@ -28,7 +28,7 @@ func writeHomeLayout(w io.Writer, f *facts.Facts) {
 		for _, e := range l.Entries {
 			byWhy[e.Why] = append(byWhy[e.Why], strings.TrimPrefix(e.Path, l.Home+"/"))
 		}
-		for _, why := range []string{facts.HomeWhyNonDot, facts.HomeWhyBuiltin, facts.HomeWhyPath, facts.HomeWhySettings} {
+		for _, why := range []string{facts.HomeWhyNonDot, facts.HomeWhyBuiltin, facts.HomeWhyPath, facts.HomeWhySettings, facts.HomeWhyBind} {
 			if names := byWhy[why]; len(names) > 0 {
 				fmt.Fprintf(w, "  bound back (%s): %s\n", why, clipList(names, 20))
 			}

@@ -37,6 +37,14 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 		}
 		out = append(out, hostBind{dest: d, kind: "home-tmpfs", pos: pos,
 			reason: fmt.Sprintf("home layout: %s is a fresh tmpfs; only %s are bound back, %s", what, boundWhat(rel), leftOut(l, d))})
+		if rel == ".cache" {
+			// The tool build caches: each a tmpfs of its own, so they
+			// stay writable (and start empty) once ~/.cache is sealed.
+			for _, name := range facts.HomeCacheFresh {
+				out = append(out, hostBind{dest: path.Join(d, name), kind: "home-tmpfs", pos: pos,
+					reason: fmt.Sprintf("home layout: ~/.cache/%s, a tool build cache, is a fresh writable tmpfs: it starts empty in every command and nothing cached there reaches the host", name)})
+			}
+		}
 	}
 	for _, en := range l.Entries {
 		if skip[en.Path] || e.insideHidden(en.Path) {
@@ -67,13 +75,43 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 	return out
 }
 
+// homeRemounts makes the layout's tmpfs directories read-only, innermost
+// first, once every mount inside them is made (bwrap creates a mount
+// point in them as it goes): a write to a name the layout does not bind
+// back (~/newfile, ~/.ssh2, ~/.config/probe, ~/.cache/y) fails with EROFS
+// instead of landing in a tmpfs that vanishes after the command. The
+// entries bound back keep their own mode (the remount is not
+// recursive), and so do the tool build caches of ~/.cache
+// (facts.HomeCacheFresh), each a writable tmpfs of its own.
+func (e *emitter) homeRemounts() {
+	l := e.f.HomeLayout
+	if !l.Active() {
+		return
+	}
+	pos := "built in: home.layout " + settings.HomeAllowlist
+	if s := e.st.res.Settings; s.Home != nil && s.Home.Layout != "" {
+		pos = e.settingsPos("home", "layout")
+	}
+	for i := len(l.Dirs) - 1; i >= 0; i-- {
+		d := l.Dirs[i]
+		if e.insideHidden(d) {
+			continue
+		}
+		what := "HOME"
+		if d != l.Home {
+			what = "~/" + strings.TrimPrefix(d, l.Home+"/")
+		}
+		e.p.add("H10", fmt.Sprintf("home layout: %s's tmpfs is read-only: a write to a name that is not bound back fails (EROFS) instead of vanishing after the command", what), pos, "--remount-ro", d)
+	}
+}
+
 // boundWhat says what a rebuilt directory gets back.
 func boundWhat(rel string) string {
 	switch rel {
 	case "":
 		return "its non-dot entries and the allowed dot entries"
 	case ".cache":
-		return "the entries of facts.HomeCacheShown (browser builds, native headers, tool environments, models), read-only; the tool build caches (go-build, pip, uv, …) start empty in every command and stay in the tmpfs, so tools work and nothing they cache reaches the host; the rest is left out (a CLI's login, an agent's logs),"
+		return "the entries of facts.HomeCacheShown (browser builds, native headers, tool environments, models), read-only; the tool build caches (go-build, pip, uv, …) are each a fresh tmpfs of their own, so tools work and nothing they cache reaches the host; the rest is left out (a CLI's login, an agent's logs),"
 	}
 	return "its allowed entries"
 }
@@ -87,14 +125,14 @@ func leftOut(l *facts.HomeLayout, d string) string {
 		}
 	}
 	if len(names) == 0 {
-		return "nothing is left out; new names land in the tmpfs"
+		return "nothing is left out"
 	}
 	const show = 12
 	list := strings.Join(names[:min(show, len(names))], ", ")
 	if len(names) > show {
 		list += fmt.Sprintf(" and %d more", len(names)-show)
 	}
-	return fmt.Sprintf("%d left out (absent: %s); new names land in the tmpfs", len(names), list)
+	return fmt.Sprintf("%d left out (absent: %s)", len(names), list)
 }
 
 // entryPos is the explain source of an entry.

@@ -141,23 +141,35 @@ func (e *emitter) env() invocation.Env {
 	if sb := f.Sandbox; sb != nil {
 		// The private scratch replaces a temporary directory that was
 		// unset or named the shared scratch; one set elsewhere stays.
+		// Where the scratch is read-only (it follows the working
+		// directory), the sandbox's /tmp is the temporary directory.
 		for _, v := range facts.TempVars {
 			if cur := sb.TempVars[v]; cur != "" && path.Clean(cur) != f.Scratch.Path && path.Clean(cur) != f.Scratch.Real {
 				continue
 			}
-			if sb.Scratch.Kind == invocation.KindDir {
+			env.Set[v] = "/tmp"
+			if writableException(f, facts.SourceSandboxScratch) {
 				env.Set[v] = sb.Scratch.Real
-			} else {
-				env.Set[v] = "/tmp"
 			}
 		}
-	} else if f.Scratch.Kind == invocation.KindDir {
-		env.Set["TMPDIR"] = f.Scratch.Real
 	} else {
+		// No scratch of its own (facts.computeExceptions): the
+		// sandbox's private /tmp.
 		env.Set["TMPDIR"] = "/tmp"
 	}
 	if f.HomeMode == "profile" && f.ProfileHome.Kind == invocation.KindDir {
 		env.Set["HOME"] = f.ProfileHome.Real
 	}
 	return env
+}
+
+// writableException reports whether an exception of source src is
+// bound back read-write.
+func writableException(f *facts.Facts, src facts.Source) bool {
+	for _, x := range f.Exceptions {
+		if x.Source == src && x.Writable {
+			return true
+		}
+	}
+	return false
 }

@@ -74,6 +74,9 @@ func (e *emitter) hostBinds() {
 		if hb.rw {
 			hb.reason = fmt.Sprintf("extra bind binds[%d], read-write", b.Index)
 		}
+		if b.DestResolved {
+			hb.reason += fmt.Sprintf(" (%s is a symlink: mounted at its target, resolved at compile; a change of the link makes the invocation stale)", b.Src)
+		}
 		bs = append(bs, hb)
 	}
 	// A working directory in the profile home is writable through the
@@ -172,7 +175,7 @@ func (e *emitter) protections() []hostBind {
 		case facts.AllowPath:
 			rel += " (a directory on PATH: the host's shells run what is there)"
 		case facts.HomeLinkTarget:
-			rel += " (on the symlink chain of an allowed home entry: the host's shells and tools read it)"
+			rel += " (on the symlink chain of a home dot entry: the host's shells, session and tools read it)"
 		}
 		reason := fmt.Sprintf("%s stays read-only inside %s: it runs outside the sandbox later", rel, what)
 		if p.Name == ".git/config" {
@@ -319,12 +322,28 @@ func (e *emitter) present() []facts.Hidden {
 	if e.presentHidden == nil {
 		e.presentHidden = []facts.Hidden{} // not nil: present() caches it
 		for _, m := range e.f.Masks {
-			if m.Hidden >= 0 && m.CoveredBy == "" {
+			// A mask covered by another is still made where a read-only
+			// exception brings the covering mask's content back
+			// (~/.hermes/cache/documents/secret.txt): after it.
+			if m.Hidden >= 0 && (m.CoveredBy == "" || e.inReadOnlyException(m.Path) != "") {
 				e.presentHidden = append(e.presentHidden, e.f.Hidden[m.Hidden])
 			}
 		}
 	}
 	return e.presentHidden
+}
+
+// inReadOnlyException returns the read-only exception (facts.Exceptions)
+// that p lies at or under, "" when none. A mask there is made after the
+// exceptions, so the exception does not cover it; policy rule S6 refuses
+// a hidden path inside a writable one.
+func (e *emitter) inReadOnlyException(p string) string {
+	for _, x := range e.f.Exceptions {
+		if !x.Writable && facts.Within(p, x.Path) {
+			return x.Path
+		}
+	}
+	return ""
 }
 
 // writableRoot returns the writable mount that p lies strictly inside.
@@ -338,8 +357,14 @@ func (e *emitter) writableRoot(p string) string {
 	return best
 }
 
-func (e *emitter) masks() {
+// masks makes the masks: with late false those a read-only exception
+// does not hold, and the S4 masks; with late true (after the
+// exceptions) those it holds.
+func (e *emitter) masks(late bool) {
 	for _, h := range e.present() {
+		if (e.inReadOnlyException(h.Path) != "") != late {
+			continue
+		}
 		row := facts.ProtectionOf(h.Source)
 		if row.Role != facts.RoleMask {
 			e.fail(fmt.Errorf("hidden path %s of row %s, whose role is %s, not a mask", h.Path, row.Source, row.Role))
@@ -356,10 +381,11 @@ func (e *emitter) masks() {
 			}
 		}
 		if h.Kind == invocation.KindDir {
-			e.tmpfs(rule, "hide directory "+h.Entry+": an empty tmpfs (writes stay in the sandbox)", src, h.Path, maskTmpfsBytes)
-			if e.writableRoot(h.Path) == "" {
-				e.roMasks = append(e.roMasks, h.Path)
-			}
+			// Read-only at the end, inside the writable set too: a write
+			// there could not land on the host, so it fails (EROFS)
+			// rather than vanish after the command.
+			e.tmpfs(rule, "hide directory "+h.Entry+": an empty tmpfs, read-only (a write there fails)", src, h.Path, maskTmpfsBytes)
+			e.roMasks = append(e.roMasks, h.Path)
 		} else {
 			what := "file"
 			if h.Kind == invocation.KindSocket {
@@ -368,6 +394,9 @@ func (e *emitter) masks() {
 			e.p.add(rule, "hide "+what+" "+h.Entry+": a zero-length read-only file", src, "--ro-bind-data", e.p.fd(invocation.FDEmpty), h.Path)
 		}
 		e.hidden = append(e.hidden, h.Path)
+	}
+	if late {
+		return
 	}
 	for _, src := range []facts.Source{facts.SourceRunUser, facts.SourceDockerSocket} {
 		row := facts.ProtectionOf(src)
@@ -403,8 +432,13 @@ func (e *emitter) explainSource(row facts.Protection, h facts.Hidden) string {
 
 func (e *emitter) remounts() {
 	for _, m := range e.roMasks {
-		e.p.add(invocation.ReasonFilesystem, "the mask stays read-only like the rest of the host", "host: "+m+" lies outside the writable set", "--remount-ro", m)
+		src := "host: " + m + " lies outside the writable set"
+		if e.writableRoot(m) != "" {
+			src = "host: " + m + " is hidden: nothing written there could reach the host"
+		}
+		e.p.add(invocation.ReasonFilesystem, "the mask stays read-only like the rest of the host", src, "--remount-ro", m)
 	}
+	e.homeRemounts()
 }
 
 // hostBindRank orders the host binds at one depth by kind.

@@ -44,6 +44,15 @@ func preconditions(f *facts.Facts) []invocation.Precondition {
 			pc.NewDirs = wd.NewDirs
 			pc.Why, pc.Scope, pc.Bind = invocation.ReasonUserHidePaths, invocation.ScopeHideListing, 0
 		}
+		if l := f.HomeLayout; l.Active() && p == l.Home && st.MTime != 0 {
+			// A non-dot entry made in HOME after the compile: stale, so
+			// the next compile binds it back (the plugin recompiles once).
+			pc.MTime = st.MTime
+			pc.Match = append(pc.Match, invocation.HomeNewEntries)
+			if pc.Why == "path component" {
+				pc.Why = "H10 (the home layout: its non-dot entries)"
+			}
+		}
 		out = append(out, pc)
 		out = append(out, entries.rows[p]...) // after the directory's own row
 	}

@@ -71,6 +71,13 @@ type Facts struct {
 
 	// HomeLayout is the home directory's layout (H10).
 	HomeLayout *HomeLayout `json:"home_layout"`
+	// HomeDotLinks are the dot entries of the home directory that are
+	// symlinks, and the symlinks among the entries of its dot
+	// directories (homeDotLinks): their chains are held read-only or
+	// refused (H10), whatever their names. HomeDotLinksTruncated are the
+	// directories with too many entries to look through (refused).
+	HomeDotLinks          []string `json:"-"`
+	HomeDotLinksTruncated []string `json:"home_dot_links_truncated"`
 
 	// Masks are the present hidden paths and the S4 masks, each once;
 	// Exceptions what is bound back inside them (computeMasks,
@@ -250,6 +257,10 @@ type Bind struct {
 	// ("" when none; H10 refuses them).
 	SrcHomeLeft  string `json:"src_home_left"`
 	DestHomeLeft string `json:"dest_home_left"`
+	// DestResolved is true when the settings gave no destination and the
+	// source is reached through a symlink: Dest is the source's real
+	// path, resolved at compile (the link is a precondition).
+	DestResolved bool `json:"-"`
 }
 
 // CABundle is a CA bundle named by one of CAVars (S8).

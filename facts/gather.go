@@ -22,8 +22,6 @@ const (
 	StepHiddenPaths       Step = "hiddenPaths"
 	StepPasswdHome        Step = "passwdHome"
 	StepHide              Step = "expandHide"
-	StepScratch           Step = "scratch"
-	StepStateDirs         Step = "stateDirs"
 	StepSandboxEnv        Step = "sandboxEnv"
 	StepProtected         Step = "protectedEntries"
 	StepCABundles         Step = "caBundles"
@@ -85,8 +83,8 @@ var gatherSteps = []gatherStep{
 		}
 	}},
 	{"", gatherHomeLayout},
-	{StepScratch, func(g *gatherer, c *gathering) { c.f.Scratch = g.path(path.Join(c.h.HermesHome, "cache", "scratch")) }},
-	{StepStateDirs, func(g *gatherer, c *gathering) { c.f.StateDirs = g.stateDirs(c.h.HermesHome) }},
+	{"", func(g *gatherer, c *gathering) { c.f.Scratch = g.path(path.Join(c.h.HermesHome, "cache", "scratch")) }},
+	{"", func(g *gatherer, c *gathering) { c.f.StateDirs = g.stateDirs(c.h.HermesHome) }},
 	{StepSandboxEnv, func(g *gatherer, c *gathering) {
 		c.f.Sandbox = g.sandboxEnv(c.h, c.s.SandboxID)
 		if c.f.Sandbox != nil {
@@ -105,7 +103,8 @@ var gatherSteps = []gatherStep{
 	{StepProtected, func(g *gatherer, c *gathering) {
 		f, cw := c.f, c.p.CwdWritable
 		f.Protected, f.ProtectedLooked = g.protectedEntries(c.h, f, cw, protectAllow(c.s), c.s.Protect != nil && c.s.Protect.Git == "read-only")
-		f.Protected = append(f.Protected, g.homeLinkTargets(f, cw)...)
+		f.HomeDotLinks, f.HomeDotLinksTruncated = g.homeDotLinks(g.path(c.h.Home).Real)
+		f.Protected = append(heldLinkEntries(f, f.Protected), g.homeLinkTargets(f, cw)...)
 		f.Protected = append(f.Protected, g.linkedProtected(f, cw, protectAllow(c.s))...)
 		f.WritableProtected = g.writableProtected(c.h, f, cw)
 		f.CodeDirNotes = g.codeDirNotes(c.h, writableRoots(f, cw))

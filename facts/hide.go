@@ -75,6 +75,10 @@ func expandHide(g *gatherer, h *Host, s *settings.Settings, cwd string) ([]Hidde
 
 func hideBase(entry, home, cwd string) (string, string) {
 	switch {
+	case entry == "~" && home != "/":
+		// The home directory itself (as a bind's "~" is), not a file
+		// named "~" in the working directory: policy rule H10 refuses it.
+		return path.Dir(home), path.Base(home)
 	case strings.HasPrefix(entry, "~/"):
 		return home, entry[2:]
 	case path.IsAbs(entry):

@@ -11,8 +11,8 @@ import "slices"
 // HomeCacheFresh are the entries of ~/.cache that tools write on every
 // build or install (Go's build cache, pip's, uv's, the JavaScript
 // package managers', Deno's, Bazel's output): the layout leaves the
-// host's out, so each command finds them absent and the tool creates
-// them in ~/.cache's tmpfs, writable for that command only. Nothing a
+// host's out, so each command finds each of them an empty tmpfs of its
+// own (~/.cache itself is read-only), writable for that command only. Nothing a
 // command caches reaches the host or the next command, and the tools
 // work (Go fails on a read-only build cache).
 var HomeCacheFresh = []string{"go-build", "pip", "uv", "yarn", "pnpm", "deno", "bazel"}
@@ -77,7 +77,7 @@ var HomeAllowed = []HomeAllow{
 	{".gitconfig", "git's user configuration (name, email, aliases)"},
 	{".gitignore_global", "git's global ignore file"},
 	{".config/git", "git's user configuration (XDG); credentials inside stay denied"},
-	{".cache", "tool caches: rebuilt, each entry read-only but the build caches of HomeCacheFresh, which start empty in every command; tokens inside stay denied"},
+	{".cache", "tool caches: rebuilt and read-only, each entry read-only but the build caches of HomeCacheFresh, each a fresh writable tmpfs; tokens inside stay denied"},
 	{".cargo", "Rust toolchain and crates; credentials stay denied"},
 	{".rustup", "Rust toolchains"},
 	{".nvm", "Node version manager"},

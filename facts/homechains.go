@@ -21,6 +21,7 @@ const (
 	HomeChainDenied  = "denied"   // a denied (hidden) entry: masked at its target
 	HomeChainAllowed = "allowed"  // an allowed entry of the home layout
 	HomeChainStartup = "start-up" // one of ProtectedNames below the home
+	HomeChainDotLink = "dot link" // any other dot entry of the home that is a symlink (homeDotLinks)
 )
 
 // HomeChain is a home path the host reads or runs whose symlink chain
@@ -32,9 +33,18 @@ type HomeChain struct {
 	// HomeChain constants.
 	Entry string `json:"entry"`
 	Why   string `json:"why"`
-	// Path is the link, or the absent path the chain ends at.
+	// Path is the link, or the absent path the chain ends at, or (Holds
+	// true) the chain's end, a directory that is or holds Root.
 	Path    string `json:"path"`
 	Missing bool   `json:"missing"`
+	// Holds is true when the chain ends at a directory that is the
+	// writable directory Root or holds it (a dot link's: a start-up
+	// name's is WritableProtected's): nothing below it can be kept
+	// read-only without the writable directory.
+	Holds bool `json:"holds"`
+	// Chain is the chain from Entry: each link on it, then where it
+	// ends (the message shows it).
+	Chain []string `json:"chain"`
 	// Root is the writable directory holding Path; BindIndex the bind
 	// that makes it writable (-1: the working directory).
 	Root      string `json:"root"`
@@ -46,8 +56,8 @@ type HomeChain struct {
 
 // homeChains follows the chain of every denied entry that is or passes
 // through a symlink, every allowed entry of the home layout that is a
-// symlink, and every ProtectedNames path below the home, whatever the
-// layout shows. A link counts wherever the sandbox may write it (the
+// symlink, every dot link of the home (homeDotLinks: any name), and
+// every ProtectedNames path below the home, whatever the layout shows. A link counts wherever the sandbox may write it (the
 // writable roots, less what the home layout leaves out and what lies
 // inside a mask); for allowed
 // and start-up paths not the links of the path as written before any is
@@ -101,15 +111,24 @@ func (g *gatherer) homeChains(f *Facts, cwdWritable bool, allow map[string]bool)
 			add(start{entry: path.Join(f.Home, name), why: HomeChainStartup, allowed: allow[name]})
 		}
 	}
+	allowedLink := map[string]bool{}
 	if l.Active() {
 		for _, e := range l.Entries {
 			if e.Why != HomeWhyNonDot && e.Kind == invocation.KindSymlink {
-				add(start{entry: e.Path, why: HomeChainAllowed})
+				allowedLink[e.Path] = true
 			}
 		}
 	}
+	for _, p := range homeLinkStarts(f) {
+		why := HomeChainDotLink
+		if allowedLink[p] {
+			why = HomeChainAllowed
+		}
+		add(start{entry: p, why: why})
+	}
 	var out []HomeChain
 	for _, s := range starts {
+		chain := []string{}
 		found := func(p string, missing bool) {
 			for _, c := range out {
 				if c.Path == p && Within(s.entry, c.Entry) {
@@ -120,6 +139,7 @@ func (g *gatherer) homeChains(f *Facts, cwdWritable bool, allow map[string]bool)
 				out = append(out, HomeChain{Entry: s.entry, Why: s.why, Path: p, Missing: missing, Root: r.dir, BindIndex: r.index, Allowed: s.allowed})
 			}
 		}
+		first := len(out)
 		lstat := g.lstat
 		if s.why == HomeChainStartup {
 			// Unrecorded unless a link is on the way: a start-up name
@@ -129,13 +149,57 @@ func (g *gatherer) homeChains(f *Facts, cwdWritable bool, allow map[string]bool)
 				continue
 			}
 		}
-		end, missing, followed, _ := walkChain(lstat, s.entry, func(link string, followed bool) {
+		end, missing, followed, err := walkChain(lstat, s.entry, func(link string, followed bool) {
+			chain = append(chain, link)
 			if followed || s.why == HomeChainDenied {
 				found(link, false)
 			}
 		})
 		if missing && followed && s.why != HomeChainDenied { // creatableDenied refuses a denied one
 			found(end, true)
+		}
+		if err == nil && !missing && followed && (s.why == HomeChainDotLink || s.why == HomeChainAllowed) {
+			out = append(out, holdsRoots(g.path(f.Home).Real, g.lstat(end).Kind, end, s.entry, s.why, boundBy(f, roots, s.entry))...)
+		}
+		if err == nil {
+			chain = append(chain, end)
+		}
+		for i := first; i < len(out); i++ {
+			out[i].Chain = chain
+		}
+	}
+	return out
+}
+
+// boundBy returns roots less the read-write binds whose source is entry
+// itself as the settings name it: making the link's target writable is
+// then the settings' own choice (a bind of ~/.mnt -> /data/cache).
+func boundBy(f *Facts, roots []writableRoot, entry string) []writableRoot {
+	var out []writableRoot
+	for _, r := range roots {
+		if r.index >= 0 && r.index < len(f.Binds) && f.Binds[r.index].SrcAbs && f.Binds[r.index].Src == entry {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// holdsRoots returns a HomeChain for each writable root that the
+// directory end, where the dot link entry's chain ends, is or holds:
+// the host reads below end what a command writes there, and no bind
+// can keep it read-only without the writable directory. An end that is
+// the home directory or above it names nothing of its own (what the
+// host reads through it, it reads through the home's own entries, which
+// the layout and H9 judge).
+func holdsRoots(home, kind, end, entry, why string, roots []writableRoot) []HomeChain {
+	if kind != invocation.KindDir || Within(home, end) {
+		return nil
+	}
+	var out []HomeChain
+	for _, r := range roots {
+		if Within(r.dir, end) {
+			out = append(out, HomeChain{Entry: entry, Why: why, Path: end, Holds: true, Root: r.dir, BindIndex: r.index})
 		}
 	}
 	return out

@@ -49,6 +49,9 @@ func TestHomeChains(t *testing.T) {
 		"start-up /home/u/.bashrc /home/u/proj/d missing=false root=/home/u/proj/-1 allowed=false",
 		"start-up /home/u/.config/autostart /home/u/proj/dots/auto missing=true root=/home/u/proj/-1 allowed=false",
 		"start-up /home/u/.config/systemd/user /home/u/proj/dots/sd/user missing=true root=/home/u/proj/-1 allowed=false",
+		// Any dot link of the home, whatever its name: the directory
+		// itself could be created.
+		"dot link /home/u/.config/systemd /home/u/proj/dots/sd missing=true root=/home/u/proj/-1 allowed=false",
 	}
 	for _, layout := range []string{settings.HomeAllowlist, settings.HomeDenylist} {
 		got := run(tree(), &settings.Settings{Home: &settings.HomePolicy{Layout: layout}}, "/home/u/proj")
@@ -97,5 +100,83 @@ func TestHomeChains(t *testing.T) {
 	hw.Home = &settings.HomePolicy{Layout: settings.HomeDenylist}
 	if got := run(tree(), hw, "/home/u"); !slices.Contains(got, "denied /home/u/.kube /home/u/.kube missing=false root=/home/u/-1 allowed=false") {
 		t.Errorf("denylist, cwd HOME: %q", got)
+	}
+}
+
+// TestHomeDotLinkChains: every dot entry of the home that is a symlink
+// is held by what it is, whatever its name (~/.xprofile, ~/.zz-anything,
+// ~/.config/zz-app), in both layouts: its final target inside the
+// writable set is bound read-only (homeLinkTargets); a second link there,
+// an absent end there, or an end that is or holds a writable directory
+// is a HomeChain (refused), with the whole chain.
+func TestHomeDotLinkChains(t *testing.T) {
+	p := &profile.Profile{CwdWritable: true}
+	tree := func() Tree {
+		return Tree{
+			"/home/u/dotfiles/bashrc":  {Kind: "file"},
+			"/home/u/dotfiles/zz":      {Kind: "file"},
+			"/home/u/dotfiles/app/rc":  {Kind: "file"},
+			"/home/u/.xprofile":        {Kind: "symlink", Target: "dotfiles/bashrc"},
+			"/home/u/.zz-anything":     {Kind: "symlink", Target: "/home/u/dotfiles/zz"},
+			"/home/u/.config/zz-app":   {Kind: "symlink", Target: "../dotfiles/app"},
+			"/home/u/.zz-chain":        {Kind: "symlink", Target: "dotfiles/mid"}, // two links
+			"/home/u/dotfiles/mid":     {Kind: "symlink", Target: "bashrc"},
+			"/home/u/.zz-later":        {Kind: "symlink", Target: "dotfiles/later/rc"}, // created later
+			"/home/u/.zz-outside":      {Kind: "symlink", Target: "/etc/passwd"},       // not writable: nothing
+			"/home/u/.zz-home":         {Kind: "symlink", Target: "."},                 // the home itself: nothing
+			"/home/u/notdot":           {Kind: "symlink", Target: "dotfiles/zz"},       // a non-dot entry: itself
+			"/home/u/proj/.zz-inproj":  {Kind: "symlink", Target: "x"},                 // not an entry of HOME
+			"/run/user/1000":           {Kind: "dir"},
+			"/home/u/.hermes/cache":    {Kind: "dir"},
+			"/home/u/dotfiles/app/sub": {Kind: "dir"},
+		}
+	}
+	run := func(tr Tree, s *settings.Settings, cwd string) (chains, held []string) {
+		h := &Host{FS: tr, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: cwd, Env: map[string]string{}}
+		f := Gather(h, s, p)
+		for _, c := range f.HomeChains {
+			chains = append(chains, fmt.Sprintf("%s %s %s missing=%v holds=%v root=%s chain=%v", c.Why, c.Entry, c.Path, c.Missing, c.Holds, c.Root, c.Chain))
+		}
+		for _, pr := range f.Protected {
+			if pr.Name == HomeLinkTarget {
+				held = append(held, pr.Path)
+			}
+		}
+		return chains, held
+	}
+	wantChains := []string{
+		"dot link /home/u/.zz-chain /home/u/dotfiles/mid missing=false holds=false root=/home/u chain=[/home/u/.zz-chain /home/u/dotfiles/mid /home/u/dotfiles/bashrc]",
+		"dot link /home/u/.zz-later /home/u/dotfiles/later/rc missing=true holds=false root=/home/u chain=[/home/u/.zz-later /home/u/dotfiles/later/rc]",
+	}
+	wantHeld := []string{"/home/u/dotfiles/app", "/home/u/dotfiles/bashrc", "/home/u/dotfiles/zz"}
+	for _, layout := range []string{settings.HomeAllowlist, settings.HomeDenylist} {
+		chains, held := run(tree(), &settings.Settings{Cwd: "/home/u", Home: &settings.HomePolicy{Layout: layout}}, "/home/u")
+		slices.Sort(chains)
+		slices.Sort(held)
+		if !slices.Equal(chains, wantChains) {
+			t.Errorf("%s chains:\n got %q\nwant %q", layout, chains, wantChains)
+		}
+		if !slices.Equal(held, wantHeld) {
+			t.Errorf("%s held:\n got %q\nwant %q", layout, held, wantHeld)
+		}
+	}
+
+	// A dot link whose end is the writable directory, or holds it.
+	tr := tree()
+	tr["/home/u/.zz-dir"] = Stat{Kind: "symlink", Target: "dotfiles/app"}
+	chains, _ := run(tr, &settings.Settings{Cwd: "/home/u/dotfiles/app/sub"}, "/home/u/dotfiles/app/sub")
+	want := "dot link /home/u/.zz-dir /home/u/dotfiles/app missing=false holds=true root=/home/u/dotfiles/app/sub chain=[/home/u/.zz-dir /home/u/dotfiles/app]"
+	if !slices.Contains(chains, want) {
+		t.Errorf("holds: got %q, want %q among them", chains, want)
+	}
+
+	// More dot entries than the bound: refused rather than looked past.
+	tr = tree()
+	for i := 0; i <= maxHomeEntries; i++ {
+		tr[fmt.Sprintf("/home/u/.config/e%05d", i)] = Stat{Kind: "file"}
+	}
+	h := &Host{FS: tr, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj", Env: map[string]string{}}
+	if got := Gather(h, &settings.Settings{Home: &settings.HomePolicy{Layout: settings.HomeDenylist}}, p).HomeDotLinksTruncated; !slices.Equal(got, []string{"/home/u/.config"}) {
+		t.Errorf("truncated: %q", got)
 	}
 }

@@ -24,6 +24,7 @@ const (
 	HomeWhyPath     = "PATH"       // a directory on PATH under HOME
 	HomeWhySettings = "home.allow" // the settings' home.allow
 	HomeWhyCache    = "cache"      // an entry of ~/.cache in HomeCacheShown
+	HomeWhyBind     = "binds"      // the source or destination of a settings bind
 )
 
 // maxHomeEntries bounds the entries of one layout directory looked at;
@@ -60,7 +61,27 @@ type HomeLayout struct {
 	// Note says why the layout was not applied in allowlist mode
 	// (HOME is / or not a directory); "" otherwise.
 	Note string `json:"note"`
+	// NotUnits are the home.allow entries that name no unit the layout
+	// can show on its own (refused, H10): a rebuilt directory itself
+	// (.config: all of it but the denied paths), a non-dot entry, or no
+	// path inside HOME.
+	NotUnits []NotUnit `json:"not_units"`
 }
+
+// NotUnit is a home.allow entry that is not a unit (HomeLayout.NotUnits).
+type NotUnit struct {
+	// Index is the entry's index in home.allow; Entry as written.
+	Index int    `json:"index"`
+	Entry string `json:"entry"`
+	// Why says what it names instead of a unit; Units are units it may
+	// name instead (the entries of a rebuilt directory, at most
+	// maxUnitHints), empty when none applies.
+	Why   string   `json:"why"`
+	Units []string `json:"units"`
+}
+
+// maxUnitHints bounds the units a refusal suggests.
+const maxUnitHints = 8
 
 // HomeEntry is one entry bound back into the home layout.
 type HomeEntry struct {
@@ -139,6 +160,25 @@ func homeAllowed(h *Host, s *settings.Settings, home string) map[string]string {
 			}
 		}
 	}
+	// A bind names its source and destination: they are shown in the
+	// layout (a bind of ~/.sshfs, a sibling of ~/.ssh, as Hermes' backend
+	// keeps it), never a denied path (deny wins below, and R1 drops a
+	// bind of a hidden path).
+	for _, b := range s.Binds {
+		for _, p := range []string{b.Src, b.Target()} {
+			if !path.IsAbs(p) {
+				continue
+			}
+			p = path.Clean(p)
+			for _, base := range []string{h.Home, home} {
+				// A non-dot entry is bound back anyway.
+				if rel, ok := strings.CutPrefix(p, base+"/"); ok && strings.HasPrefix(rel, ".") && out[rel] == "" {
+					out[rel] = HomeWhyBind
+					break
+				}
+			}
+		}
+	}
 	if s.Home != nil {
 		for _, a := range s.Home.Allow {
 			a = path.Clean(strings.TrimPrefix(a, "~/"))
@@ -174,12 +214,18 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 	}
 	l.Home = hp.Real
 	l.Allowed = homeAllowed(h, s, l.Home)
+	for rel, why := range l.Allowed {
+		if why == HomeWhyBind && atOrInsideDenied(path.Join(l.Home, rel), denied) {
+			delete(l.Allowed, rel) // a bind of a denied path is dropped (R1): nothing to show
+		}
+	}
 	bound := map[string]bool{}
+	replaced := boundLayoutDirs(s, l.Home)
 	for _, rel := range homeLayoutDirs {
 		dir := path.Join(l.Home, rel)
 		if rel != "" {
-			if g.lstat(dir).Kind != invocation.KindDir || !slices.Contains(l.Dirs, path.Dir(dir)) {
-				continue // a symlink or missing: an entry of its parent
+			if g.lstat(dir).Kind != invocation.KindDir || !slices.Contains(l.Dirs, path.Dir(dir)) || replaced[rel] {
+				continue // a symlink, missing or bound by the settings: an entry of its parent
 			}
 		}
 		names, err := g.fs.ReadDir(dir)
@@ -193,7 +239,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 		l.Dirs = append(l.Dirs, dir)
 		for _, name := range names {
 			r := path.Join(rel, name)
-			if slices.Contains(homeLayoutDirs, r) && g.lstat(path.Join(l.Home, r)).Kind == invocation.KindDir {
+			if slices.Contains(homeLayoutDirs, r) && !replaced[r] && g.lstat(path.Join(l.Home, r)).Kind == invocation.KindDir {
 				continue // rebuilt itself, below
 			}
 			why := l.Allowed[r]
@@ -229,6 +275,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 		l.Entries = append(l.Entries, g.homeEntry(p, l.Allowed[r], writable))
 	}
 	slices.SortFunc(l.Entries, func(a, b HomeEntry) int { return strings.Compare(a.Path, b.Path) })
+	l.NotUnits = g.homeNotUnits(s, l.Home, denied)
 	for _, e := range l.Entries {
 		if e.Kind != invocation.KindSymlink {
 			l.Mounts++
@@ -240,6 +287,64 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 		}
 	}
 	return l
+}
+
+// boundLayoutDirs returns the directories of homeLayoutDirs (relative to
+// home) that a settings bind mounts at their own path (a bind of all of
+// ~/.config, read-only or read-write): the bind replaces the layout's
+// tmpfs there, as with Hermes' backend, so they are not rebuilt; they
+// are entries of their parent instead, and the denied paths below them
+// stay masked (a read-write one where a denied path is absent is refused:
+// a command could create it, creatableDenied).
+func boundLayoutDirs(s *settings.Settings, home string) map[string]bool {
+	out := map[string]bool{}
+	for _, b := range s.Binds {
+		if !path.IsAbs(b.Src) || path.Clean(b.Src) != path.Clean(b.Target()) {
+			continue
+		}
+		if rel, ok := strings.CutPrefix(path.Clean(b.Src), home+"/"); ok && rel != "" && slices.Contains(homeLayoutDirs, rel) {
+			out[rel] = true
+		}
+	}
+	return out
+}
+
+// homeNotUnits returns the home.allow entries that are not units: a unit
+// is a dot entry of HOME (.zz-tool), an entry of a rebuilt dot directory
+// (.config/zz-app, .local/bin, .cache/pip) or a path below one (bound at
+// its own place). A rebuilt directory itself would show all of it but
+// the denied paths, which is what the layout is there to prevent: the
+// refusal names its entries as the units to name instead.
+func (g *gatherer) homeNotUnits(s *settings.Settings, home string, denied []Hidden) []NotUnit {
+	if s.Home == nil {
+		return nil
+	}
+	var out []NotUnit
+	for i, a := range s.Home.Allow {
+		rel := path.Clean(strings.TrimPrefix(strings.TrimSpace(a), "~/"))
+		n := NotUnit{Index: i, Entry: a, Units: []string{}}
+		switch {
+		case a == "" || rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../"):
+			n.Why = "not a path inside the home directory"
+		case !strings.HasPrefix(rel, "."):
+			n.Why = "a non-dot entry, which the layout shows anyway"
+		case rel != ".cache" && slices.Contains(homeLayoutDirs, rel):
+			n.Why = "a directory the layout rebuilds: all of it but the denied paths"
+			names, _ := g.fs.ReadDir(path.Join(home, rel))
+			for _, name := range names {
+				if len(n.Units) == maxUnitHints {
+					break
+				}
+				if r := path.Join(rel, name); !slices.Contains(homeLayoutDirs, r) && !atOrInsideDenied(path.Join(home, r), denied) {
+					n.Units = append(n.Units, r)
+				}
+			}
+		default:
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // homeEntry describes entry p bound back for why.
@@ -277,6 +382,17 @@ func insideDenied(p string, denied []Hidden) bool {
 			if dp != p && Within(p, dp) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// atOrInsideDenied reports whether p is or lies inside a denied path
+// (as named, or resolved).
+func atOrInsideDenied(p string, denied []Hidden) bool {
+	for _, d := range denied {
+		if Within(p, d.Entry) || Within(p, d.Path) {
+			return true
 		}
 	}
 	return false

@@ -149,24 +149,23 @@ func computeExceptions(f *Facts, masks []Mask, cwdWritable bool) []Exception {
 		if dir(sb.State) && strings.HasSuffix(sb.State.Real, "/sandboxes/bwrap-"+sb.ID) {
 			out = append(out, Exception{Path: sb.State.Real, Source: SourceSandboxState, Writable: true})
 		}
+		// The scratch follows the working directory: read-only under a
+		// profile that keeps it read-only (restricted), where nothing a
+		// command writes may reach the host's disk.
 		if dir(sb.Scratch) && strings.HasSuffix(sb.Scratch.Real, "/cache/scratch/hermes-bwrap-"+sb.ID) {
-			out = append(out, Exception{Path: sb.Scratch.Real, Source: SourceSandboxScratch, Writable: true})
+			out = append(out, Exception{Path: sb.Scratch.Real, Source: SourceSandboxScratch, Writable: cwdWritable})
 		}
 		for i, r := range f.Staged {
 			if dir(r) && !r.HasLink {
 				out = append(out, Exception{Path: r.Real, Source: SourceStaged, Staged: i})
 			}
 		}
-	} else {
-		if dir(f.Scratch) {
-			out = append(out, Exception{Path: f.Scratch.Real, Source: SourceScratch, Writable: cwdWritable})
-		}
-		for _, d := range f.StateDirs {
-			if dir(d) {
-				out = append(out, Exception{Path: d.Real, Source: SourceStateDir})
-			}
-		}
 	}
+	// Without a sandbox ID nothing of the Hermes home's scratch or state
+	// is this invocation's own: the shared HERMES_HOME/cache/scratch
+	// (other environments' files, a socket another process left there)
+	// and the sandboxes/bwrap-* directories (their shell snapshots) stay
+	// inside the mask, and TMPDIR is the sandbox's private /tmp.
 	// A profile home that is a link into a mask is refused (R8), never
 	// bound.
 	if ph := f.ProfileHome; f.HomeMode == "profile" && ph.Kind == invocation.KindDir && !(ph.HasLink && masked(masks, ph.Real)) {

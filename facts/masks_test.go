@@ -49,17 +49,19 @@ func TestComputeExceptions(t *testing.T) {
 		cwdW bool
 		want []string
 	}{
-		{"scratch inside the mask, writable like the cwd", Facts{Hidden: hermes, Scratch: dirPath("/h/.hermes/cache/scratch")}, true,
-			[]string{"/h/.hermes/cache/scratch scratch rw"}},
-		{"scratch outside every mask: visible anyway, not an exception", Facts{Scratch: dirPath("/h/.hermes/cache/scratch")}, true, nil},
-		{"scratch missing", Facts{Hidden: hermes, Scratch: Path{Path: "/h/.hermes/cache/scratch", Real: "/h/.hermes/cache/scratch", Kind: "absent"}}, true, nil},
-		{"state dirs read-only", Facts{Hidden: hermes, StateDirs: []Path{dirPath("/h/.hermes/sandboxes/bwrap-a")}}, true,
-			[]string{"/h/.hermes/sandboxes/bwrap-a state-dir ro"}},
+		// Without a sandbox ID nothing is shared: neither the scratch
+		// (other environments' files, sockets left there) nor the state
+		// directories are bound back, whatever the working directory.
+		{"no sandbox ID: the shared scratch stays masked", Facts{Hidden: hermes, Scratch: dirPath("/h/.hermes/cache/scratch")}, true, nil},
+		{"no sandbox ID: other environments' state dirs stay masked", Facts{Hidden: hermes, StateDirs: []Path{dirPath("/h/.hermes/sandboxes/bwrap-a")}}, true, nil},
 		{"sandbox: own dirs rw, staged ro, a linked staged root left out, shared scratch not bound", Facts{Hidden: hermes,
 			Scratch: dirPath("/h/.hermes/cache/scratch"),
 			Sandbox: &SandboxEnv{ID: "t1", State: dirPath("/h/.hermes/sandboxes/bwrap-t1"), Scratch: dirPath("/h/.hermes/cache/scratch/hermes-bwrap-t1")},
-			Staged:  []Path{dirPath("/h/.hermes/attachments"), {Path: "/h/.hermes/cache/documents", Real: "/h/.hermes/attachments", Kind: "dir", HasLink: true}}}, false,
+			Staged:  []Path{dirPath("/h/.hermes/attachments"), {Path: "/h/.hermes/cache/documents", Real: "/h/.hermes/attachments", Kind: "dir", HasLink: true}}}, true,
 			[]string{"/h/.hermes/sandboxes/bwrap-t1 sandbox-state rw", "/h/.hermes/cache/scratch/hermes-bwrap-t1 sandbox-scratch rw", "/h/.hermes/attachments staged ro"}},
+		{"sandbox, read-only working directory (restricted): the scratch follows it, read-only", Facts{Hidden: hermes,
+			Sandbox: &SandboxEnv{ID: "t1", State: dirPath("/h/.hermes/sandboxes/bwrap-t1"), Scratch: dirPath("/h/.hermes/cache/scratch/hermes-bwrap-t1")}}, false,
+			[]string{"/h/.hermes/sandboxes/bwrap-t1 sandbox-state rw", "/h/.hermes/cache/scratch/hermes-bwrap-t1 sandbox-scratch ro"}},
 		{"sandbox: a state dir resolving elsewhere is not bound", Facts{Hidden: hermes,
 			Sandbox: &SandboxEnv{ID: "t1", State: Path{Path: "/h/.hermes/sandboxes/bwrap-t1", Real: "/h/.hermes/sandboxes/bwrap-other", Kind: "dir", HasLink: true}}}, false, nil},
 		{"profile home is HOME", Facts{Hidden: hermes, HomeMode: "profile", ProfileHome: dirPath("/h/.hermes/home")}, false,

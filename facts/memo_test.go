@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/hazard/git"
-	"github.com/bwpolicy/bwpolicy/profile"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
@@ -96,14 +95,7 @@ func TestMemoReadsEachPathOnce(t *testing.T) {
 // TestMemoGatherSameFacts: the facts gathered through a Memo, first and
 // again, are those gathered from the FS directly.
 func TestMemoGatherSameFacts(t *testing.T) {
-	set, ds := profile.Builtin()
-	if ds.HasErrors() {
-		t.Fatal(ds)
-	}
-	p, err := set.Resolve("workspace", nil, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := builtinProfile(t, "workspace")
 	s := &settings.Settings{Binds: []settings.Bind{{Src: "/home/u/link/a"}}}
 	host := func(fsys FS) *Host {
 		return &Host{FS: fsys, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj"}

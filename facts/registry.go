@@ -203,14 +203,6 @@ var Protections = []Protection{
 	{Source: SourceProfileHomeEntry, Reason: ReasonProtected, Scope: invocation.ScopeProfileHome, Rule: invocation.ReasonProtectedEntries, Role: RoleProtect,
 		Gather: StepProtected, Env: startupEnv(),
 		ExplainSource: "host: {entry} exists"},
-	// the Hermes scratch directory (TMPDIR) (stale: a precondition).
-	{Source: SourceScratch, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
-		Gather:        StepScratch,
-		ExplainSource: "host: HERMES_HOME/cache/scratch"},
-	// the backend's state directories, read-only (stale: a precondition).
-	{Source: SourceStateDir, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
-		Gather:        StepStateDirs,
-		ExplainSource: "host: HERMES_HOME/sandboxes/bwrap-*"},
 	// this environment's own state directory (--sandbox-id) (stale: a precondition).
 	{Source: SourceSandboxState, Reason: ReasonException, Rule: invocation.ReasonHermesExceptions, Role: RoleException,
 		Gather:        StepSandboxEnv,

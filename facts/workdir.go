@@ -96,6 +96,13 @@ func (g *gatherer) bind(i int, b settings.Bind) Bind {
 	if out.SrcAbs {
 		sp := g.path(path.Clean(b.Src))
 		out.SrcReal, out.SrcKind, out.SrcHasLink = sp.Real, sp.Kind, sp.HasLink
+		// A bind at its own path (dest omitted) through a symlink is
+		// mounted at the link's target, resolved once here: the link is
+		// a precondition (its change makes the invocation stale), and
+		// bwrap never resolves it again.
+		if b.Dest == "" && sp.HasLink && !invocation.Missing(sp.Kind) {
+			out.Dest, out.DestResolved = sp.Real, true
+		}
 	}
 	if out.DestAbs {
 		d := path.Clean(out.Dest)

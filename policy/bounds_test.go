@@ -82,8 +82,8 @@ func TestHostileRulesAreBounded(t *testing.T) {
 				want = append(want, "memory bound (128 MiB); --eval-memory")
 			}
 			if len(ds) != 1 || ds[0].Rule != "policy" || ds[0].Pos.File != file || ds[0].Pos.Line != h.Line ||
-				!strings.Contains(ds[0].Summary, "rule bwpolicy.custom.hostile."+h.Rule) || !containsAny(ds[0].Summary, want) {
-				t.Fatalf("diagnostics %v, want one policy error at %s:%d naming rule %s and one of %q", ds, file, h.Line, h.Rule, want)
+				!strings.Contains(ds[0].Summary, "rule bwpolicy.custom.hostile."+h.RegoRule) || !containsAny(ds[0].Summary, want) {
+				t.Fatalf("diagnostics %v, want one policy error at %s:%d naming rule %s and one of %q", ds, file, h.Line, h.RegoRule, want)
 			}
 			if took > lim.Time+3*time.Second {
 				t.Errorf("took %v", took)

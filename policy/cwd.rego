@@ -93,7 +93,7 @@ deny contains v("R6", sprintf("hide entry %q matches %q, the working directory o
 # R7 under the allowlist home layout: the dot entries stay read-only and
 # new names land in the layout's tmpfs, but the non-dot entries are
 # writable.
-warn contains v("R7", sprintf("the working directory %q is the home directory or above it: every non-dot entry of the home directory becomes writable (dot entries stay read-only, new names land in the home layout's tmpfs)", [input.facts.cwd.real]), ["cwd"]) if {
+warn contains v("R7", sprintf("the working directory %q is the home directory or above it: every non-dot entry of the home directory becomes writable (dot entries stay read-only; a new name at the top of HOME fails: the home layout's tmpfs is read-only)", [input.facts.cwd.real]), ["cwd"]) if {
 	layout_active
 	input.profile.cwd_writable
 	input.facts.cwd.exists

@@ -51,16 +51,17 @@ exception_paths contains e.path if some e in input.facts.exceptions
 
 # METADATA
 # title: "What is bound back inside a mask (the backend's state and scratch directories, the staged files, the profile home, a CA bundle) stays reachable, and never exposes a hidden path."
-# description: "With --sandbox-id ID: HERMES_HOME/sandboxes/bwrap-ID read-write, HERMES_HOME/cache/scratch/hermes-bwrap-ID the private TMPDIR, other environments' hidden, attachments and cache/documents read-only. Without: HERMES_HOME/sandboxes/bwrap-* read-only and HERMES_HOME/cache/scratch as TMPDIR. A hidden path inside one of these is refused: move it or its link."
+# description: "With --sandbox-id ID: HERMES_HOME/sandboxes/bwrap-ID read-write, HERMES_HOME/cache/scratch/hermes-bwrap-ID the private TMPDIR, other environments' hidden, attachments and cache/documents read-only. The private scratch follows the working directory: read-only under restricted, where TMPDIR is the sandbox's /tmp. Without an ID nothing of the Hermes home's scratch or state is bound back (the shared scratch holds other environments' files and sockets): TMPDIR is the sandbox's /tmp. A hidden path inside one of these is refused: move it or its link."
 # custom:
 #   id: S6
 #   name: HermesExceptions
 #   level: error
 #   security: true
-deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which stays reachable (S6/S8): it would be exposed; move it or its link", [h.entry, h.path, e]), [p]) if {
+deny contains v("S6", sprintf("hidden path %q (%s) resolves inside %q, which stays reachable read-write (S6/S8): it would be exposed; move it or its link", [h.entry, h.path, x.path]), [p]) if {
 	some h in hidden_present
-	some e in exception_paths
-	within(h.path, e)
+	some x in input.facts.exceptions
+	x.writable
+	within(h.path, x.path)
 	not h.var
 	p := s6_path(h)
 }

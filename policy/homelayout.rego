@@ -80,7 +80,17 @@ chain_what(c) := sprintf("the allowed home entry %s", [c.entry]) if c.why == "al
 
 chain_what(c) := sprintf("the start-up entry %s (the host's shells, session or tools run it)", [c.entry]) if c.why == "start-up"
 
-chain_fix(c) := sprintf("point %s straight at the final target, move the link out of the writable directory, or %s", [c.entry, chain_narrow(c)]) if not c.missing
+chain_what(c) := sprintf("the home dot entry %s (whatever its name, the host's shells, session or tools may read or run it)", [c.entry]) if c.why == "dot link"
+
+# The whole chain, as the message shows it: entry -> link -> ... -> end.
+chain_text(c) := concat(" -> ", array.concat([c.entry], [p | some p in c.chain; p != c.entry]))
+
+chain_fix(c) := sprintf("point %s straight at the final target, move the link out of the writable directory, or %s", [c.entry, chain_narrow(c)]) if {
+	not c.missing
+	not c.holds
+}
+
+chain_fix(c) := sprintf("point %s elsewhere, remove it, or %s", [c.entry, chain_narrow(c)]) if c.holds
 
 chain_fix(c) := sprintf("create the target first (it is then bound read-only), point %s elsewhere, or %s%s", [c.entry, chain_narrow(c), chain_allow(c)]) if c.missing
 
@@ -92,9 +102,21 @@ chain_allow(c) := sprintf(" (or name %s in protect.allow to accept it)", [trim_p
 
 chain_allow(c) := "" if c.why != "start-up"
 
-chain_msg(c) := sprintf("%s is a symlink inside %s on the symlink chain of %s: a command could re-point it, and the host would read what it chose; %s", [c.path, chain_where(c), chain_what(c), chain_fix(c)]) if not c.missing
+chain_msg(c) := sprintf("%s is a symlink inside %s on the symlink chain of %s (%s): a command could re-point it, and the host would read what it chose; %s", [c.path, chain_where(c), chain_what(c), chain_text(c), chain_fix(c)]) if {
+	not c.missing
+	not c.holds
+}
 
-chain_msg(c) := sprintf("the symlink chain of %s ends at %s, which does not exist and lies inside %s: a command could create it, and the host would read or run it later; %s", [chain_what(c), c.path, chain_where(c), chain_fix(c)]) if c.missing
+chain_msg(c) := sprintf("the symlink chain of %s (%s) ends at %s, which does not exist and lies inside %s: a command could create it, and the host would read or run it later; %s", [chain_what(c), chain_text(c), c.path, chain_where(c), chain_fix(c)]) if c.missing
+
+chain_msg(c) := sprintf("the symlink chain of %s (%s) ends at the directory %s, which is or holds %s: the host would read what a command writes there, and nothing below it can be kept read-only without the writable directory; %s", [chain_what(c), chain_text(c), c.path, chain_where(c), chain_fix(c)]) if c.holds
+
+# A home directory (or one of its dot directories) with more entries
+# than the compile looks through for dot links: a link past the bound
+# would go unheld, so the compile is refused.
+deny contains object.union(v("H10", sprintf("%s has more dot entries than the compile looks through for symlinks (4096): a link past them would not be held read-only; move entries out of it", [d]), ["home"]), {"host": true}) if {
+	some d in input.facts.home_dot_links_truncated
+}
 
 warn contains object.union(v("H10", sprintf("%s is allowed but is a symlink to a path the home layout leaves out or hides: it dangles in the sandbox", [p]), []), {"host": true}) if {
 	some p in layout.dangling
@@ -114,6 +136,19 @@ warn contains object.union(v("H10", layout.note, []), {"host": true}) if {
 	layout.mode == "allowlist"
 	layout.note != ""
 }
+
+# A home.allow entry that names no unit the layout can show on its own:
+# a rebuilt directory itself (.config would show all of it but the
+# denied paths, which the layout is there to prevent), a non-dot entry
+# (shown anyway) or no path inside HOME. Refused, naming the units it
+# may name instead, as Hermes' backend refuses such an entry.
+deny contains v("H10", sprintf("home.allow entry %q is not a unit the home layout shows on its own (%s)%s", [n.entry, n.why, not_unit_hint(n)]), ["home", "allow", n.index]) if {
+	some n in object.get(layout, "not_units", [])
+}
+
+not_unit_hint(n) := sprintf(": name what you need inside it instead, e.g. %s", [concat(", ", n.units)]) if count(n.units) > 0
+
+not_unit_hint(n) := ": name a dot entry of HOME (.mytool) or an entry of ~/.config, ~/.local, ~/.local/share (.config/myapp, .local/bin)" if count(n.units) == 0
 
 # A home.allow entry inside a denied path: the denied part stays hidden.
 warn contains v("H10", sprintf("home.allow entry %q lies inside the denied path %q: it stays hidden (deny always wins)", [a, h.entry]), ["home", "allow", i]) if {

@@ -46,10 +46,10 @@ var CLIExamples = []CLIExample{
 		New: "      \"--ro-bind\",\"/home/u/.ssh\",\"/home/u/.ssh\",\n      \"--remount-ro\",\"/home/u/.ssh\",\n",
 		Why: "a hand edit that binds the host's ~/.ssh back over its mask"},
 		Args: []string{"verify", "--host=false", "inv.json"},
-		Stdout: "hidden-masked: /home/u/.ssh: listed hidden, but no tmpfs or empty file is mounted there: it shows --ro-bind /home/u/.ssh /home/u/.ssh (args[93], ?)\n" +
-			"hidden-masked: /home/u/.ssh: host path /home/u/.ssh (S5) is visible through --ro-bind /home/u/.ssh /home/u/.ssh (args[93], ?): no mask is mounted on it\n" +
-			"covered-protection: /home/u/.ssh: --ro-bind /home/u/.ssh /home/u/.ssh (args[93], ?) comes after the mask --size 16384 --tmpfs /home/u/.ssh (args[66], S5) and covers it\n",
-		Stderr: "bwpolicy verify: note: the runtime refuses to run this invocation (explain covers 107 of the 110 bwrap arguments: every argument must be explained (recompile)); verifying its sandbox anyway\n" +
+		Stdout: "hidden-masked: /home/u/.ssh: listed hidden, but no tmpfs or empty file is mounted there: it shows --ro-bind /home/u/.ssh /home/u/.ssh (args[87], ?)\n" +
+			"hidden-masked: /home/u/.ssh: host path /home/u/.ssh (S5) is visible through --ro-bind /home/u/.ssh /home/u/.ssh (args[87], ?): no mask is mounted on it\n" +
+			"covered-protection: /home/u/.ssh: --ro-bind /home/u/.ssh /home/u/.ssh (args[87], ?) comes after the mask --size 16384 --tmpfs /home/u/.ssh (args[66], S5) and covers it\n",
+		Stderr: "bwpolicy verify: note: the runtime refuses to run this invocation (explain covers 101 of the 104 bwrap arguments: every argument must be explained (recompile)); verifying its sandbox anyway\n" +
 			"bwpolicy verify: inv.json: 3 violation(s)\n", Exit: 1},
 	{ID: "input", Files: map[string]string{"pipe.yaml": "<fifo>"}, Args: []string{"check", "pipe.yaml"},
 		Stdout: "pipe.yaml: error: is a named pipe (FIFO), not a settings file [input]\n1 file checked: 1 error, 0 warnings\n", Exit: 1},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -21,7 +22,9 @@ import (
 // the sandbox shows there, the command starts in the compiled working
 // directory instead, and the returned note says so. A directory outside
 // the writable set is used as it is (the command runs there read-only),
-// with a note.
+// with a note. A directory the home layout rebuilds (HOME, ~/.config:
+// Invocation.Home) is a visible, read-only place of its own: `--chdir ~`
+// runs in HOME, read-only, as Hermes' backend does.
 func ApplyChdir(inv *invocation.Invocation, dir string) (note string, err error) {
 	if !filepath.IsAbs(dir) || strings.ContainsRune(dir, 0) {
 		return "", fmt.Errorf("--chdir %q: not an absolute path", dir)
@@ -47,7 +50,11 @@ func ApplyChdir(inv *invocation.Invocation, dir string) (note string, err error)
 			return fallback("the sandbox hides it")
 		}
 	}
-	host, why := hostDirAt(inv.Bwrap.Args, dir)
+	var layout []string
+	if inv.Home != nil {
+		layout = inv.Home.Dirs
+	}
+	host, why := hostDirAt(inv.Bwrap.Args, dir, layout)
 	if why != "" {
 		return fallback(why)
 	}
@@ -68,8 +75,10 @@ func ApplyChdir(inv *invocation.Invocation, dir string) (note string, err error)
 
 // hostDirAt returns the host path the sandbox shows at dir, following
 // bwrap's mounts in order (the last one covering dir wins), or why it
-// shows none.
-func hostDirAt(args []string, dir string) (host, why string) {
+// shows none. A tmpfs mounted exactly at one of layout (the home
+// layout's rebuilt directories) shows that directory: the host path is
+// dir itself, whose entries the layout binds back.
+func hostDirAt(args []string, dir string, layout []string) (host, why string) {
 	host, why = "", "the sandbox's root does not show the host there"
 	for i := 0; i < len(args); i++ {
 		opt := args[i]
@@ -85,7 +94,10 @@ func hostDirAt(args []string, dir string) (host, why string) {
 				host, why = filepath.Join(v[0], strings.TrimPrefix(dir, v[1])), ""
 			}
 		case "--tmpfs", "--dev", "--proc", "--mqueue":
-			if invocation.Within(dir, v[0]) {
+			switch {
+			case opt == "--tmpfs" && v[0] == dir && slices.Contains(layout, dir):
+				host, why = dir, ""
+			case invocation.Within(dir, v[0]):
 				host, why = "", "it lies in the sandbox's private "+v[0]
 			}
 		case "--file", "--bind-data", "--ro-bind-data", "--bind-fd", "--ro-bind-fd", "--symlink":

@@ -75,3 +75,54 @@ func TestApplyChdir(t *testing.T) {
 		t.Error("an invocation without --chdir accepted")
 	}
 }
+
+// TestApplyChdirHomeLayout: `--chdir ~` (and ~/.config) under the home
+// layout runs there, read-only: the layout's tmpfs at exactly a rebuilt
+// directory shows it. A path inside the tmpfs that is not bound back
+// (a left-out entry's name) still falls back, as do the rebuilt
+// directories of an invocation that does not declare them.
+func TestApplyChdirHomeLayout(t *testing.T) {
+	home, err := os.MkdirTemp("/var/tmp", "chdir-home-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	for _, d := range []string{"proj", ".config/git", ".zz"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := func(p string) string { return filepath.Join(home, p) }
+	base := func(declared bool) *invocation.Invocation {
+		inv := &invocation.Invocation{
+			Bwrap: invocation.Bwrap{Args: []string{"--ro-bind", "/", "/", "--tmpfs", home, "--bind", h("proj"), h("proj"),
+				"--tmpfs", h(".config"), "--ro-bind", h(".config/git"), h(".config/git"), "--remount-ro", h(".config"),
+				"--remount-ro", home, "--chdir", h("proj")}},
+			Chdir:    h("proj"),
+			Writable: []string{"/tmp", h("proj")},
+		}
+		if declared {
+			inv.Home = &invocation.HomeLayout{Dir: home, Dirs: []string{home, h(".config")}}
+		}
+		return inv
+	}
+	for _, c := range []struct {
+		dir, want, note string
+		declared        bool
+	}{
+		{home, home, "read-only", true},
+		{h(".config"), h(".config"), "read-only", true},
+		{h(".config/git"), h(".config/git"), "read-only", true},
+		{h(".zz"), h("proj"), "private " + home, true},
+		{home, h("proj"), "private " + home, false},
+	} {
+		inv := base(c.declared)
+		note, err := ApplyChdir(inv, c.dir)
+		if err != nil {
+			t.Fatalf("%s: %v", c.dir, err)
+		}
+		if inv.Chdir != c.want || !strings.Contains(note, c.note) {
+			t.Errorf("%s (declared %v): Chdir %s, note %q; want %s, note %q", c.dir, c.declared, inv.Chdir, note, c.want, c.note)
+		}
+	}
+}

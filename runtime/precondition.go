@@ -60,6 +60,9 @@ func (m Mismatch) String() string {
 		return fmt.Sprintf("%s%s: recorded as %s, cannot check it now: %v", p.Path, why, describeKind(p.Kind, p.Target), m.Err)
 	}
 	if m.NewEntry != "" {
+		if m.Pattern == invocation.HomeNewEntries {
+			return fmt.Sprintf("%s%s: new entry %q of the home directory (the home layout binds back the non-dot entries it found and holds the targets of the dot links it found: recompile)", p.Path, why, m.NewEntry)
+		}
 		if m.Pattern != "" {
 			return fmt.Sprintf("%s%s: new entry %q matches hide glob %q (it would not be hidden)", p.Path, why, m.NewEntry, m.Pattern)
 		}
@@ -163,7 +166,6 @@ func lstatKind(path string) (kind, target string, mtime int64, err error) {
 // output) are fine.
 func CheckPreconditions(inv *invocation.Invocation) error {
 	var bad []Mismatch
-	var recorded map[string]bool
 	var buf []byte // one getdents buffer for every listing
 	names := namesChecks(inv.Preconditions)
 	listed := listedKinds(inv.Preconditions, &buf, names)
@@ -192,13 +194,7 @@ func CheckPreconditions(inv *invocation.Invocation) error {
 		case kind != p.Kind || (kind == invocation.KindSymlink && target != p.Target):
 			bad = append(bad, Mismatch{Precondition: p, Kind: kind, Target: target})
 		case p.MTime != 0 && mtime != p.MTime && kind == invocation.KindDir:
-			if recorded == nil {
-				recorded = make(map[string]bool, len(inv.Preconditions))
-				for _, q := range inv.Preconditions {
-					recorded[q.Path] = true
-				}
-			}
-			if m, stale := newEntries(p, recorded); stale {
+			if m, stale := newEntries(p, inv.Preconditions); stale {
 				m.Kind, m.Target = kind, target
 				bad = append(bad, m)
 			}
@@ -211,8 +207,11 @@ func CheckPreconditions(inv *invocation.Invocation) error {
 }
 
 // newEntries lists the directory p (one level) for an entry that makes
-// the invocation stale (see CheckPreconditions).
-func newEntries(p invocation.Precondition, recorded map[string]bool) (Mismatch, bool) {
+// the invocation stale (see CheckPreconditions); pre are the
+// invocation's preconditions: an entry one of them records (a row of its
+// own, or a name of a names row of p) is not new.
+func newEntries(p invocation.Precondition, pre []invocation.Precondition) (Mismatch, bool) {
+	recorded := recordedIn(p.Path, pre)
 	f, err := os.Open(p.Path)
 	if err != nil {
 		return Mismatch{Precondition: p, Err: err}, true
@@ -224,11 +223,16 @@ func newEntries(p invocation.Precondition, recorded map[string]bool) (Mismatch, 
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if recorded[filepath.Join(p.Path, name)] {
+		if recorded[name] {
 			continue
 		}
 		for _, pat := range p.Match {
 			if ok, _ := path.Match(pat, name); ok {
+				return Mismatch{Precondition: p, NewEntry: name, Pattern: pat}, true
+			}
+			// A dot entry of HOME made a symlink since the compile: its
+			// chain was never held (facts.homeDotLinks), so stale too.
+			if pat == invocation.HomeNewEntries && e.Type()&os.ModeSymlink != 0 {
 				return Mismatch{Precondition: p, NewEntry: name, Pattern: pat}, true
 			}
 		}
@@ -246,6 +250,26 @@ func newEntries(p invocation.Precondition, recorded map[string]bool) (Mismatch, 
 		}
 	}
 	return Mismatch{}, false
+}
+
+// recordedIn returns the names of the entries of dir that pre records:
+// the last component of a row directly below dir, each name of a names
+// row of dir. One pass, no path joined: HOME's row is checked this way
+// on every run once HOME's mtime moved (issue 30 §4).
+func recordedIn(dir string, pre []invocation.Precondition) map[string]bool {
+	out := map[string]bool{}
+	for _, q := range pre {
+		if q.Path == dir {
+			for _, n := range q.Names {
+				out[n] = true
+			}
+			continue
+		}
+		if rest, ok := strings.CutPrefix(q.Path, dir); ok && len(rest) > 1 && rest[0] == '/' && !strings.Contains(rest[1:], "/") {
+			out[rest[1:]] = true
+		}
+	}
+	return out
 }
 
 // maxNewDirEntries bounds the search of a directory created since

@@ -10,10 +10,13 @@ import (
 )
 
 // S3: every tmpfs is bounded and /dev is read-only. Under tmp_mb 8, 4 MiB
-// fit in /tmp, /dev/shm and the home layout's tmpfs (cwd = HOME) and
-// 16 MiB do not; a mask (a hide entry inside the writable working
-// directory) takes 4 KiB, not 64 KiB; nothing can be created
-// in /dev itself, while /dev/null, /dev/zero and a new pty keep working.
+// fit in /tmp, /dev/shm and a tool build cache (~/.cache/pip, a tmpfs
+// of its own) and 16 MiB do not; the top of HOME (cwd = HOME), of
+// ~/.cache and a
+// mask (a hide entry inside the writable working directory) are
+// read-only, so a write there fails (EROFS) rather than vanishing;
+// nothing can be created in /dev itself, while /dev/null, /dev/zero and
+// a new pty keep working.
 // Control: under tmp_mb 0 the same 16 MiB fit in /tmp and /dev/shm, so
 // the bound (not the disk) refused them; and plain bwrap's --dev /dev is
 // writable, so the remount (not bwrap) made it read-only.
@@ -24,10 +27,8 @@ ok tmp_small 'head -c 4194304 /dev/zero > /tmp/a'
 ok tmp_big 'head -c 16777216 /dev/zero > /tmp/b'
 ok shm_small 'head -c 4194304 /dev/zero > /dev/shm/a'
 ok shm_big 'head -c 16777216 /dev/zero > /dev/shm/b'
-ok mask_small 'head -c 4096 /dev/zero > {proj}/secrets/small'
-ok mask_big 'head -c 65536 /dev/zero > {proj}/secrets/big'
-ok home_small 'head -c 4194304 /dev/zero > {home}/a'
-ok home_big 'head -c 16777216 /dev/zero > {home}/b'
+val mask_write 'head -c 4096 /dev/zero > {proj}/secrets/small'
+val home_write 'head -c 4096 /dev/zero > {home}/a'
 val dev_create 'echo x > /dev/planted'
 ok dev_mkdir 'mkdir /dev/planted.d'
 ok dev_null 'echo x > /dev/null'
@@ -35,8 +36,18 @@ val dev_zero 'head -c 3 /dev/zero | od -An -tx1'
 val pty 'python3 -c "import os; m, s = os.openpty(); os.write(s, b\"pty-ok\\n\"); print(os.read(m, 64).decode().strip(), os.ttyname(s))"'
 `, call{})
 	f.expect(r, want{"tmp_small": "yes", "tmp_big": "no", "shm_small": "yes", "shm_big": "no",
-		"mask_small": "yes", "mask_big": "no", "home_small": "yes", "home_big": "no",
+		"mask_write": "~Read-only file system", "home_write": "~Read-only file system",
 		"dev_create": "~Read-only file system", "dev_mkdir": "no", "dev_null": "yes", "dev_zero": "~00 00 00", "pty": "~pty-ok /dev/pts/"})
+
+	f.mkdirAll(f.expand("{home}/.cache"))
+	r = f.sandbox("tmp_mb: 8\n", `
+ok cache_small 'head -c 4194304 /dev/zero > {home}/.cache/pip/a'
+ok cache_big 'head -c 16777216 /dev/zero > {home}/.cache/pip/b'
+val cache_top 'printf x > {home}/.cache/a'
+`, call{})
+	f.expect(r, want{"cache_small": "yes", "cache_big": "no", "cache_top": "~Read-only file system"})
+	f.wantHostAbsent("{home}/.cache/pip/a")
+	f.wantHostAbsent("{home}/.cache/a")
 
 	r = f.sandbox("tmp_mb: 0\n", `
 ok tmp_big 'head -c 16777216 /dev/zero > /tmp/b'

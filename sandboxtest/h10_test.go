@@ -152,12 +152,15 @@ ok gitconfig_replace 'rm -f {home}/.gitconfig'
 	f.expect(r, want{"zz": "unknown-{tag}", "zzfile": "unknown-{tag}", "config_zz": "unknown-{tag}", "share_zz": "unknown-{tag}"})
 }
 
-// H10: entries created at the top of HOME after compiling (a non-dot
-// directory and file, a dot directory) are not in the sandbox until the
-// next compile, and they do not make the invocation stale: the command
-// runs (exit 0) without seeing them; the next compile shows the non-dot
-// ones and still hides the dot one. Control: the denylist layout (HOME
-// bound whole) shows all three in the same run.
+// H10: entries created at the top of HOME after compiling. A dot
+// directory is not in the sandbox and does not make the invocation stale
+// (the command runs, exit 0, without seeing it: the layout would leave it
+// out anyway). A non-dot directory or file does: HOME's modification
+// time is recorded, bwrun lists HOME when it changed and refuses (125,
+// "recompile", naming the entry), so the plugin recompiles once and the
+// next command sees it; the next compile shows the non-dot ones and still
+// hides the dot one. Control: the denylist layout (HOME bound whole)
+// shows all three in the same run.
 func testNewEntriesAfterCompile(t *testing.T, f *fixture) {
 	script := `
 val home_ls 'ls -A {home} | tr "\n" " "'
@@ -166,13 +169,16 @@ val dotdir 'cat {home}/.newdot-{tag}/data'
 `
 	inv, _ := f.compile("", call{})
 	deny, _ := f.compile(denylist, call{})
-	f.write(f.expand("{home}/newdir-{tag}/data"), "d\n")
-	f.write(f.expand("{home}/newfile-{tag}"), f.expand("new-{tag}\n"))
 	f.write(f.expand("{home}/.newdot-{tag}/data"), f.expand("dot-{tag}\n"))
 	r := f.bwrun(inv, script, call{})
 	f.wantCode(r, 0)
-	f.expect(r, want{"home_ls": "!~newdir-{tag}", "newfile": absent, "dotdir": absent})
-	f.expect(r, want{"home_ls": "!~.newdot-{tag}"})
+	f.expect(r, want{"home_ls": "!~.newdot-{tag}", "dotdir": absent})
+
+	f.write(f.expand("{home}/newdir-{tag}/data"), "d\n")
+	f.write(f.expand("{home}/newfile-{tag}"), f.expand("new-{tag}\n"))
+	r = f.bwrun(inv, script, call{})
+	f.wantCode(r, 125)
+	f.wantStderr(r, "recompile", "new entry", "of the home directory")
 
 	r = f.sandbox("", script, call{})
 	f.expect(r, want{"home_ls": "~newdir-{tag}", "newfile": "new-{tag}", "dotdir": absent})
@@ -250,10 +256,11 @@ val author 'cd {proj}/repo && git log --format=%an'
 
 // H10: with the home directory as the working directory and no ~/.ssh
 // or ~/.config/gh, a command that creates ~/.ssh/authorized_keys or
-// ~/.config/gh/hosts.yml writes the layout's tmpfs, never the host
-// (checked after the command); so does one that plants
-// ~/.cache/huggingface/token (~/.cache is rebuilt: its host entries are
-// read-only, new names land in its tmpfs; pip's cache is left out).
+// ~/.config/gh/hosts.yml fails (the layout's tmpfs is read-only: EROFS,
+// never a write that vanishes) and never reaches the host (checked after
+// the command); so does one that plants ~/.cache/huggingface/token
+// (~/.cache is rebuilt and read-only: its host entries are read-only, the
+// tool build caches such as pip's are tmpfs mounts of their own).
 // Controls: the denylist layout refuses this working directory at
 // compile (H10), and bwrap with HOME bound read-write plants all three
 // on the host. (~/.cache is planted with the working directory at its
@@ -275,7 +282,7 @@ ok hf 'mkdir -p {home}/.cache/huggingface && echo hf_x > {home}/.cache/huggingfa
 val ssh_in 'cat {home}/.ssh/authorized_keys'
 ok notes 'echo n >> {home}/notes/todo'
 `, call{})
-	f.expect(r, want{"ssh": "yes", "ssh_in": "k", "gh": "yes", "notes": "yes"})
+	f.expect(r, want{"ssh": "no", "ssh_in": absent, "gh": "no", "notes": "yes"})
 	for _, p := range planted {
 		f.wantHostAbsent(p)
 	}
@@ -285,7 +292,7 @@ ok notes 'echo n >> {home}/notes/todo'
 	r = f.sandbox("", attack+`
 val cache_ls 'ls -A {home}/.cache'
 `, call{})
-	f.expect(r, want{"hf": "yes", "cache_ls": "huggingface"})
+	f.expect(r, want{"hf": "no", "cache_ls": "!~huggingface"})
 	for _, p := range planted {
 		f.wantHostAbsent(p)
 	}

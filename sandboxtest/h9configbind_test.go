@@ -15,7 +15,7 @@ func testConfigBoundElsewhere(t *testing.T, f *fixture) {
 	f.write(h+"/.config/autostart/a.desktop", "[Desktop Entry]\n")
 	env := []string{"HOME=" + h}
 	dest := f.expand("/tmp/cfg-{tag}")
-	yaml := "cwd: " + h + "/proj\nhome:\n  allow: [.config]\nbinds:\n  - {src: " + h + "/.config, dest: " + dest + ", readonly: false}\n"
+	yaml := "cwd: " + h + "/proj\nbinds:\n  - {src: " + h + "/.config, dest: " + dest + ", readonly: false}\n"
 	inv, _ := f.compile(yaml, call{dir: h + "/proj", env: env})
 	script := `
 ok autostart 'echo Exec=evil >> ` + dest + `/autostart/a.desktop'

@@ -21,10 +21,9 @@ import (
 // in it, its invocation at inv (recompiled in place), the marker m a
 // planted program creates.
 type ledgerEnv struct {
-	f          *fixture
-	p, inv, m  string
-	settings   string
-	controlled bool
+	f         *fixture
+	p, inv, m string
+	settings  string
 }
 
 func newLedgerEnv(t *testing.T, f *fixture, name string) *ledgerEnv {

@@ -55,8 +55,8 @@ ok tmp_write 'echo x > /tmp/other'
 
 // R6: started from a directory under the Hermes home (a gateway run from
 // its checkout), the sandbox starts in HOME instead (warning); the
-// checkout stays hidden. HOME is the home layout's tmpfs: a new name
-// written there never reaches the host.
+// checkout stays hidden. HOME is the home layout's read-only tmpfs: a
+// new name there fails, and never reaches the host.
 func testR6Fallback(t *testing.T, f *fixture) {
 	f.write(f.expand("{hermes}/hermes-agent/run.py"), "print('gateway')\n")
 	inv, warnings := f.compile("", call{dir: "{hermes}/hermes-agent"})
@@ -69,7 +69,7 @@ ok checkout 'cat {hermes}/hermes-agent/run.py'
 ok home_write 'echo x > {home}/r6.txt'
 ok checkout_write 'echo x > {hermes}/hermes-agent/planted'
 `, call{dir: "{hermes}/hermes-agent"})
-	f.expect(r, want{"pwd": "{home}", "checkout": "no", "home_write": "yes"})
+	f.expect(r, want{"pwd": "{home}", "checkout": "no", "home_write": "no"})
 	f.wantHostAbsent("{home}/r6.txt")
 	f.wantHostAbsent("{hermes}/hermes-agent/planted")
 	f.wantHostCredentialsUnchanged()
@@ -77,8 +77,8 @@ ok checkout_write 'echo x > {hermes}/hermes-agent/planted'
 
 // R11: a read-only bind of the whole home (dest = src) is allowed, but
 // the hidden paths inside stay masked (they come after it) and the
-// working directory and scratch directory stay writable (the bind does
-// not cover them). A bind of HOME is the denylist layout's (the allowlist
+// working directory stays writable (the bind does not cover it; TMPDIR
+// is the sandbox's /tmp: without a sandbox ID no scratch is bound back). A bind of HOME is the denylist layout's (the allowlist
 // layout refuses a bind over the directory it rebuilds, H10).
 func testR11(t *testing.T, f *fixture) {
 	r := f.sandbox(denylist+"binds:\n  - {src: {home}}\n", `
@@ -96,7 +96,7 @@ val bashrc 'cat {home}/.bashrc'
 		"cwd_write": "yes", "home_write": "no", "tmpdir_write": "yes", "bashrc": "# bashrc"})
 	f.wantHostFile("{proj}/r11.txt", "x\n")
 	f.wantHostAbsent("{home}/r11.txt")
-	f.wantHostFile("{scratch}/r11-{tag}", "x\n")
+	f.wantHostAbsent("{scratch}/r11-{tag}")
 	f.wantHostCredentialsUnchanged()
 }
 

@@ -428,7 +428,7 @@ func testTimeout(t *testing.T, f *fixture) {
 
 // issue 12 §1: --chdir starts the command in the caller's directory:
 // writable where the invocation makes it writable, read-only elsewhere
-// (with a note); a hidden or missing directory, or one in the sandbox's
+// (with a note), HOME included (issue 30 §4); a hidden or missing directory, or one in the sandbox's
 // private /tmp, falls back to the compiled working directory with a note.
 func testChdirOption(t *testing.T, f *fixture) {
 	inv, _ := f.compile("", call{})
@@ -438,6 +438,9 @@ func testChdirOption(t *testing.T, f *fixture) {
 	}{
 		{"{proj}/src", "{proj}/src", "", true},
 		{"{home}/notes", "{home}/notes", "read-only", false},
+		// HOME itself, the home layout's read-only tmpfs (issue 30):
+		// the command runs there, read-only, as with Hermes' backend.
+		{"{home}", "{home}", "read-only", false},
 		// The home layout leaves .ssh out: it is not in the sandbox.
 		{"{home}/.ssh", "{proj}", "private {home}", true},
 		{"{home}/.aws/../.ssh", "{proj}", "private {home}", true},

@@ -7,10 +7,13 @@ import (
 
 // S6 with a sandbox ID: each environment's own state directory is
 // writable (in every profile, restricted too) and its private scratch
-// is TMPDIR; another environment's state and scratch, the shared
-// scratch's files and the other bwrap-* directories are invisible, the
-// shared scratch is read-only. The control compiles without an ID: the
-// shared scratch's file (another session's) is then readable.
+// follows the working directory: TMPDIR and writable under network,
+// read-only under restricted (a write there fails; TMPDIR is the
+// sandbox's /tmp, so nothing reaches the host's disk); another
+// environment's state and scratch, the shared scratch's files and the
+// other bwrap-* directories are invisible, the shared scratch is
+// read-only. Control: bwrap with the shared scratch bound back (the old
+// no-ID invocation) reads the other session's file.
 func testSandboxEnvs(t *testing.T, f *fixture) {
 	f.write(f.expand("{hermes}/sandboxes/bwrap-b/snapshot.sh"), f.expand("export B_SECRET={marker}\n"))
 	f.write(f.expand("{scratch}/other-session.txt"), f.expand("shared-{tag}\n"))
@@ -19,7 +22,9 @@ func testSandboxEnvs(t *testing.T, f *fixture) {
 	f.write(f.expand("{hermes}/cache/spillover/big.txt"), "spill\n")
 	f.chown(f.base)
 
-	control := f.sandbox("", `val shared 'cat {scratch}/other-session.txt'`, call{})
+	scratch := f.expand("{scratch}")
+	control := f.exec(call{argv: []string{bwrapPath, "--ro-bind", "/", "/", "--tmpfs", f.hermes, "--bind", scratch, scratch,
+		"--dev", "/dev", "--proc", "/proc", "--unshare-all", "/bin/sh", "-c", prelude + f.expand(`val shared 'cat {scratch}/other-session.txt'`)}})
 	f.expect(control, want{"shared": "shared-{tag}"})
 
 	script := `
@@ -36,18 +41,27 @@ val attached 'cat {hermes}/attachments/s1/a.txt'
 ok attach_write 'echo x > {hermes}/attachments/s1/b.txt'
 ok spill 'cat {hermes}/cache/spillover/big.txt'
 ok hermes_env 'cat {hermes}/.env'
+val scratch_write 'echo x > {scratch}/hermes-bwrap-a/probe-$P'
 `
-	for _, profile := range []string{"restricted", "network"} {
+	for _, profile := range []string{"network", "restricted"} {
 		inv, _ := f.compile("profile: "+profile+"\nsandbox_id: a\n", call{})
-		r := f.bwrun(inv, script, call{env: []string{"ID=a"}})
-		f.expect(r, want{"state_write": "yes", "sandboxes": "bwrap-a", "other_state": "no",
-			// shared_write lands in the home layout's tmpfs (the Hermes
-			// home is left out): the host's shared scratch stays untouched.
-			"shared_ls": "hermes-bwrap-a", "shared_read": "no", "shared_write": "yes",
-			"tmpdir": "{scratch}/hermes-bwrap-a {scratch}/hermes-bwrap-a {scratch}/hermes-bwrap-a", "tmpdir_write": "yes",
+		r := f.bwrun(inv, script, call{env: []string{"ID=a", "P=" + profile}})
+		tmpdir, scratchWrite := "{scratch}/hermes-bwrap-a {scratch}/hermes-bwrap-a {scratch}/hermes-bwrap-a", ""
+		if profile == "restricted" {
+			tmpdir, scratchWrite = "/tmp /tmp /tmp", "~Read-only file system"
+		}
+		f.expect(r, want{"state_write": "yes", "sandboxes": "bwrap-a", "other_state": "no", "scratch_write": scratchWrite,
+			// shared_write fails: the shared scratch is only a mount point
+			// in the home layout's read-only tmpfs (the Hermes home is
+			// left out); the host's shared scratch stays untouched.
+			"shared_ls": "hermes-bwrap-a", "shared_read": "no", "shared_write": "no",
+			"tmpdir": tmpdir, "tmpdir_write": "yes",
 			"other_tmp": "t-a", "attached": "attached", "attach_write": "no", "spill": "no", "hermes_env": "no"})
 		f.wantHostFile("{hermes}/sandboxes/bwrap-a/snap", "snap-a\n")
-		f.wantHostFile("{scratch}/hermes-bwrap-a/t", "t-a\n")
+		f.wantHostFile("{scratch}/hermes-bwrap-a/t", "t-a\n") // written by the network run
+		if profile == "restricted" {
+			f.wantHostAbsent("{scratch}/hermes-bwrap-a/probe-restricted")
+		}
 		f.wantHostAbsent("{scratch}/mine-{tag}")
 		f.wantHostAbsent("{hermes}/attachments/s1/b.txt")
 	}

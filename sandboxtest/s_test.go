@@ -238,8 +238,9 @@ func testDiesWithParent(t *testing.T, f *fixture) {
 // S3, S9 (and S6 scratch): the working directory is the only writable
 // host directory; the host root, the home directory and everything else
 // is read-only (a cd changes nothing); /tmp is a private tmpfs; TMPDIR is
-// the Hermes scratch directory, writable and on the host; /dev is minimal
-// (no block devices, no kmsg, a private /dev/shm).
+// the sandbox's /tmp (compiled without a sandbox ID, no scratch is this
+// invocation's own: S6_scratch_not_shared); /dev is minimal (no block
+// devices, no kmsg, a private /dev/shm).
 func testWrites(t *testing.T, f *fixture) {
 	hostShm := f.expand("/dev/shm/sbx-{tag}")
 	if err := os.WriteFile(hostShm, []byte("host\n"), 0o644); err != nil {
@@ -272,18 +273,18 @@ ok sysrq 'echo h > /proc/sysrq-trigger'
 ok chmod_root 'chmod 777 /etc'
 `, call{})
 	f.expect(r, want{
-		// HOME is the home layout's tmpfs (H10): a new name at its top
-		// is written there and never reaches the host (checked below).
+		// HOME is the home layout's read-only tmpfs (H10): a new name at
+		// its top fails, and never reaches the host (checked below).
 		"cwd_write": "yes", "cwd_subdir": "yes", "cwd_rename": "yes",
-		"home_write": "yes", "home_append": "no", "home_rm": "no", "base_write": "no", "bind_dir_write": "no",
-		"etc_write": "no", "usr_write": "no", "var_tmp_write": "no", "cd_home_write": "yes",
-		"tmp_write": "yes", "tmpdir": "{scratch}", "tmpdir_write": "yes", "pwd": "{proj}",
+		"home_write": "no", "home_append": "no", "home_rm": "no", "base_write": "no", "bind_dir_write": "no",
+		"etc_write": "no", "usr_write": "no", "var_tmp_write": "no", "cd_home_write": "no",
+		"tmp_write": "yes", "tmpdir": "/tmp", "tmpdir_write": "yes", "pwd": "{proj}",
 		"dev_null": "yes", "dev_blocks": "0", "dev_kmsg": "no", "host_dev_shm": "no", "dev_shm_write": "yes", "sysrq": "no", "chmod_root": "no",
 	})
 	f.wantHostFile("{proj}/written.txt", "written\n")
 	f.wantHostFile("{proj}/newdir/f", "n\n")
 	f.wantHostFile("{proj}/README.md", "readme\n")
-	f.wantHostFile("{scratch}/scratch-{tag}", "scratch\n")
+	f.wantHostAbsent("{scratch}/scratch-{tag}")
 	f.wantHostFile("{home}/notes/todo", "todo\n")
 	f.wantHostFile("{home}/.bashrc", "# bashrc\n")
 	for _, p := range []string{"{home}/outside.txt", "{base}/outside.txt", "{base}/data/x.txt", "/etc/sbx-{tag}",
@@ -461,9 +462,9 @@ val gh 'echo ${GITHUB_TOKEN-unset}'
 
 // S5 (and S6): every hidden credential reads as empty: directories
 // empty, files zero bytes, the symlinked .gnupg empty at its target, the
-// Hermes home empty but for the backend's state (readable, read-only)
-// and the scratch directory; nothing the sandbox can read holds the
-// marker. Ordinary dotfiles and the project stay readable. The masks
+// Hermes home empty (compiled without a sandbox ID, neither the backend
+// states nor the scratch are this invocation's: none is bound back);
+// nothing the sandbox can read holds the marker. Ordinary dotfiles and the project stay readable. The masks
 // are the denylist home layout's (home.layout: denylist); the allowlist
 // layout leaves these entries out altogether (H10_denied_paths_absent).
 func testHiddenCredentials(t *testing.T, f *fixture) {
@@ -499,7 +500,7 @@ val notes 'cat {home}/notes/todo'
 		"ssh_key": "no", "ssh_ls": "", "aws": "no", "aws_ls": "", "npmrc_size": "0", "env_size": "0",
 		"netrc_size": "0", "pypirc_size": "0", "docker_ls": "", "azure_ls": "", "gpg_ls": "",
 		"gnupg_ls": "", "gnupg_target_ls": "", "gnupg_key": "no", "gnupg_link": "dotfiles/gnupg", "gcloud_ls": "",
-		"hermes_env": "no", "hermes_auth": "no", "hermes_ls": "cache sandboxes", "state": "backend-state", "state_write": "no",
+		"hermes_env": "no", "hermes_auth": "no", "hermes_ls": "", "state": "~No such file or directory", "state_write": "no",
 		"readme": "readme", "bashrc": "# bashrc", "app_conf": "app-config", "notes": "todo",
 	})
 	// A dump of every readable file under HOME: noMarker (in f.bwrun)
@@ -514,9 +515,10 @@ val notes 'cat {home}/notes/todo'
 // S5: writes into a hidden path never reach the host. In the denylist
 // layout, outside the writable set, the masks are read-only. With cwd =
 // HOME (the allowlist layout: denylist + cwd = HOME is refused, H10) the
-// hidden entries are absent and whatever a command creates in their
-// place lands in the layout's tmpfs, as does a new name at the top of
-// HOME; nothing reaches the host.
+// hidden entries are absent and creating anything in their place fails
+// (the layout's tmpfs is read-only), as does a new name at the top of
+// HOME or in a mask inside the writable set (~/dotfiles/gnupg); nothing
+// reaches the host, and no write seems to work and then vanishes.
 func testHiddenWrites(t *testing.T, f *fixture) {
 	r := f.sandbox(denylist, `
 ok ssh_write 'echo planted > {home}/.ssh/authorized_keys'
@@ -543,8 +545,8 @@ ok gcloud_write 'mkdir -p {home}/.config/gcloud && echo planted > {home}/.config
 ok home_write 'echo ok > {home}/ok.txt'
 ok notes_write 'echo ok > {home}/notes/ok.txt'
 `, call{})
-	f.expect(r, want{"ssh_write": "yes", "ssh_ls": "authorized_keys", "npmrc_write": "yes",
-		"gnupg_write": "yes", "gnupg_rm": "no", "hermes_write": "yes", "gcloud_write": "yes", "home_write": "yes", "notes_write": "yes"})
+	f.expect(r, want{"ssh_write": "no", "ssh_ls": absent, "npmrc_write": "no",
+		"gnupg_write": "no", "gnupg_rm": "no", "hermes_write": "no", "gcloud_write": "no", "home_write": "no", "notes_write": "yes"})
 	f.wantHostFile("{home}/notes/ok.txt", "ok\n")
 	for _, p := range []string{"{home}/.ssh/authorized_keys", "{home}/dotfiles/gnupg/planted", "{hermes}/planted",
 		"{home}/.config/gcloud/planted", "{home}/ok.txt"} {
@@ -590,8 +592,9 @@ ok cwd_write 'echo ran > {proj}/ran.txt'
 	f.wantHostAbsent("{proj}/ran2.txt")
 }
 
-// S5/S6: with HERMES_HOME elsewhere, both it and ~/.hermes are hidden;
-// its scratch directory is TMPDIR, writable and on the host.
+// S5/S6: with HERMES_HOME elsewhere, both it and ~/.hermes are hidden,
+// its scratch directory too (compiled without a sandbox ID, nothing of
+// it is this invocation's own): TMPDIR is the sandbox's /tmp.
 func testHermesHomeElsewhere(t *testing.T, f *fixture) {
 	f.write(f.expand("{base}/hermes-elsewhere/.env"), "OPENAI_API_KEY="+f.marker+"\n")
 	f.mkdirAll(f.expand("{base}/hermes-elsewhere/cache/scratch"))
@@ -605,9 +608,9 @@ val default_ls 'ls -A {hermes}'
 val tmpdir 'echo $TMPDIR'
 ok tmpdir_write 'echo s > "$TMPDIR/s-{tag}"'
 `, call{env: env})
-	f.expect(r, want{"elsewhere_env": "no", "elsewhere_ls": "cache", "default_env": "no", "default_auth": "no",
-		"default_ls": absent, "tmpdir": "{base}/hermes-elsewhere/cache/scratch", "tmpdir_write": "yes"})
-	f.wantHostFile("{base}/hermes-elsewhere/cache/scratch/s-{tag}", "s\n")
+	f.expect(r, want{"elsewhere_env": "no", "elsewhere_ls": "", "default_env": "no", "default_auth": "no",
+		"default_ls": absent, "tmpdir": "/tmp", "tmpdir_write": "yes"})
+	f.wantHostAbsent("{base}/hermes-elsewhere/cache/scratch/s-{tag}")
 	f.wantHostCredentialsUnchanged()
 }
 
@@ -634,13 +637,13 @@ ok cwd_write 'echo c > {proj}/c.txt'
 // S7 (and R7): with cwd = HOME (a warning; the allowlist layout) the
 // parents of hidden paths are pinned: renaming .config, dotfiles
 // (holding the .gnupg target) or a mask fails, and the host keeps them.
-// The hidden entries are absent; the Hermes home in the sandbox is only
-// the layout tmpfs's mount-point directory for the scratch directory, so
-// renaming it works there and changes nothing on the host. Each non-dot
+// The hidden entries are absent, the Hermes home too (compiled without a
+// sandbox ID, no scratch is bound back into it), and the layout's tmpfs
+// is read-only, so renaming fails there too. Each non-dot
 // entry is a mount point of its own: renaming it fails, writing inside
 // it works and reaches the host (R7's warned consequence); .bashrc stays
-// read-only (H9) and .config/app.conf, left out, is recreated only in
-// the tmpfs.
+// read-only (H9) and .config/app.conf, left out, cannot be recreated
+// (~/.config's tmpfs is read-only).
 func testPins(t *testing.T, f *fixture) {
 	inv, warnings := f.compile("cwd: {home}\n", call{})
 	if !strings.Contains(warnings, "[R7]") {
@@ -660,8 +663,8 @@ ok notes_write 'echo added > {home}/notes/added'
 ok bashrc 'echo "# added" >> {home}/.bashrc'
 ok app_conf 'echo "# added" >> {home}/.config/app.conf'
 `, call{})
-	f.expect(r, want{"mv_config": "no", "mv_gcloud": "no", "mv_dotfiles": "no", "mv_ssh": "no", "mv_hermes": "yes",
-		"mv_scratch": "no", "gcloud_ls": absent, "ssh_ls": absent, "mv_notes": "no", "notes_write": "yes", "bashrc": "no", "app_conf": "yes"})
+	f.expect(r, want{"mv_config": "no", "mv_gcloud": "no", "mv_dotfiles": "no", "mv_ssh": "no", "mv_hermes": "no",
+		"mv_scratch": "no", "gcloud_ls": absent, "ssh_ls": absent, "mv_notes": "no", "notes_write": "yes", "bashrc": "no", "app_conf": "no"})
 	f.wantHostCredentialsUnchanged()
 	for _, p := range []string{"{home}/.config2", "{home}/dotfiles2", "{home}/hermes2", "{home}/notes2", "{home}/gcloud2", "{home}/ssh2", "{home}/scratch2"} {
 		f.wantHostAbsent(p)
@@ -697,8 +700,10 @@ ok hermes_auth 'cat {hermes}/auth.json'
 	f.wantHostCredentialsUnchanged()
 }
 
-// S9: the restricted profile: the working directory (and the scratch
-// directory) are read-only, reading works, /tmp is writable, no network.
+// S9: the restricted profile: the working directory is read-only,
+// reading works, /tmp is writable and is TMPDIR, no network; nothing of
+// the scratch is bound back without a sandbox ID (with one it is
+// read-only under restricted: S6_sandbox_envs).
 func testRestricted(t *testing.T, f *fixture) {
 	r := f.sandbox("profile: restricted\n", `
 ok cwd_write 'echo x > {proj}/r.txt'
@@ -710,8 +715,8 @@ ok tmpdir_write 'echo t > "$TMPDIR/r-{tag}"'
 ok ssh 'cat {home}/.ssh/id_rsa'
 val ifaces 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "'
 `, call{})
-	f.expect(r, want{"cwd_write": "no", "cwd_rm": "no", "cwd_read": "readme", "tmp_write": "yes", "tmpdir": "{scratch}",
-		"tmpdir_write": "no", "ssh": "no", "ifaces": "lo"})
+	f.expect(r, want{"cwd_write": "no", "cwd_rm": "no", "cwd_read": "readme", "tmp_write": "yes", "tmpdir": "/tmp",
+		"tmpdir_write": "yes", "ssh": "no", "ifaces": "lo"})
 	f.wantHostAbsent("{proj}/r.txt")
 	f.wantHostFile("{proj}/README", "readme\n")
 	f.wantHostAbsent("{scratch}/r-{tag}")

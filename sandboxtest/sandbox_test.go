@@ -127,13 +127,19 @@ var scenarios = []scenario{
 	{"H9_startup_file_vars", testStartupFileVars},
 	{"H9_config_bound_elsewhere", testConfigBoundElsewhere},
 	{"H9_hgrc_protected", testHgrcProtected},
+	{"H10_dot_link_target_held", testDotLinkTargetHeld},
+	{"H10_home_writes_fail", testHomeWritesFail},
+	{"S6_scratch_not_shared", testScratchNotShared},
+	{"S9_cwd_gone_and_back", testCwdGoneAndBack},
+	{"S6_staged_hide", testStagedHide},
+	{"H10_binds_hermes_accepts", testBindsHermesAccepts},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file
 // system (greetingListener on a path); hostSockets keeps every other
 // scenario out while one runs.
 var (
-	bindsSockets = map[string]bool{"H8_user_sockets": true, "H7_credential_locations": true}
+	bindsSockets = map[string]bool{"H8_user_sockets": true, "H7_credential_locations": true, "S6_scratch_not_shared": true}
 	hostSockets  sync.RWMutex
 )
 

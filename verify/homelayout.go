@@ -6,9 +6,13 @@ import "strings"
 
 // InvHomeLayout: each directory the home layout declares rebuilt is a
 // visible tmpfs of the sandbox's own (no host name can be created there
-// on the host), and inside them nothing shows host content but the home
-// directory's non-dot entries, the declared allowed paths and the S6/S8
-// exceptions: no dot entry is visible unless allowed.
+// on the host), read-only (a write to a name that is not bound back fails
+// instead of landing in a tmpfs that vanishes after the command; the
+// tool build caches inside ~/.cache are tmpfs mounts of their own), and
+// inside them
+// nothing shows host content but the home directory's non-dot entries,
+// the declared allowed paths and the S6/S8 exceptions: no dot entry is
+// visible unless allowed.
 const InvHomeLayout = "home-layout"
 
 func (c *checker) homeLayout() {
@@ -21,8 +25,13 @@ func (c *checker) homeLayout() {
 			c.fail(InvHomeLayout, d, "a rebuilt directory outside the home directory %s", h.Dir)
 			continue
 		}
-		if m := c.t.MountAt(d); m == nil || m.Kind != Tmpfs || !m.Visible() {
+		m := c.t.MountAt(d)
+		if m == nil || m.Kind != Tmpfs || !m.Visible() {
 			c.fail(InvHomeLayout, d, "declared rebuilt as a tmpfs by the home layout, but it shows %s", c.served(m))
+			continue
+		}
+		if m.Writable {
+			c.fail(InvHomeLayout, d, "the home layout's tmpfs is writable: a write to a name that is not bound back would land in it and vanish after the command")
 		}
 	}
 	for _, m := range c.t.Visible() {

@@ -225,7 +225,7 @@ func TestBrokenInvocations(t *testing.T) {
 		}, InvTmpfsBounded, "/home/u/.ssh"},
 		{"--size not followed by --tmpfs", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--size", "4096")
-		}, InvReplay, "args[98]"},
+		}, InvReplay, "args[92]"},
 		{"--size 0", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return replace(t, a, []string{"--size", "268435456", "--tmpfs", "/tmp"}, "--size", "0", "--tmpfs", "/tmp")
 		}, InvReplay, "args[25]"},
@@ -261,12 +261,15 @@ func TestBrokenInvocations(t *testing.T) {
 		}, InvChdir, "/"},
 		{"unknown option", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--dev-bind", "/dev", "/dev")
-		}, InvReplay, "args[98]"},
+		}, InvReplay, "args[92]"},
 		{"expose root bound back", "S6_sandbox_id", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u/.hermes/cache/spillover", "/home/u/.hermes/cache/spillover")
 		}, InvExposeRoots, "/home/u/.hermes/cache/spillover"},
 		{"home layout tmpfs dropped", "profile_workspace", func(t *testing.T, a []string) []string {
-			return cut(t, a, "--size", "268435456", "--tmpfs", "/home/u")
+			return cut(t, cut(t, a, "--size", "268435456", "--tmpfs", "/home/u"), "--remount-ro", "/home/u")
+		}, InvHomeLayout, "/home/u"},
+		{"home layout tmpfs left writable", "profile_workspace", func(t *testing.T, a []string) []string {
+			return cut(t, a, "--remount-ro", "/home/u")
 		}, InvHomeLayout, "/home/u"},
 		{"home layout: a left-out dot entry bound back", "profile_workspace", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--ro-bind", "/home/u/.kube", "/home/u/.kube")
@@ -279,7 +282,7 @@ func TestBrokenInvocations(t *testing.T) {
 		}, InvHomeLayout, "/home/u"},
 		{"remount-ro of a path that is not a mount point", "profile_network_denylist", func(t *testing.T, a []string) []string {
 			return insertBefore(t, a, "--chdir", "--remount-ro", "/home/u")
-		}, InvReplay, "args[98]"},
+		}, InvReplay, "args[92]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inv := edit(loadGolden(t, tc.golden), func(a []string) []string { return tc.edit(t, a) })

@@ -28,7 +28,7 @@ func TestVerifyView(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	for _, want := range []string{"/home/u/dotfiles/keys/aws", "[hidden, tmpfs, writable, at most 16 KiB]", "[writable, pin]", "S7", "verified"} {
+	for _, want := range []string{"/home/u/dotfiles/keys/aws", "[hidden, tmpfs, read-only, at most 16 KiB]", "[writable, pin]", "S7", "verified"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--view output lacks %q:\n%s", want, out)
 		}

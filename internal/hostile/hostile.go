@@ -79,10 +79,10 @@ type Rule struct {
 	// Name identifies the case.
 	Name string
 	// Src is the .rego file (package bwpolicy.custom.hostile); the
-	// hostile expression is on line Line, in rule Rule.
-	Src  string
-	Line int
-	Rule string
+	// hostile expression is on line Line, in the Rego rule RegoRule.
+	Src      string
+	Line     int
+	RegoRule string
 	// Memory says the case crosses the memory bound, Time the time
 	// bound; both: whichever comes first (it depends on the machine).
 	Memory, Time bool
@@ -99,11 +99,11 @@ func ruleSrc(expr string) string {
 // listener that accepts and never answers (for http.send).
 func Rules(silentURL string) []Rule {
 	return []Rule{
-		{Name: "numbers_range_1e9", Src: ruleSrc("count(numbers.range(1, 1000000000)) == 0"), Line: 4, Rule: "deny", Memory: true},
-		{Name: "array_concat_5e7", Src: ruleSrc("a := numbers.range(1, 25000000)\n\tcount(array.concat(a, a)) == 0"), Line: 4, Rule: "deny", Memory: true},
-		{Name: "cidr_expand_all", Src: ruleSrc(`count(net.cidr_expand("0.0.0.0/0")) == 0`), Line: 4, Rule: "deny", Memory: true, Time: true},
-		{Name: "loop_1e10", Src: ruleSrc("every i in numbers.range(1, 100000) { every j in numbers.range(1, 100000) { i * j > 0 } }\n\tfalse"), Line: 4, Rule: "deny", Time: true},
-		{Name: "http_send_silent", Src: ruleSrc(`http.send({"method": "GET", "url": "` + silentURL + `", "timeout": "1h"}).status_code == 0`), Line: 4, Rule: "deny", Time: true, Net: true},
+		{Name: "numbers_range_1e9", Src: ruleSrc("count(numbers.range(1, 1000000000)) == 0"), Line: 4, RegoRule: "deny", Memory: true},
+		{Name: "array_concat_5e7", Src: ruleSrc("a := numbers.range(1, 25000000)\n\tcount(array.concat(a, a)) == 0"), Line: 4, RegoRule: "deny", Memory: true},
+		{Name: "cidr_expand_all", Src: ruleSrc(`count(net.cidr_expand("0.0.0.0/0")) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
+		{Name: "loop_1e10", Src: ruleSrc("every i in numbers.range(1, 100000) { every j in numbers.range(1, 100000) { i * j > 0 } }\n\tfalse"), Line: 4, RegoRule: "deny", Time: true},
+		{Name: "http_send_silent", Src: ruleSrc(`http.send({"method": "GET", "url": "` + silentURL + `", "timeout": "1h"}).status_code == 0`), Line: 4, RegoRule: "deny", Time: true, Net: true},
 	}
 }
 

@@ -222,6 +222,11 @@ type Precondition struct {
 	Match []string `json:"match,omitempty"`
 	// NewDirs says a new subdirectory makes the invocation stale.
 	NewDirs bool `json:"new_dirs,omitempty"`
+	// The home layout's directory HOME carries HomeNewEntries among its
+	// Match: a non-dot entry made after the compile is not bound back,
+	// and a dot entry made a symlink has no chain held, so either makes
+	// the invocation stale (the plugin recompiles once and the next
+	// command sees the entry, or runs with the link's target held).
 	// Why is the rule that depends on this path (S5, H9...), or
 	// ReasonBinds, ReasonPathComponent.
 	Why Reason `json:"why"`
@@ -300,3 +305,7 @@ type Explain struct {
 func (id FileIdentity) String() string {
 	return fmt.Sprintf("%d:%d %d bytes mtime %d", id.Dev, id.Ino, id.Size, id.MTime)
 }
+
+// HomeNewEntries is the Match pattern of the home layout's HOME row
+// (Precondition.Match): every non-dot name.
+const HomeNewEntries = "[^.]*"
