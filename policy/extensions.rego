@@ -1,4 +1,4 @@
-# Rules on the settings that go beyond the seed (README, "Beyond the seed (H)").
+# Rules on the settings that go beyond the seed (docs/protections.md, "Beyond the seed (H)").
 package bwpolicy.rules
 
 # H3: port allowlists only make sense where there is a network.

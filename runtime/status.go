@@ -10,7 +10,7 @@ import (
 const (
 	// OutcomeExited: the command ran and bwrap reported its exit status
 	// (as trustworthy as the sandbox's first process, which the command
-	// can take over: see README, S11).
+	// can take over: see docs/protections.md, S11).
 	OutcomeExited = "exited"
 	// OutcomeSignaled: a signal the caller sent (relayed by the runtime)
 	// or a cancelled context ended the run.

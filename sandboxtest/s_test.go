@@ -84,7 +84,7 @@ func testProcessLimit(t *testing.T, f *fixture) {
 	case f.id.uid == 0 && mentionsNProc(warnings+r.stderr):
 		// The kernel never applies RLIMIT_NPROC to uid 0 (INIT_USER is
 		// exempt in copy_process), so as root the limit is unenforceable;
-		// README S1 allows skipping it with one warning.
+		// docs/protections.md, S1, allows skipping it with one warning.
 		t.Logf("root: max_procs not enforced, with a warning: %s", strings.TrimSpace(warnings+r.stderr))
 	case f.id.uid == 0:
 		t.Errorf("max_procs 10 as root: %d of 30 background processes started and nothing warned that the limit "+

@@ -1,4 +1,4 @@
-// Package seccomp compiles bwpolicy's seccomp deny-list (README H2) into
+// Package seccomp compiles bwpolicy's seccomp deny-list (docs/protections.md, H2) into
 // a classic BPF program that bwrap loads with --seccomp FD.
 //
 // The program is built at compile time, carried in the frozen invocation

@@ -4,7 +4,7 @@
 // settings into Settings once the schema stage has accepted them.
 package settings
 
-// Seed defaults (README, Settings); the CUE profile definition carries the same
+// Seed defaults (docs/settings.md, Every key); the CUE profile definition carries the same
 // values and a test keeps them in step.
 const (
 	DefaultProfile    = "network"
@@ -42,7 +42,7 @@ type Settings struct {
 	// Hermes' staged-data roots a sandbox with an ID sees (S6).
 	Staged string `json:"staged,omitempty"`
 
-	// Extensions beyond the seed (README, "Beyond the seed (H)").
+	// Extensions beyond the seed (docs/protections.md, "Beyond the seed (H)").
 	Hide    []string       `json:"hide,omitempty"`
 	Env     *EnvPolicy     `json:"env,omitempty"`
 	Seccomp *SeccompPolicy `json:"seccomp,omitempty"`

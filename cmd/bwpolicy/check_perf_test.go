@@ -50,7 +50,7 @@ func writeManySettings(t testing.TB, n int) string {
 // and each host path is read once (facts.Memo), not once per file. The
 // bound is on the CPU time the process used (user + system), which other
 // work on a shared machine inflates far less than the wall time. Measured
-// side by side on 2 vCPUs (BENCHMARKS.md, "Eighth session"): 3.7–5.4 s
+// side by side on 2 vCPUs (M3 in BENCHMARKS.md's history): 3.7–5.4 s
 // (median 3.8); before the host was memoised 7.2–7.8 s, which a slower CI
 // machine pushed to 8.3 s. A rule compiled or the host read per file
 // would cost about twice the bound. The wall time is logged.

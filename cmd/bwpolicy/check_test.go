@@ -189,7 +189,7 @@ func TestCheckManyInputs(t *testing.T) {
 	wantContains(t, r, "stderr", "no settings files")
 }
 
-// TestCheckExitCodes: the exit codes of the README's Commands table and --fail-on.
+// TestCheckExitCodes: the exit codes of docs/ci.md's Exit status table and --fail-on.
 func TestCheckExitCodes(t *testing.T) {
 	env := sandboxEnv(t)
 	home := strings.TrimPrefix(env[0], "HOME=")

@@ -83,7 +83,7 @@ func (c *command) shortUsage(w io.Writer) {
 }
 
 // help writes the full help: synopsis, description, the options spelled
-// as the README and completion spell them (--flag, -o), and the exit
+// as docs/cli.md and completion spell them (--flag, -o), and the exit
 // statuses.
 func (c *command) help(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n", c.synopsis, strings.TrimSpace(c.description))

@@ -22,7 +22,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/internal/gctune" // the GC off during the package inits
 )
 
-// Exit codes shared by the subcommands (README, Commands).
+// Exit codes shared by the subcommands (docs/cli.md, the help texts).
 const (
 	exitOK      = 0
 	exitFound   = 1 // errors found / refused

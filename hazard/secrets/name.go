@@ -7,7 +7,7 @@ package secrets
 // AUTHTOKEN), compared without regard to case.
 
 // SecretNameRules documents the name families SecretName strips, in the
-// order it tries them; README's H5 and --explain quote them. Each is
+// order it tries them; docs/protections.md's H5 and --explain quote them. Each is
 // matched without regard to case, on the name's words (runs of letters
 // and digits).
 var SecretNameRules = []string{

@@ -40,13 +40,13 @@ type RuleRow struct {
 	Rule Rule
 	// What is the kind of credential, as warnings print it.
 	What string
-	// How says, for README and --explain, what the rule looks for.
+	// How says, for docs/protections.md and --explain, what the rule looks for.
 	How    string
 	Hits   []string
 	Misses []string
 }
 
-// Rules is the one table of what Find recognises; README's H5/H7 and
+// Rules is the one table of what Find recognises; docs/protections.md's H5/H7 and
 // --explain quote it, and nothing else in bwpolicy matches secrets in
 // text (SecretName judges names; its rules are SecretNameRules).
 var Rules = []RuleRow{

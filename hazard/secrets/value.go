@@ -25,7 +25,7 @@ type tokenFormat struct {
 }
 
 // TokenFormats are the credential formats SecretValue recognises, by
-// prefix (case matters); README's H5 lists them.
+// prefix (case matters); docs/protections.md's H5 lists them.
 var TokenFormats = []tokenFormat{
 	{"ghp_", 30, false, "an", "a GitHub token", false},
 	{"gho_", 30, false, "an", "a GitHub token", false},

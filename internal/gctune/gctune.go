@@ -18,7 +18,7 @@ import (
 // a compilation's heap peaks near 30 MB, so collecting from Go's 4 MB
 // starting goal only costs time; a `bwpolicy check` of many files still
 // collects as it goes (with the collector left off it ran slower, at
-// three times the memory: BENCHMARKS.md, "Tenth session").
+// three times the memory: BENCHMARKS.md's history, "Tenth session").
 const Target = 400
 
 // tuned says whether init took the collector over (neither GOGC nor
