@@ -8,11 +8,11 @@ import (
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
-// TestHiddenReasonsFollowRegistry holds the reasons verify takes for a
+// TestHiddenWhyFollowsRegistry holds the reasons verify takes for a
 // candidate hidden path (invocation.Reason.Hides, the format's, not the
 // compiler's) equal to the mask rows of the protection registry: a new
 // row cannot be forgotten here.
-func TestHiddenReasonsFollowRegistry(t *testing.T) {
+func TestHiddenWhyFollowsRegistry(t *testing.T) {
 	var want []invocation.Reason
 	for _, p := range facts.Protections {
 		if p.Role == facts.RoleMask && p.Reason != facts.ReasonInherited && !slices.Contains(want, p.Reason) {
