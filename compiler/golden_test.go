@@ -292,3 +292,31 @@ func TestNoHostAccessAfterFacts(t *testing.T) {
 	}()
 	tc.req.Host.FS.Lstat("/etc")
 }
+
+// TestHomeRowReason: the home layout's HOME row (a real host gives HOME
+// a modification time, the golden trees do not) carries the typed
+// reason H10 with scope home-layout, and the invocation validates (a
+// second spelling of a reason is refused by Validate, and bwrun with it).
+func TestHomeRowReason(t *testing.T) {
+	tc := loadCase(t, "testdata/cases/profile_workspace.txtar")
+	tree := tc.req.Host.FS.(*factstest.Guard).FS.(facts.Tree)
+	st := tree["/home/u"]
+	st.Kind, st.MTime = invocation.KindDir, 1700000000
+	tree["/home/u"] = st
+	res := Compile(context.Background(), tc.req)
+	if res.Invocation == nil {
+		t.Fatalf("refused: %v", res.Diags)
+	}
+	if err := invocation.Validate(res.Invocation); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Invocation.Preconditions {
+		if p.Path == "/home/u" && p.Names == nil {
+			if p.Why != invocation.ReasonHomeLayout || p.Scope != invocation.ScopeHomeLayout {
+				t.Fatalf("HOME's row: why %q scope %q", p.Why, p.Scope)
+			}
+			return
+		}
+	}
+	t.Fatal("no precondition row for HOME")
+}

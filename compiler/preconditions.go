@@ -49,8 +49,8 @@ func preconditions(f *facts.Facts) []invocation.Precondition {
 			// the next compile binds it back (the plugin recompiles once).
 			pc.MTime = st.MTime
 			pc.Match = append(pc.Match, invocation.HomeNewEntries)
-			if pc.Why == "path component" {
-				pc.Why = "H10 (the home layout: its non-dot entries)"
+			if pc.Why == invocation.ReasonPathComponent {
+				pc.Why, pc.Scope = invocation.ReasonHomeLayout, invocation.ScopeHomeLayout
 			}
 		}
 		out = append(out, pc)

@@ -91,7 +91,7 @@ func checkBwrapFile(f *os.File, inv *invocation.Invocation) error {
 	if got := hostprobe.IdentityOf(&st); got != want {
 		// Stale, like a changed precondition: a bubblewrap upgrade calls
 		// for a recompile, which probes the new binary.
-		return &StaleError{Mismatches: []Mismatch{{Precondition: invocation.Precondition{Path: p, Kind: invocation.KindFile, Why: "bwrap"}, Kind: invocation.KindFile,
+		return &StaleError{Mismatches: []Mismatch{{Precondition: invocation.Precondition{Path: p, Kind: invocation.KindFile, Why: invocation.ReasonBwrap}, Kind: invocation.KindFile,
 			Changed: fmt.Sprintf("not the bwrap binary the invocation was compiled for (device, inode, size or modification time differ: now %s, recorded %s): upgraded or replaced", got, want)}}}
 	}
 	return nil

@@ -68,6 +68,9 @@ const (
 	ReasonConfigSource Reason = "config"
 	// ReasonRuntime: an argument bwrun needs of bwrap (its status pipe).
 	ReasonRuntime Reason = "runtime"
+	// ReasonBwrap: the bwrap binary itself (its identity, re-checked by
+	// bwrun before each command).
+	ReasonBwrap Reason = "bwrap"
 )
 
 // Reasons lists every reason, in the catalogue's order: the enum of the
@@ -84,7 +87,7 @@ var Reasons = []Reason{
 	ReasonBindDestMustExist, ReasonCwdIsRoot, ReasonCwdUnderHiddenPath, ReasonCwdIsHome,
 	ReasonProfileHomePlainDir, ReasonBindPathInvalid, ReasonBindDestForbidden,
 	ReasonMaskedAfterBind, ReasonLimits, ReasonFloor,
-	ReasonBinds, ReasonPathComponent, ReasonConfigSource, ReasonRuntime,
+	ReasonBinds, ReasonPathComponent, ReasonConfigSource, ReasonRuntime, ReasonBwrap,
 }
 
 // Known reports whether r is one of Reasons.
@@ -94,7 +97,7 @@ func (r Reason) Known() bool { return slices.Contains(Reasons, r) }
 // reasons that name none).
 func (r Reason) IsRule() bool {
 	switch r {
-	case ReasonBinds, ReasonPathComponent, ReasonConfigSource, ReasonRuntime:
+	case ReasonBinds, ReasonPathComponent, ReasonConfigSource, ReasonRuntime, ReasonBwrap:
 		return false
 	}
 	return r.Known()
@@ -115,11 +118,12 @@ func (r Reason) Hides() bool {
 }
 
 // Hides reports whether p's path is a candidate hidden path: its
-// reason hides (Reason.Hides), and it is not a directory a hide glob
-// only listed (ScopeHideListing: the glob's matches below it are hidden,
-// not the directory).
+// reason hides (Reason.Hides), and it is not a directory watched for
+// what appears in it (ScopeHideListing: a hide glob's matches below it
+// are hidden, not the directory; ScopeHomeLayout: HOME, rebuilt by the
+// layout, not hidden).
 func (p Precondition) Hides() bool {
-	return p.Why.Hides() && p.Scope != ScopeHideListing
+	return p.Why.Hides() && p.Scope != ScopeHideListing && p.Scope != ScopeHomeLayout
 }
 
 // BindsBack reports whether an argument group of reason r may bring a
@@ -145,11 +149,14 @@ const (
 	// ScopeHideListing: a directory a hide glob listed (H4; MTime and
 	// Match say what a new entry must not be).
 	ScopeHideListing Scope = "hide-listing"
+	// ScopeHomeLayout: the home layout's HOME (H10): a non-dot entry made
+	// after the compile (HomeNewEntries) makes the invocation stale.
+	ScopeHomeLayout Scope = "home-layout"
 )
 
 // Scopes lists every scope: the enum of the invocation schema's
 // "scope".
-var Scopes = []Scope{ScopeHost, ScopeProfileHome, ScopeHermesHome, ScopeHideListing}
+var Scopes = []Scope{ScopeHost, ScopeProfileHome, ScopeHermesHome, ScopeHideListing, ScopeHomeLayout}
 
 // Known reports whether s is one of Scopes.
 func (s Scope) Known() bool { return slices.Contains(Scopes, s) }
