@@ -26,20 +26,23 @@ setup:
 	.ci/setup.sh
 
 # The test command (<= 5 minutes on 2 cores): static checks, every package
-# with the system bwrap (0.8.0 on bookworm), the Hermes plugin's tests, and
-# a short fuzzing run of each fuzz target.
+# with the system bwrap (0.8.0 on bookworm; the sandbox scenarios as the
+# unprivileged user, the way agents run them), the Hermes plugin's tests,
+# and a short fuzzing run of each fuzz target.
 test: lint
 	@test -x "$(SYSTEM_BWRAP)" || { echo "error: $(SYSTEM_BWRAP) not found; run 'make setup'" >&2; exit 1; }
-	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) $(GO) test -count=1 ./...
+	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) BWPOLICY_SANDBOX_IDENTITIES=user $(GO) test -count=1 ./...
 	$(MAKE) test-hermes
 	$(GO) test -run XXX -fuzz FuzzCompile -fuzztime $(FUZZ_SHORT_EXECS) ./compiler
 	$(GO) test -run XXX -fuzz FuzzVerify -fuzztime $(FUZZ_SHORT_EXECS) ./compiler
 
-# What CI adds after `make test`: the real-sandbox packages again with
-# bwrap 0.12.0 (it resolves mount destinations differently), and longer
+# What CI adds after `make test`: the sandbox scenarios as root with the
+# system bwrap, the real-sandbox packages again with bwrap 0.12.0 (it
+# resolves mount destinations differently; both identities), and longer
 # fuzzing.
 ci:
 	@test -x "$(BWRAP_0_12)" || { echo "error: $(BWRAP_0_12) not found; run 'make setup'" >&2; exit 1; }
+	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) BWPOLICY_SANDBOX_IDENTITIES=root $(GO) test -count=1 -run TestSandbox ./sandboxtest
 	BWPOLICY_BWRAP=$(BWRAP_0_12) $(GO) test -count=1 $(SANDBOX_PKGS)
 	$(GO) test -run XXX -fuzz FuzzCompile -fuzztime $(FUZZ_COMPILE_EXECS) ./compiler
 	$(GO) test -run XXX -fuzz FuzzVerify -fuzztime $(FUZZ_VERIFY_EXECS) ./compiler

@@ -141,7 +141,9 @@ func TestDocsNameRealPaths(t *testing.T) {
 	}
 	var tops []string
 	for _, e := range top {
-		if e.IsDir() {
+		// Dot directories (.git, .cache) are this checkout's state, not
+		// the repository's: a page's `.git/hooks` is git's layout.
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
 			tops = append(tops, e.Name()+"/")
 		}
 	}

@@ -7,16 +7,18 @@ import (
 
 // testUserSockets: Unix sockets the user owns, bound on the host outside
 // /tmp and /run/user, are replaced by empty files (H8): an ssh
-// ControlMaster socket in ~/.cache (allowed, read-only: a read-only bind
-// does not stop connect(), and the master runs commands on the remote
-// host without a key) and an agent started with `-a /var/tmp/…`. Both
+// ControlMaster socket in a non-dot directory of HOME (shown, read-only:
+// a read-only bind does not stop connect(), and the master runs commands
+// on the remote host without a key; ~/.cache/ssh, its usual place, is
+// left out of the home layout whole) and an agent started with
+// `-a /var/tmp/…`. Both
 // answer on the host (the control) and from a sandbox compiled before
 // they were bound (what the compile did not see stays reachable: the
 // Known limit). Once one goes away the invocation is stale.
 func testUserSockets(t *testing.T, f *fixture) {
-	cm := f.expand("{home}/.cache/ssh/cm-host")
+	cm := f.expand("{home}/ctl/cm-host")
 	agent := f.expand("{base}/agent.sock")
-	f.mkdirAll(f.expand("{home}/.cache/ssh"))
+	f.mkdirAll(f.expand("{home}/ctl"))
 	script := `
 val cm '{bin}/sbxtool connect-unix ` + cm + `'
 val agent '{bin}/sbxtool connect-unix ` + agent + `'

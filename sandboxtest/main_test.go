@@ -179,5 +179,38 @@ func identities() ([]identity, error) {
 	}
 	unpriv := identity{name: "user", uid: uid, gid: gid, login: "bwtest",
 		cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}}
-	return []identity{root, unpriv}, nil
+	return selectIdentities(os.Getenv(identitiesVar), root, unpriv)
+}
+
+// identitiesVar names the identities a root run of the suite uses, as a
+// comma-separated list of "root" and "user" (unset: both). make test
+// runs the scenarios as the unprivileged user, the way agents run them;
+// make ci adds the root run.
+const identitiesVar = "BWPOLICY_SANDBOX_IDENTITIES"
+
+// selectIdentities picks the identities spec names, in the order given
+// by all; an unknown name, or a spec that names none, is an error (a
+// typo must not run nothing).
+func selectIdentities(spec string, all ...identity) ([]identity, error) {
+	if strings.TrimSpace(spec) == "" {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, w := range strings.Split(spec, ",") {
+		want[strings.TrimSpace(w)] = true
+	}
+	var out []identity
+	for _, id := range all {
+		if want[id.name] {
+			out = append(out, id)
+			delete(want, id.name)
+		}
+	}
+	for w := range want {
+		return nil, fmt.Errorf("%s=%q: unknown identity %q (root, user)", identitiesVar, spec, w)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s=%q names no identity", identitiesVar, spec)
+	}
+	return out, nil
 }

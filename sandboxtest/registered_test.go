@@ -74,3 +74,27 @@ func isScenarioShape(ft *ast.FuncType) bool {
 	}
 	return len(types) == 2 && types[0] == "T" && types[1] == "fixture"
 }
+
+func TestSelectIdentities(t *testing.T) {
+	root, user := identity{name: "root"}, identity{name: "user"}
+	for _, c := range []struct {
+		spec string
+		want []string
+		err  bool
+	}{
+		{"", []string{"root", "user"}, false},
+		{"user", []string{"user"}, false},
+		{" root , user", []string{"root", "user"}, false},
+		{"usr", nil, true},
+		{",", nil, true},
+	} {
+		got, err := selectIdentities(c.spec, root, user)
+		var names []string
+		for _, id := range got {
+			names = append(names, id.name)
+		}
+		if (err != nil) != c.err || strings.Join(names, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%q: got %v, %v; want %v (error %v)", c.spec, names, err, c.want, c.err)
+		}
+	}
+}
