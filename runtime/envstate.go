@@ -92,12 +92,45 @@ func (e *EnvState) End(rep GitScanReport) error {
 			return fmt.Errorf("cannot mark the invocation stale (%v): the scan stays pending, the next command rescans first", err)
 		}
 	}
+	if err := keepUnresolved(e.invPath, e.Ledger, rep); err != nil {
+		e.journal = nil
+		return fmt.Errorf("%v: the scan stays pending, the next command rescans first", err)
+	}
 	if e.Index != nil && e.Index.Changed {
 		// A cache: one that cannot be saved costs the next scan a
 		// listing of every directory, nothing else.
 		_ = e.Index.Save(e.invPath + ledger.IndexSuffix)
 	}
 	return e.journal.Done()
+}
+
+// keepUnresolved keeps in the ledger beside the invocation at invPath
+// whether the scan rep, which judged by led (as loaded before it),
+// left something unjudged (ledger.Ledger.Unresolved). Only a scan that
+// began Unresolved judged the places an earlier command may have left
+// unjudged (gitScan.earlierWritable), so only such a scan, resolved,
+// clears the mark. The ledger is read again first: a `bwpolicy trust`
+// or another bwrun may have changed it meanwhile.
+func keepUnresolved(invPath string, led *ledger.Ledger, rep GitScanReport) error {
+	if led == nil || !rep.Unresolved && !led.Unresolved {
+		return nil
+	}
+	p := invPath + ledger.Suffix
+	now, err := ledger.Load(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		now = led
+	} else if err != nil {
+		return fmt.Errorf("cannot read the ledger %s to keep the scan's outcome: %v", p, err)
+	}
+	now.SetUnresolved(rep.Unresolved || now.Unresolved && !led.Unresolved)
+	if !now.Changed {
+		return nil
+	}
+	if err := now.Save(p); err != nil {
+		return fmt.Errorf("cannot keep the scan's outcome in the ledger %s: %v", p, err)
+	}
+	led.Unresolved = now.Unresolved
+	return nil
 }
 
 // loadIndex loads the directory index beside the invocation at
@@ -151,6 +184,13 @@ func FinishPending(invPath, home string, led *ledger.Ledger) error {
 			continue
 		}
 		rep := ScanGit(inv, home, time.Now(), led)
+		if err := keepUnresolved(invPath, led, rep); err != nil {
+			p.Release()
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
 		if rep.Stale() {
 			if err := MarkStale(invPath, rep); err != nil {
 				p.Release()

@@ -17,6 +17,12 @@ import (
 // (it runs once, before any command, bounded by entries).
 var MaxGitScanTime = 3 * time.Second
 
+// scanClock returns the clock one scan's budget is counted by: the wall
+// clock (time.Now). Only a bwrun built for the sandbox tests (the build
+// tag bwpolicy_tickbudget, gitbudget_ticks.go) counts otherwise, so that
+// a real run can be made to exhaust its budget at a known place.
+var scanClock = func() func() time.Time { return time.Now }
+
 // budget is the scan's account of its time (gitScan.tick).
 type budget struct {
 	deadline time.Time

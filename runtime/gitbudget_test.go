@@ -94,3 +94,27 @@ func TestScanGitBudget(t *testing.T) {
 		t.Errorf("the scan with its real budget: %+v", rep)
 	}
 }
+
+// H9: code an earlier command left unjudged (its scan ran out of budget)
+// in a repository a recompile then binds read-only is judged all the
+// same while the ledger is Unresolved: a read-only bind says what this
+// command cannot write, not what an earlier one did not. Control: the
+// same plant, the ledger resolved, is the read-only bind's (a command
+// could not have written it since the last finished scan).
+func TestScanGitUnresolvedJudgesReadOnly(t *testing.T) {
+	for _, unresolved := range []bool{true, false} {
+		f := newScanFixture(t)
+		f.compiledNow()
+		mustWrite(t, filepath.Join(f.proj, ".git", "config"), "[core]\n\tfsmonitor = \""+f.evil()+"\"\n", 0o644)
+		f.led.Unresolved = unresolved
+		rep := f.scan(t)
+		if unresolved {
+			wantSetAside(t, rep, filepath.Join(f.proj, ".git", "config"))
+			if f.hostGitRuns(t, f.proj) {
+				t.Errorf("host git ran the plant")
+			}
+		} else if len(rep.SetAside) > 0 {
+			t.Errorf("control: a read-only config set aside with the ledger resolved: %+v", rep)
+		}
+	}
+}

@@ -215,7 +215,8 @@ type scanMount struct {
 }
 
 func newGitScan(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger) *gitScan {
-	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), led: led, budget: budget{deadline: time.Now().Add(MaxGitScanTime), clock: time.Now}, start: time.Now(),
+	clock := scanClock()
+	s := &gitScan{home: home, stamp: now.UTC().Format("20060102T150405Z"), led: led, budget: budget{deadline: clock().Add(MaxGitScanTime), clock: clock}, start: time.Now(),
 		seen: map[string]bool{}, moved: map[string]bool{}, listed: map[string]bool{}}
 	var rw []string
 	args := inv.Bwrap.Args
@@ -277,13 +278,25 @@ func (s *gitScan) writable(p string) bool {
 	if s.record {
 		return s.recordable(p)
 	}
-	if s.writableLexical(p) {
+	if s.writableLexical(p) || s.earlierWritable(p) {
 		return true
 	}
 	if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
-		return s.writableLexical(r)
+		return s.writableLexical(r) || s.earlierWritable(r)
 	}
 	return false
+}
+
+// earlierWritable reports whether an earlier command of the environment
+// may have written p and left it unjudged: the ledger is Unresolved (a
+// scan since its recording did not finish judging) and p lies in a
+// directory it recorded. Such a command's code may lie where this
+// invocation binds it read-only (a recompile binds the repositories it
+// finds, the planted one among them), so the scan judges it by the
+// ledger all the same: a read-only bind says what this command cannot
+// write, not what an earlier one did not.
+func (s *gitScan) earlierWritable(p string) bool {
+	return s.led != nil && s.led.Unresolved && s.led.Covers(p)
 }
 
 // recordable reports whether a recording looks at host path p: it lies

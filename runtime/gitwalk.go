@@ -78,12 +78,13 @@ func (s *gitScan) walk(root string) {
 }
 
 // enter reports whether the walk goes into directory p: one a command
-// can write; recording, any in the roots.
+// can write, or an earlier one may have (earlierWritable); recording,
+// any in the roots.
 func (s *gitScan) enter(p string) bool {
 	if s.record {
 		return s.inRoots(p)
 	}
-	return s.writableLexical(p)
+	return s.writableLexical(p) || s.earlierWritable(p)
 }
 
 // linkIntoGitDir checks what a host git run in the directory symlink

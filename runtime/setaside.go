@@ -33,9 +33,9 @@ func (s *gitScan) setAsideWarn(p, why string, warn bool) string {
 		return ""
 	}
 	t := p
-	if !s.writableLexical(t) {
+	if !s.writableLexical(t) && !s.earlierWritable(t) {
 		r, err := filepath.EvalSymlinks(p)
-		if err != nil || !s.writableLexical(r) {
+		if err != nil || !s.writableLexical(r) && !s.earlierWritable(r) {
 			return ""
 		}
 		t = r

@@ -116,15 +116,12 @@ var gitAttacks = []gitAttack{
 	{name: "decoys", setup: gitInit + "for i in $(seq 70); do git init -q d$i; done && git init -q zz",
 		plant: fsm + ` >> zz/.git/config`, hostDir: "/zz", settings: "protect:\n  allow: [repositories past the bound]\n"},
 	// Past the scan's bounds (#10 §1): 1,100 decoy repositories before
-	// a new one with code, 200,100 entries before it, 1,100 decoy
-	// linked-worktree entries next to the one whose config.worktree the
-	// command writes. What the command created past a bound is set
-	// aside whole.
+	// a new one with code, 1,100 decoy linked-worktree entries next to
+	// the one whose config.worktree the command writes. What the command
+	// created past a bound is set aside whole. (What the scan does past
+	// its time budget: H9_ledger_scan_budget.)
 	{name: "decoys_past_scan_bound", setup: gitInit + "true",
 		plant: `seq 1100 | sed 's|.*|d&/.git/refs|' | xargs mkdir -p && for i in $(seq 1100); do echo 'ref: refs/heads/main' > d$i/.git/HEAD; done && git init -q vendor/a/b && ` + fsm + ` >> vendor/a/b/.git/config`,
-		host:  "(cd vendor/a/b && git status; git diff; git commit -q --allow-empty -m host)"},
-	{name: "entries_past_scan_bound", setup: gitInit + "true",
-		plant: `mkdir flat && (cd flat && seq 200100 | xargs touch) && git init -q vendor/a/b && ` + fsm + ` >> vendor/a/b/.git/config`,
 		host:  "(cd vendor/a/b && git status; git diff; git commit -q --allow-empty -m host)"},
 	{name: "worktrees_past_scan_bound", setup: gitInit + "git config extensions.worktreeConfig true && git worktree add -q {p}-wt",
 		plant: `seq 1100 | sed 's|^|.git/worktrees/z|' | xargs mkdir -p && ` + fsm + ` > .git/worktrees/$(basename {p})-wt/config.worktree`, hostDir: "-wt"},

@@ -83,9 +83,24 @@ type Ledger struct {
 	// Roots are the writable directories recorded whole, in order.
 	Roots   []Root
 	entries map[string]Entry
+	// Unresolved is set while a scan of the environment has left
+	// something unjudged (its report's Unresolved: a budget or bound ran
+	// out, a file could not be set aside) and no later scan has judged
+	// the whole writable set since: code a command left then may lie
+	// where a later invocation binds it read-only, so the scans judge
+	// those places too until one finishes resolved (runtime's EnvState).
+	Unresolved bool
 	// Changed is set when Record or AddRoot changed the ledger since it
 	// was loaded or saved.
 	Changed bool
+}
+
+// SetUnresolved sets Unresolved to u, marking the ledger changed when
+// that changes it.
+func (l *Ledger) SetUnresolved(u bool) {
+	if l.Unresolved != u {
+		l.Unresolved, l.Changed = u, true
+	}
 }
 
 // Root is a writable directory recorded whole, At (Unix ns) when.
@@ -284,6 +299,9 @@ func hashFile(p string, flags int) (h [32]byte, ok bool, err error) {
 func (l *Ledger) Save(p string) error {
 	var b bytes.Buffer
 	b.WriteString(header + "\n")
+	if l.Unresolved {
+		b.WriteString("unresolved\n")
+	}
 	for _, r := range l.Roots {
 		fmt.Fprintf(&b, "root %d %s\n", r.At, strconv.Quote(r.Path))
 	}
@@ -339,6 +357,10 @@ func Load(p string) (*Ledger, error) {
 }
 
 func (l *Ledger) parseLine(line string) error {
+	if line == "unresolved" {
+		l.Unresolved = true
+		return nil
+	}
 	if r, ok := strings.CutPrefix(line, "root "); ok {
 		at, q, _ := strings.Cut(r, " ")
 		t, err := strconv.ParseInt(at, 10, 64)

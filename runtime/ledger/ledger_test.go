@@ -123,6 +123,16 @@ func TestSaveLoad(t *testing.T) {
 	if at, _ := m.RecordedAt(filepath.Join(d, "w")); at != 42 {
 		t.Errorf("root time %d", at)
 	}
+	if m.Unresolved {
+		t.Error("a ledger never marked loaded unresolved")
+	}
+	m.SetUnresolved(true)
+	if !m.Changed || m.Save(p) != nil {
+		t.Fatal("marking unresolved did not change the ledger, or it did not save")
+	}
+	if m, err = Load(p); err != nil || !m.Unresolved || m.Len() != 2 {
+		t.Errorf("the unresolved mark did not load back (%v)", err)
+	}
 	link := filepath.Join(d, "link")
 	os.Symlink(p, link)
 	if _, err := Load(link); err == nil {
