@@ -1,9 +1,12 @@
 package runtime
 
 import (
+	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 	"golang.org/x/sys/unix"
@@ -31,6 +34,27 @@ func (s *gitScan) changed(p string) bool {
 		return true
 	}
 	return !s.led.Trusts(p)
+}
+
+// changedConfig is changed for a git configuration file: the ledger
+// holds it by its code-bearing entries (git.ConfigDigest), so that an
+// edit of any other key (the host's git config user.name, a remote, a
+// branch's upstream) leaves it the user's, while a code key or include
+// added, removed or changed makes it the command's. One git.ParseConfig
+// cannot read is held by its whole content. Recording, it records p so.
+func (s *gitScan) changedConfig(p string) bool {
+	if s.record {
+		if !s.led.Has(p) {
+			if err := s.led.RecordDigest(p, git.ConfigDigest); err != nil {
+				s.rep.Warnings = append(s.rep.Warnings, "the ledger could not record "+p+": "+err.Error()+"; it will be judged as a command's")
+			}
+		}
+		return false
+	}
+	if s.led == nil || s.distrust > 0 {
+		return true
+	}
+	return !s.led.TrustsDigest(p, git.ConfigDigest)
 }
 
 // grown reports whether the directory p may hold entries a command
@@ -151,4 +175,21 @@ func recordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger, i
 		warnings = append(warnings, strings.Replace(w, "the git scan", "the ledger's recording", 1))
 	}
 	return fresh, warnings
+}
+
+// RecordTrusted records p in led for `bwpolicy trust` as the scan's
+// recording would hold it: a regular file git reads as a configuration
+// with a code-bearing entry by those entries (git.ConfigDigest:
+// changedConfig judges it so, and the user's later edits of other keys
+// leave it trusted), anything else (hooks, pointers, directories, links,
+// a file git cannot parse) by Record.
+func RecordTrusted(led *ledger.Ledger, p string) error {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+		if b, err := git.ReadSmall(p); err == nil {
+			if entries, err := git.ParseConfig(b); err == nil && slices.ContainsFunc(entries, git.CodeKey) {
+				return led.RecordDigest(p, git.ConfigDigest)
+			}
+		}
+	}
+	return led.Record(p)
 }

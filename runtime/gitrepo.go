@@ -207,7 +207,7 @@ func (s *gitScan) config(p string, depth int, hp *string, strict bool) []string 
 	}
 	b, err := readSmall(p)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || !s.writable(p) || !s.changed(p) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || !s.writable(p) || !s.changedConfig(p) {
 			return nil // absent (git passes it by), or not the command's
 		}
 		if !strict && !errors.Is(err, errTooLarge) {
@@ -232,7 +232,7 @@ func (s *gitScan) config(p string, depth int, hp *string, strict bool) []string 
 	if !strict && perr != nil && !mentionsCodeKey(b) {
 		return nil // not git's: git cannot read it either, and it names nothing git runs
 	}
-	if s.writable(p) && (perr != nil || len(keys) > 0) && s.changed(p) {
+	if s.writable(p) && (perr != nil || len(keys) > 0) && s.changedConfig(p) {
 		why := "a git configuration that runs code (" + strings.Join(firstN(keys, 4), ", ") + ")"
 		if perr != nil {
 			why = "a git configuration git cannot parse (" + perr.Error() + ")"

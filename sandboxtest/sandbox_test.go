@@ -97,6 +97,7 @@ var scenarios = []scenario{
 	{"H9_ledger_seventy_repos", testLedgerSeventyRepos},
 	{"H9_ledger_invocation_symlink", testLedgerInvocationSymlink},
 	{"H9_ledger_scan_budget", testLedgerScanBudget},
+	{"H9_ledger_config_identity", testLedgerConfigIdentity},
 	{"H9_protection_under_foreign_bind", testProtectionUnderForeignBind},
 	{"H9_moved_bind_protected", testMovedBindProtected},
 	{"H9_profile_home_rc", testProfileHomeRC},

@@ -110,7 +110,7 @@ func trustTree(led *ledger.Ledger, p string) (int, error) {
 	}
 	n := 0
 	for _, q := range paths {
-		if err := led.Record(q); err != nil {
+		if err := bwruntime.RecordTrusted(led, q); err != nil {
 			return n, err
 		}
 		n++
@@ -128,7 +128,7 @@ func trustTree(led *ledger.Ledger, p string) (int, error) {
 		if n++; n > maxTrustEntries {
 			return fmt.Errorf("%s: more than %d entries; trust the files you mean one by one", p, maxTrustEntries)
 		}
-		return led.Record(q)
+		return bwruntime.RecordTrusted(led, q)
 	})
 	return n, err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/ledger"
 )
@@ -64,6 +65,22 @@ func TestTrust(t *testing.T) {
 	os.WriteFile(hook, []byte("#!/bin/sh\nevil\n"), 0o755)
 	if led, _ := bwruntime.LoadLedger(inv); led.Trusts(hook) {
 		t.Error("a changed hook is trusted")
+	}
+	// A git configuration with a code key is held by its code-bearing
+	// entries, as the scan judges it: the user's later edit of another
+	// key keeps it trusted, a code key added does not.
+	cfg := filepath.Join(proj, "repo", ".git", "config")
+	os.WriteFile(cfg, []byte("[core]\n\thooksPath = .githooks\n"), 0o644)
+	if r := run(t, dir, env, "trust", inv, cfg); r.code != 0 {
+		t.Fatalf("trust config: %d\n%s", r.code, r.stderr)
+	}
+	os.WriteFile(cfg, []byte("[core]\n\thooksPath = .githooks\n[user]\n\tname = me\n"), 0o644)
+	if led, _ := bwruntime.LoadLedger(inv); !led.TrustsDigest(cfg, git.ConfigDigest) {
+		t.Error("a trusted config is no longer trusted after an edit of user.name")
+	}
+	os.WriteFile(cfg, []byte("[core]\n\thooksPath = .githooks\n[user]\n\tname = me\n[core]\n\tfsmonitor = x\n"), 0o644)
+	if led, _ := bwruntime.LoadLedger(inv); led.TrustsDigest(cfg, git.ConfigDigest) {
+		t.Error("a trusted config is still trusted after a code key was added")
 	}
 	link := filepath.Join(dir, "link.json")
 	os.Symlink(inv, link)

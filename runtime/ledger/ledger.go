@@ -60,7 +60,17 @@ const (
 	// and, when that is a regular file, the target's content is the
 	// recorded one.
 	Link
+	// Config is a regular file judged by a digest of its content the
+	// caller makes (RecordDigest, TrustsDigest; runtime: the code-bearing
+	// entries of a git configuration, git.ConfigDigest): trusted while
+	// that digest is the recorded one, so an edit the digest leaves out
+	// is no change.
+	Config
 )
+
+// maxDigested bounds the bytes of a Config file read to digest: a
+// larger one is recorded by identity only (Unhashed).
+const maxDigested = 4 << 20
 
 // Entry is one recorded path.
 type Entry struct {
@@ -151,6 +161,12 @@ func (l *Ledger) AddRoot(r string, at int64) {
 // read too). Nothing there is no error and records nothing.
 func (l *Ledger) Record(p string) error {
 	e, err := observe(p, nil)
+	return l.put(p, e, err)
+}
+
+// put records e, observed at p (err: the observation's error; nothing
+// there records nothing).
+func (l *Ledger) put(p string, e Entry, err error) error {
 	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
 		return nil
 	}
@@ -162,6 +178,73 @@ func (l *Ledger) Record(p string) error {
 		l.Changed = true
 	}
 	return nil
+}
+
+// RecordDigest records what is at p now as Record does, but a regular
+// file as a Config entry whose Hash is digest(content): judged later by
+// TrustsDigest with the same digest. Something else there (a link, a
+// directory) is recorded as Record records it.
+func (l *Ledger) RecordDigest(p string, digest func([]byte) [32]byte) error {
+	e, err := observeDigest(p, nil, digest)
+	return l.put(p, e, err)
+}
+
+// TrustsDigest is Trusts for a file recorded by RecordDigest: a Config
+// entry is trusted while the file is a regular file whose digest is the
+// recorded one (unchanged identity and ctime skip re-reading it). An
+// entry recorded otherwise (Record: by its whole content; a ledger
+// older than Config entries, `bwpolicy trust`) is judged by Trusts.
+func (l *Ledger) TrustsDigest(p string, digest func([]byte) [32]byte) bool {
+	want, ok := l.entries[p]
+	if !ok {
+		return false
+	}
+	if want.Kind != Config {
+		return l.Trusts(p)
+	}
+	got, err := observeDigest(p, &want, digest)
+	return err == nil && got.matches(want)
+}
+
+// observeDigest is observe for a Config entry: a regular file is
+// digested (not followed; a FIFO swapped in is not waited on), anything
+// else observed as observe does.
+func observeDigest(p string, hint *Entry, digest func([]byte) [32]byte) (Entry, error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return Entry{}, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return observe(p, nil)
+	}
+	e := Entry{Kind: Config, Dev: st.Dev, Ino: st.Ino, Size: st.Size, Ctime: st.Ctim.Nano()}
+	if hint != nil && hint.Kind == Config && hint.Dev == e.Dev && hint.Ino == e.Ino && hint.Size == e.Size && hint.Ctime == e.Ctime {
+		e.Hash, e.Unhashed = hint.Hash, hint.Unhashed
+		return e, nil
+	}
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return Entry{}, err
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	var fst unix.Stat_t
+	if err := unix.Fstat(fd, &fst); err != nil {
+		return Entry{}, err
+	}
+	if fst.Mode&unix.S_IFMT != unix.S_IFREG || fst.Dev != st.Dev || fst.Ino != st.Ino {
+		return Entry{}, fmt.Errorf("%s: replaced while read", p)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxDigested+1))
+	if err != nil {
+		return Entry{}, err
+	}
+	if len(b) > maxDigested {
+		e.Unhashed = true // identity only: never trusted once that changes
+		return e, nil
+	}
+	e.Hash = digest(b)
+	return e, nil
 }
 
 // Trusts reports whether what is at p now is what the ledger recorded
@@ -388,7 +471,7 @@ func (l *Ledger) parseLine(line string) error {
 	}
 	e := Entry{Kind: Kind(nums[0]), Unhashed: nums[1] == 1, Dev: uint64(nums[2]), Ino: uint64(nums[3]), Size: nums[4], Ctime: nums[5],
 		TDev: uint64(nums[6]), TIno: uint64(nums[7]), TSize: nums[8], TCtime: nums[9]}
-	if e.Kind < File || e.Kind > Link {
+	if e.Kind < File || e.Kind > Config {
 		return fmt.Errorf("unknown kind %d", e.Kind)
 	}
 	h, err := hexDecode(f[11])

@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"testing"
@@ -153,5 +155,46 @@ func TestSaveLoad(t *testing.T) {
 		if _, err := Load(p); err == nil {
 			t.Errorf("%q loaded", bad)
 		}
+	}
+}
+
+// TestDigest: a file recorded by a digest is trusted while the digest
+// is the same (an edit it leaves out is no change), not once it
+// differs, and loads back as a Config entry; an entry recorded by its
+// whole content is judged by it even when asked by digest.
+func TestDigest(t *testing.T) {
+	d := t.TempDir()
+	f := filepath.Join(d, "config")
+	write(t, f, "keep\nother 1\n", 0o644)
+	firstLine := func(b []byte) [32]byte {
+		line, _, _ := bytes.Cut(b, []byte("\n"))
+		return sha256.Sum256(line)
+	}
+	l := New()
+	if err := l.RecordDigest(f, firstLine); err != nil {
+		t.Fatal(err)
+	}
+	write(t, f, "keep\nother 2\n", 0o644)
+	if !l.TrustsDigest(f, firstLine) {
+		t.Error("an edit the digest leaves out made the file untrusted")
+	}
+	p := filepath.Join(d, "inv"+Suffix)
+	if err := l.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(p)
+	if err != nil || !m.TrustsDigest(f, firstLine) {
+		t.Fatalf("the Config entry did not load back (%v)", err)
+	}
+	write(t, f, "changed\nother 2\n", 0o644)
+	if m.TrustsDigest(f, firstLine) {
+		t.Error("a changed digest is trusted")
+	}
+	g := filepath.Join(d, "whole")
+	write(t, g, "keep\nother 1\n", 0o644)
+	m.Record(g)
+	write(t, g, "keep\nother 22\n", 0o644) // another size: a ctime may not move within a tick
+	if m.TrustsDigest(g, firstLine) {
+		t.Error("an entry recorded by its whole content was judged by the digest")
 	}
 }
