@@ -56,6 +56,7 @@ func WriteExplain(w io.Writer, res *Result) {
 			fmt.Fprintf(w, "  sockets:     %s\n", socketText(inv.Seccomp))
 		}
 	}
+	writeGitRepos(w, res.Facts)
 	writeHomeLayout(w, res.Facts)
 	writeSecretFiles(w, res.Facts)
 	fmt.Fprintln(w)
