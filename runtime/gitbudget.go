@@ -64,7 +64,8 @@ func (s *gitScan) tick(dir string) bool {
 }
 
 // topOf is dir's directory directly below its writable root (the root
-// itself for the root).
+// itself for the root): a prefix of dir, not a copy (it runs once a
+// directory).
 func (s *gitScan) topOf(dir string) string {
 	for _, r := range s.roots {
 		if invocation.Within(dir, r) {
@@ -73,9 +74,9 @@ func (s *gitScan) topOf(dir string) string {
 				return r
 			}
 			if i := strings.IndexByte(rest, '/'); i >= 0 {
-				rest = rest[:i]
+				return dir[:len(dir)-len(rest)+i]
 			}
-			return r + "/" + rest
+			return dir
 		}
 	}
 	return dir

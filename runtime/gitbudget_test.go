@@ -118,3 +118,26 @@ func TestScanGitUnresolvedJudgesReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// writableSibling answers as writableLexical for every child, in the
+// walk's order (siblings one after another), with masks, read-only
+// binds and pins among them; and with a bind at another path, it
+// falls back to writableLexical for each.
+func TestWritableSibling(t *testing.T) {
+	f := newScanFixture(t)
+	p := f.proj
+	f.inv.Bwrap.Args = append(f.inv.Bwrap.Args, "--tmpfs", p+"/a/sec", "--ro-bind", p+"/a/ro", p+"/a/ro",
+		"--bind", p+"/a/pin", p+"/a/pin", "--tmpfs", p+"/b", "--bind", p+"/b/back", p+"/b/back")
+	for _, other := range []bool{false, true} {
+		if other {
+			f.inv.Bwrap.Args = append(f.inv.Bwrap.Args, "--bind", p+"/src", p+"/elsewhere")
+		}
+		s := newGitScan(f.inv, f.home, time.Now(), nil)
+		for _, c := range []string{"a/x", "a/sec", "a/y", "a/ro", "a/pin", "a/z", "b/x", "b/back", "b/y", "a/sec/deep", "a/sec/deeper", "b/back/x", "b/back/y", ".git/x", ".git/config", "elsewhere", "src/x"} {
+			q := p + "/" + c
+			if got, want := s.writableSibling(q), s.writableLexical(q); got != want {
+				t.Errorf("other bind %v: %s: writableSibling %v, writableLexical %v", other, c, got, want)
+			}
+		}
+	}
+}

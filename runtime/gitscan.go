@@ -204,6 +204,13 @@ type gitScan struct {
 	// (scanPythonSites).
 	recorded map[string]bool
 	rep      GitScanReport
+	// points are the mounts' sources and destinations, sameRW whether
+	// every read-write bind is at its own path; siblingOf and siblingOK
+	// the last answer writableSibling computed, for a child of siblingOf.
+	points    map[string]bool
+	sameRW    bool
+	siblingOf string
+	siblingOK bool
 }
 
 // scanMount is one mount of the invocation: a bind (host source src at

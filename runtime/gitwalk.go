@@ -84,7 +84,34 @@ func (s *gitScan) enter(p string) bool {
 	if s.record {
 		return s.inRoots(p)
 	}
-	return s.writableLexical(p) || s.earlierWritable(p)
+	return s.writableSibling(p) || s.earlierWritable(p)
+}
+
+// writableSibling is writableLexical(p) for the walk, which asks about
+// a directory's children one after another: where every read-write bind
+// is at its own path (bwpolicy's binds are) and p is no mount's source
+// or destination, which mounts cover p, and how, follows from its
+// parent alone, so p's siblings that are no mount point either get the
+// answer computed for the first of them (the mounts are ~100 in a large
+// tree; each answer looks through all of them).
+func (s *gitScan) writableSibling(p string) bool {
+	if s.points == nil {
+		s.points, s.sameRW = map[string]bool{}, true
+		for _, m := range s.mounts {
+			s.points[m.src], s.points[m.dest] = true, true
+			s.sameRW = s.sameRW && (!m.rw || m.src == m.dest)
+		}
+	}
+	if !s.sameRW || s.points[p] {
+		return s.writableLexical(p)
+	}
+	parent := path.Dir(p)
+	if parent == s.siblingOf && s.siblingOf != "" {
+		return s.siblingOK
+	}
+	ok := s.writableLexical(p)
+	s.siblingOf, s.siblingOK = parent, ok
+	return ok
 }
 
 // linkIntoGitDir checks what a host git run in the directory symlink

@@ -100,6 +100,9 @@ func LoadIndex(p string) (*Index, error) {
 		return nil, fmt.Errorf("index %s: %w", p, errIndex)
 	}
 	b = b[len(indexHeader):]
+	// One copy of the file as a string: the paths and names are slices
+	// of it, not an allocation each (tens of thousands per load).
+	all := string(b)
 	x := NewIndex()
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)
@@ -116,9 +119,9 @@ func LoadIndex(p string) (*Index, error) {
 			err = errIndex
 			return ""
 		}
-		s := string(b[:n])
+		at := len(all) - len(b)
 		b = b[n:]
-		return s
+		return all[at : at+int(n)]
 	}
 	for len(b) > 0 && err == nil {
 		dir := str()
