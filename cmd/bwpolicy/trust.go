@@ -68,6 +68,9 @@ func trustMain(list bool, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if list {
+		if led.Unresolved {
+			fmt.Fprintln(stdout, "unresolved: a scan left something unjudged; until one finishes, the scans judge what the invocation binds read-only too")
+		}
 		for _, r := range led.Roots {
 			fmt.Fprintf(stdout, "root %s\n", r.Path)
 		}

@@ -62,6 +62,14 @@ func TestTrust(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, hook+"\n") {
 		t.Errorf("--list: %d\n%s", r.code, r.stdout)
 	}
+	if strings.Contains(r.stdout, "unresolved") {
+		t.Errorf("--list of a resolved ledger: %s", r.stdout)
+	}
+	led.SetUnresolved(true)
+	led.Save(inv + ledger.Suffix)
+	if r := run(t, dir, env, "trust", "--list", inv); !strings.HasPrefix(r.stdout, "unresolved: ") {
+		t.Errorf("--list of an unresolved ledger: %s", r.stdout)
+	}
 	os.WriteFile(hook, []byte("#!/bin/sh\nevil\n"), 0o755)
 	if led, _ := bwruntime.LoadLedger(inv); led.Trusts(hook) {
 		t.Error("a changed hook is trusted")
