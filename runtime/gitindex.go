@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"path"
 	"time"
 
 	"github.com/bwpolicy/bwpolicy/hazard/git"
@@ -25,7 +26,7 @@ func (s *gitScan) listIndexed(dir string, buf []byte, de *git.DirEntries) error 
 		return ListDir(dir, buf, de)
 	}
 	var st unix.Stat_t
-	statErr := unix.Lstat(dir, &st)
+	statErr := s.siblings.lstat(dir, &st)
 	if statErr == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		if l := s.index.Get(dir); l != nil && l.Dev == st.Dev && l.Ino == st.Ino && l.Ctime == st.Ctim.Nano() {
 			de.Reset()
@@ -66,4 +67,46 @@ func (s *gitScan) listIndexed(dir string, buf []byte, de *git.DirEntries) error 
 	}
 	s.index.Put(dir, l)
 	return nil
+}
+
+// siblingStat is an lstat for the walk, which asks about a directory's
+// subdirectories one after another: from the second of them on, the
+// parent is held open (O_PATH) and each is looked up in it by name
+// (fstatat), so the kernel resolves one component instead of the whole
+// path (the lstat of each directory is half of a warm scan's CPU in a
+// large tree). The answer is lstat's: the parent is resolved as lstat
+// resolves it, symlinks on the way followed, the last component not.
+// The sandbox is dead while the scan runs: nothing renames the parent
+// between the lookups. The zero value holds nothing open.
+type siblingStat struct {
+	parent string // the parent of the last path asked about
+	held   int    // the parent's descriptor + 1; 0: none
+	repeat bool   // the parent was asked about before
+}
+
+func (x *siblingStat) lstat(p string, st *unix.Stat_t) error {
+	parent, name := path.Split(p)
+	if parent != x.parent {
+		x.close()
+		x.parent = parent
+		return unix.Lstat(p, st)
+	}
+	if x.held == 0 && !x.repeat {
+		x.repeat = true
+		if fd, err := unix.Open(parent, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+			x.held = fd + 1
+		}
+	}
+	if x.held == 0 || name == "" {
+		return unix.Lstat(p, st)
+	}
+	return unix.Fstatat(x.held-1, name, st, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+// close drops the parent held open.
+func (x *siblingStat) close() {
+	if x.held > 0 {
+		unix.Close(x.held - 1)
+	}
+	*x = siblingStat{}
 }

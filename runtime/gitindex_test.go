@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bwpolicy/bwpolicy/runtime/ledger"
+	"golang.org/x/sys/unix"
 )
 
 // H9 (issue 26 §4): with the environment's index, a scan reads only the
@@ -80,5 +81,34 @@ func TestScanGitIndex(t *testing.T) {
 	os.WriteFile(p, []byte("bwpolicy-index 1\n\xff\xff"), 0o600)
 	if _, err := ledger.LoadIndex(p); err == nil {
 		t.Error("a malformed index loaded")
+	}
+}
+
+// siblingStat answers as lstat does, for siblings asked one after
+// another (looked up in the parent held open): a symlink as the last
+// component is not followed, one on the way is, a missing name is an
+// error; and close leaves nothing open.
+func TestSiblingStat(t *testing.T) {
+	d := t.TempDir()
+	for _, n := range []string{"p/a", "p/b", "q/c"} {
+		os.MkdirAll(filepath.Join(d, n), 0o755)
+	}
+	os.Symlink(filepath.Join(d, "q"), filepath.Join(d, "p", "link"))
+	os.Symlink("p", filepath.Join(d, "via"))
+	var x siblingStat
+	for _, n := range []string{"p/a", "p/b", "p/link", "p/missing", "p/a", "via/a", "via/b", "via/link", "q/c", "p"} {
+		p := filepath.Join(d, n)
+		var got, want unix.Stat_t
+		gerr, werr := x.lstat(p, &got), unix.Lstat(p, &want)
+		if (gerr == nil) != (werr == nil) || gerr == nil && (got.Ino != want.Ino || got.Mode != want.Mode) {
+			t.Errorf("%s: siblingStat %v (ino %d mode %o), lstat %v (ino %d mode %o)", n, gerr, got.Ino, got.Mode, werr, want.Ino, want.Mode)
+		}
+		if n == "via/link" && x.held == 0 {
+			t.Error("no parent was held open for siblings")
+		}
+	}
+	x.close()
+	if x.held != 0 {
+		t.Error("close left the parent open")
 	}
 }

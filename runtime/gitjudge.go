@@ -167,6 +167,7 @@ func recordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger, i
 	}
 	s.roots = fresh
 	at := time.Now().UnixNano()
+	defer s.siblings.close()
 	s.run(inv)
 	for _, r := range fresh {
 		led.AddRoot(r, at)

@@ -109,6 +109,7 @@ func ScanGit(inv *invocation.Invocation, home string, now time.Time, led *ledger
 func ScanGitIndexed(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger, idx *ledger.Index) GitScanReport {
 	s := newGitScan(inv, home, now, led)
 	s.index = idx
+	defer s.siblings.close()
 	s.run(inv)
 	return s.rep
 }
@@ -211,6 +212,8 @@ type gitScan struct {
 	sameRW    bool
 	siblingOf string
 	siblingOK bool
+	// siblings looks directories up in their parent (gitindex.go).
+	siblings siblingStat
 }
 
 // scanMount is one mount of the invocation: a bind (host source src at
