@@ -153,6 +153,7 @@ func goEnv(t *testing.T, name string) string {
 }
 
 func TestAction(t *testing.T) {
+	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
 	var act actionDef
 	readYAML(t, "../../action.yml", &act)
 	if act.Runs.Using != "composite" {

@@ -81,6 +81,7 @@ func hasAny(s string, subs []string) bool {
 // called from a test. Before, these ran 13-29 s and died with "runtime:
 // out of memory" and a stack trace (exit 2, no file, no line).
 func TestHostileRulesUnderEveryCommand(t *testing.T) {
+	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
 	url := silentURL(t)
 	env := sandboxEnv(t)
 	for _, h := range hostile.Rules(url) {
@@ -140,6 +141,7 @@ func TestHostileRulesUnderEveryCommand(t *testing.T) {
 // is one failure in every output format, and each still parses (SARIF
 // and GitLab reports reach the CI's parsers).
 func TestHostileRuleIsOneFindingInEveryFormat(t *testing.T) {
+	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
 	h := hostile.Rules(silentURL(t))[0] // numbers.range(1, 1e9)
 	env := sandboxEnv(t)
 	dir := testtree.Write(t, map[string]string{
@@ -186,6 +188,7 @@ func TestHostileRuleIsOneFindingInEveryFormat(t *testing.T) {
 // suppressions of 600 varied files, some with organisation-rule
 // findings, some with inline suppressions).
 func TestCheckConcurrentIsSequential(t *testing.T) {
+	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
 	dir := writeManySettings(t, 600)
 	for i := 0; i < 600; i += 37 {
 		f := filepath.Join(dir, fmt.Sprintf("s%04d.yaml", i))
@@ -220,6 +223,7 @@ func TestCheckConcurrentIsSequential(t *testing.T) {
 // --explain, run (125) and check (exit 2, one failure); the 4.9 MB
 // struct is refused by its size, at line 1, as a finding (exit 1).
 func TestHostileProfilesUnderEveryCommand(t *testing.T) {
+	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
 	env := sandboxEnv(t)
 	for _, h := range hostile.Profiles() {
 		t.Run(h.Name, func(t *testing.T) {

@@ -205,6 +205,7 @@ func runShell(t *testing.T, dir string, env []string, line string) result {
 }
 
 func TestCIExamples(t *testing.T) {
+	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
 	gh, gl := githubCommands(t), gitlabCommands(t)
 	if len(gh) < 3 || len(gl) < 3 {
 		t.Fatalf("found %d GitHub and %d GitLab bwpolicy command lines; the extraction is out of date", len(gh), len(gl))

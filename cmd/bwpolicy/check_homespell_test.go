@@ -39,6 +39,7 @@ func judgement(t *testing.T, dir string, env []string, src string) ([]string, re
 // file named "~" in the working directory) while "~/" was an error, and
 // "$HOME" was a relative name.
 func TestHomeSpellingsJudgedAlike(t *testing.T) {
+	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
 	env := sandboxEnv(t)
 	home := strings.TrimPrefix(env[0], "HOME=")
 	dir := t.TempDir()
