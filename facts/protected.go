@@ -2,6 +2,7 @@ package facts
 
 import (
 	"path"
+	"sort"
 
 	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/hazard/startup"
@@ -179,6 +180,13 @@ func (c *protection) judge(r protectRoot, name, p string, dirOnly, absentToo boo
 // with Allowed set and not recorded as H9 preconditions.
 func (g *gatherer) protectedEntries(h *Host, f *Facts, cwdWritable bool, allow map[string]bool, gitReadOnly bool) (out []Protected, looked []string) {
 	roots := protectedRoots(f, cwdWritable)
+	// A path below two roots (the profile home inside a working
+	// directory at HOME, a read-write bind inside the working directory)
+	// is judged in the deeper one: its bind is mounted later and covers
+	// the path, so the read-only bind must follow that one (FuzzVerify
+	// found the profile home's .git/config left writable with the working
+	// directory at HOME).
+	sort.SliceStable(roots, func(i, j int) bool { return len(roots[i].dir) > len(roots[j].dir) })
 	c := &protection{g: g, allow: allow, seen: map[string]bool{}, isRoot: map[string]bool{}}
 	for _, r := range roots {
 		c.isRoot[r.dir] = true
