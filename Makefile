@@ -38,12 +38,13 @@ test: lint
 
 # What CI adds after `make test`: the sandbox scenarios as root with the
 # system bwrap, the real-sandbox packages again with bwrap 0.12.0 (it
-# resolves mount destinations differently; both identities), and longer
-# fuzzing.
+# resolves mount destinations differently; both identities; one package
+# at a time, so no package's test mounts change the host's mount table
+# while another's bwrap copies it), and longer fuzzing.
 ci:
 	@test -x "$(BWRAP_0_12)" || { echo "error: $(BWRAP_0_12) not found; run 'make setup'" >&2; exit 1; }
 	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) BWPOLICY_SANDBOX_IDENTITIES=root $(GO) test -count=1 -run TestSandbox ./sandboxtest
-	BWPOLICY_BWRAP=$(BWRAP_0_12) $(GO) test -count=1 $(SANDBOX_PKGS)
+	BWPOLICY_BWRAP=$(BWRAP_0_12) $(GO) test -count=1 -p 1 $(SANDBOX_PKGS)
 	$(GO) test -run XXX -fuzz FuzzCompile -fuzztime $(FUZZ_COMPILE_EXECS) ./compiler
 	$(GO) test -run XXX -fuzz FuzzVerify -fuzztime $(FUZZ_VERIFY_EXECS) ./compiler
 

@@ -31,6 +31,13 @@ func privateCgroup2(t *testing.T) string {
 	if err := unix.Mount("none", mnt, "cgroup2", 0, ""); err != nil {
 		t.Fatalf("mount -t cgroup2: %v", err)
 	}
+	// Private: its detach at the end must not propagate into the mount
+	// namespace of a sandbox another package's test is setting up at
+	// that moment (bwrap 0.12.0 then failed to remount it read-only,
+	// EINVAL, seen once in CI's sandboxtest).
+	if err := unix.Mount("", mnt, "", unix.MS_PRIVATE, ""); err != nil {
+		t.Fatalf("make the cgroup2 mount private: %v", err)
+	}
 	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) }) // before testBinDir's removal
 	return mnt
 }
