@@ -141,7 +141,7 @@ func TestHostileRulesUnderEveryCommand(t *testing.T) {
 // is one failure in every output format, and each still parses (SARIF
 // and GitLab reports reach the CI's parsers).
 func TestHostileRuleIsOneFindingInEveryFormat(t *testing.T) {
-	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
+	t.Parallel()                        // runs bwpolicy in its own directories: side by side with the other slow tests
 	h := hostile.Rules(silentURL(t))[0] // numbers.range(1, 1e9)
 	env := sandboxEnv(t)
 	dir := testtree.Write(t, map[string]string{
