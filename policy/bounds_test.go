@@ -2,12 +2,13 @@ package policy
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/internal/testnet"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -18,24 +19,7 @@ import (
 
 // silentListener accepts connections and never answers; it returns its
 // URL.
-func silentListener(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-		}
-	}()
-	return "http://" + l.Addr().String() + "/"
-}
+func silentListener(t *testing.T) string { return testnet.SilentURL(t) }
 
 // evalInput is a policy input the hostile rules are evaluated over (they
 // do not read it).

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/internal/testnet"
 
 	"github.com/bwpolicy/bwpolicy/internal/hostile"
 	"github.com/bwpolicy/bwpolicy/internal/testtree"
@@ -18,24 +19,7 @@ import (
 )
 
 // silentURL is the address of a listener that accepts and never answers.
-func silentURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-		}
-	}()
-	return "http://" + l.Addr().String() + "/"
-}
+func silentURL(t *testing.T) string { return testnet.SilentURL(t) }
 
 // boundFlags are the bounds the CLI tests use: the memory cases get
 // time enough on a busy machine, the time cases a short bound.
