@@ -64,7 +64,12 @@ func expand(t *testing.T, s string, inputs map[string]string, actionPath string)
 
 // runAction runs the action's steps in workspace with the given inputs
 // (over the defaults) and returns the check step's result.
-func runAction(t *testing.T, act actionDef, workspace string, given map[string]string) result {
+//
+// runner is RUNNER_TEMP, one for the calls of a test as on a runner
+// that runs the action more than once: the build step still runs each
+// time, and go build finds its output there up to date instead of
+// linking it again (seconds a call).
+func runAction(t *testing.T, act actionDef, runner, workspace string, given map[string]string) result {
 	t.Helper()
 	repo, err := filepath.Abs("../..")
 	if err != nil {
@@ -80,8 +85,7 @@ func runAction(t *testing.T, act actionDef, workspace string, given map[string]s
 		}
 		inputs[k] = v
 	}
-	temp := t.TempDir()
-	ghPath := filepath.Join(temp, "github_path")
+	ghPath := filepath.Join(t.TempDir(), "github_path")
 	if err := os.WriteFile(ghPath, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +120,7 @@ func runAction(t *testing.T, act actionDef, workspace string, given map[string]s
 		added, _ := os.ReadFile(ghPath)
 		p := append(strings.Fields(string(added)), path...)
 		env = append(env, "PATH="+strings.Join(p, string(os.PathListSeparator)),
-			"RUNNER_TEMP="+temp, "GITHUB_PATH="+ghPath, "GITHUB_WORKSPACE="+workspace, "GITHUB_ACTION_PATH="+repo)
+			"RUNNER_TEMP="+runner, "GITHUB_PATH="+ghPath, "GITHUB_WORKSPACE="+workspace, "GITHUB_ACTION_PATH="+repo)
 		for k, v := range s.Env {
 			env = append(env, k+"="+expand(t, v, inputs, repo))
 		}
@@ -212,8 +216,9 @@ func TestAction(t *testing.T) {
 	}
 
 	// The example repository passes, and the SARIF is valid.
+	runner := t.TempDir()
 	good := copyDir(t, filepath.Join(ciDir, "example"))
-	r := runAction(t, act, good, given)
+	r := runAction(t, act, runner, good, given)
 	wantCode(t, r, 0)
 	wantContains(t, r, "stdout", "files checked: 0 errors")
 	out, err := os.ReadFile(filepath.Join(good, "bwpolicy.sarif"))
@@ -232,7 +237,7 @@ func TestAction(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(bad, "out"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r = runAction(t, act, bad, given)
+	r = runAction(t, act, runner, bad, given)
 	wantCode(t, r, 1)
 	wantContains(t, r, "stdout", "sandbox/big.yaml:2:12: error: memory_mb: memory_mb above the 4096 allowed here [custom.limits]")
 	out, err = os.ReadFile(filepath.Join(bad, "out", "results.sarif"))
@@ -247,7 +252,7 @@ func TestAction(t *testing.T) {
 	// Inputs are data, not shell: a path with shell syntax is a name
 	// that does not exist (exit 2), never a command.
 	given["paths"] = "sandbox/ $(touch${IFS}pwned) *"
-	r = runAction(t, act, bad, given)
+	r = runAction(t, act, runner, bad, given)
 	wantCode(t, r, 2)
 	if _, err := os.Stat(filepath.Join(bad, "pwned")); err == nil {
 		t.Error("an input ran as a command")
@@ -273,12 +278,12 @@ func TestAction(t *testing.T) {
 		{`["team a/sandbox b.yaml"]`, "team a/sandbox b.yaml:2:12: error", "2 files checked"},
 	} {
 		given["paths"] = c.paths
-		r = runAction(t, act, odd, given)
+		r = runAction(t, act, runner, odd, given)
 		wantCode(t, r, 1)
 		wantContains(t, r, "stdout", c.want)
 		wantContains(t, r, "stdout", c.count)
 	}
 	given["paths"] = `["unterminated`
-	r = runAction(t, act, odd, given)
+	r = runAction(t, act, runner, odd, given)
 	wantCode(t, r, 2)
 }
