@@ -11,18 +11,26 @@ repositories with a hook and a code key among them), compiles an
 invocation for it and one for an empty working directory, runs each once
 (the first run records the ledger), then times `bwrun INV -- /bin/true`
 in interleaved pairs: the CPU time of the whole chain (bwrun, bwrap and
-the command: the children's rusage) and the wall time, medians. Then it
+the command: the children's rusage) and the wall time, medians; beside
+each, Hermes' own chain for the same mounts (prlimit, bwrap with the
+invocation's arguments, prlimit --nproc, /bin/true: the argv of
+integrations/hermes/bench.py, spawned as Hermes spawns it), in the same
+rounds. Then it
 times `bwpolicy compile` of a tree of --compile-size entries (median of
 three) and bwrun's first run there (the ledger's recording). Prints a
 Markdown table.
 """
 import argparse
+import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integrations"))
+from hermes.bench import hermes_argv  # noqa: E402  (one copy of Hermes' argv)
 
 
 def gen_tree(root, entries, repos=10):
@@ -79,6 +87,19 @@ def run_once(bin_dir, inv, cwd, strict=True):
     return cpu, wall
 
 
+def run_hermes(argv, cwd):
+    """Hermes' chain once, spawned as Hermes' LocalEnvironment spawns
+    (a new session): (cpu seconds of the chain, wall seconds)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    r = subprocess.run(argv, cwd=cwd, capture_output=True, preexec_fn=os.setsid)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        sys.exit("Hermes' chain: exit %d: %s" % (r.returncode, r.stderr.decode()[:500]))
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bin")
@@ -107,21 +128,39 @@ def main():
         t = time.perf_counter()
         run_once(a.bin, inv, cwd)  # records the ledger
         first[label] = time.perf_counter() - t
+    empty_file = os.path.join(a.out, "empty-file")
+    open(empty_file, "w").close()
+    os.chmod(empty_file, 0o400)
+    hermes = {}
+    for label, (inv, cwd) in invs.items():
+        with open(inv) as f:
+            hermes[label] = hermes_argv(json.load(f), empty_file, "")[:-3] + ["/bin/true"]
     cpu = {k: [] for k in invs}
     wall = {k: [] for k in invs}
+    hcpu = {k: [] for k in invs}
+    hwall = {k: [] for k in invs}
+    load0 = os.getloadavg()[0]
     for _ in range(a.rounds):
         for label, (inv, cwd) in invs.items():
             c, w = run_once(a.bin, inv, cwd)
             cpu[label].append(c * 1000)
             wall[label].append(w * 1000)
+            c, w = run_hermes(hermes[label], cwd)
+            hcpu[label].append(c * 1000)
+            hwall[label].append(w * 1000)
+    load1 = os.getloadavg()[0]
     base = statistics.median(cpu["empty"])
-    print("| bwrun INV -- /bin/true in | CPU of the chain (median) | × empty | wall (median) | first run (records the ledger) |")
-    print("|---|---|---|---|---|")
+    print("| bwrun INV -- /bin/true in | CPU of the chain (median) | × empty | wall (median) | first run (records the ledger) "
+          "| Hermes' chain: CPU | wall | bwrun ÷ Hermes (CPU) | (wall) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for label in invs:
-        m = statistics.median(cpu[label])
-        print("| %s | %.1f ms | %.2f× | %.1f ms | %.0f ms |" % (label, m, m / base, statistics.median(wall[label]), first[label] * 1000))
+        m, hm = statistics.median(cpu[label]), statistics.median(hcpu[label])
+        w, hw = statistics.median(wall[label]), statistics.median(hwall[label])
+        print("| %s | %.1f ms | %.2f× | %.1f ms | %.0f ms | %.1f ms | %.1f ms | %.2f× | %.2f× |"
+              % (label, m, m / base, w, first[label] * 1000, hm, hw, m / hm, w / hw))
     print()
-    print("%d interleaved rounds; CPU is the children's rusage (bwrun, bwrap, the command)." % a.rounds)
+    print("%d interleaved rounds; CPU is the children's rusage (bwrun, bwrap, the command); load average %.2f before, %.2f after."
+          % (a.rounds, load0, load1))
     if a.compile_size:
         d = os.path.join(a.out, "tree-%d" % a.compile_size)
         gen_tree(d, a.compile_size)
