@@ -10,12 +10,7 @@ import (
 )
 
 func TestApplyChdir(t *testing.T) {
-	// Not under /tmp: the sandbox's /tmp is its own tmpfs.
-	home, err := os.MkdirTemp("/var/tmp", "chdir-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
+	home := varTempDir(t, "chdir-test-")
 	for _, d := range []string{"proj/src", "notes", ".ssh", "elsewhere/sub"} {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
 			t.Fatal(err)

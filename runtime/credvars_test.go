@@ -15,11 +15,7 @@ import (
 func TestCheckCredentialEnv(t *testing.T) {
 	// Not under /tmp: the sandbox's fresh /tmp makes paths there
 	// unreachable anyway.
-	dir, err := os.MkdirTemp("/var/tmp", "bwpolicy-credenv-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := varTempDir(t, "bwpolicy-credenv-")
 	sock := filepath.Join(dir, "agent.sock")
 	keys := filepath.Join(dir, "keys")
 	for _, p := range []string{sock, filepath.Join(dir, "hidden", "x")} {
@@ -73,7 +69,7 @@ func TestCheckCredentialEnv(t *testing.T) {
 
 	// A bind from inside /tmp makes /tmp paths count.
 	inv.Bwrap.Args = append(inv.Bwrap.Args, "--bind", "/tmp/shared", "/mnt/shared")
-	err = CheckCredentialEnv(inv, func(k string) (string, bool) {
+	err := CheckCredentialEnv(inv, func(k string) (string, bool) {
 		if k == "SSH_AUTH_SOCK" {
 			return sock + "-not-there-but-tmp", true
 		}

@@ -138,7 +138,10 @@ func Run(ctx context.Context, inv *invocation.Invocation, argv []string, stdio S
 //
 //  1. prepare: CheckTrust (the arguments make a sandbox, bwrap is the
 //     binary compiled for; after --chdir and the binds of
-//     Options.Expose, OpenExposed, are applied), CheckPreconditions (lstat/readlink only) and
+//     Options.Expose, OpenExposed, are applied), CheckPreconditions
+//     (lstat/readlink only; when it fails only because the working
+//     directory was deleted, RecoverGoneCwd runs the command in its
+//     nearest existing parent instead) and
 //     CheckCredentialEnv (the environment's credential paths) and
 //     CheckCheckedEnv (every variable the compile read; a stale
 //     invocation is refused); Options.Chdir; the environment (os.Environ()
@@ -323,7 +326,12 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 	}
 	RestoreScratch(inv)
 	if err := CheckPreconditions(inv); err != nil {
-		return nil, err
+		gone, note, err := RecoverGoneCwd(inv, err)
+		if err != nil {
+			return nil, err
+		}
+		r.inv, inv = gone, gone
+		r.warn(note)
 	}
 	if err := CheckCredentialEnv(inv, os.LookupEnv); err != nil {
 		return nil, err

@@ -135,6 +135,7 @@ var scenarios = []scenario{
 	{"S9_cwd_gone_and_back", testCwdGoneAndBack},
 	{"S6_staged_hide", testStagedHide},
 	{"H10_binds_hermes_accepts", testBindsHermesAccepts},
+	{"S6_hermes_secrets_tail", testHermesSecretsTail},
 }
 
 // bindsSockets names the scenarios that bind Unix sockets in the file

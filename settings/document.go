@@ -315,7 +315,7 @@ func extract(doc *Document, top map[string]any) (Form, map[string]any, diag.List
 	_, hasTerminal := top["terminal"]
 	if !hasPlugins && !hasTerminal {
 		normalizeHomeMode(top)
-		return FormStandalone, top, nil
+		return FormStandalone, top, doc.sandboxDirUnused(top, []string{"sandbox_dir"})
 	}
 	doc.Form = FormHermes
 	out := map[string]any{}
@@ -348,7 +348,23 @@ func extract(doc *Document, top map[string]any) (Form, map[string]any, diag.List
 		}
 	}
 	normalizeHomeMode(out)
+	ds.Append(doc.sandboxDirUnused(out, []string{"terminal", "sandbox_dir"}))
 	return FormHermes, out, ds
+}
+
+// sandboxDirUnused warns when the settings set sandbox_dir (Hermes'
+// terminal.sandbox_dir, at key in the file): it is recorded and not
+// used. Hermes' own backend keeps its state directories there; this one
+// keeps each environment's state in HERMES_HOME/sandboxes/bwrap-ID and
+// its scratch in HERMES_HOME/cache/scratch/hermes-bwrap-ID, made without
+// following links, and shows a command its own only.
+func (d *Document) sandboxDirUnused(settings map[string]any, key []string) diag.List {
+	if v, ok := settings["sandbox_dir"].(string); !ok || v == "" {
+		return nil
+	}
+	return diag.List{{Severity: diag.Warning, Rule: RuleConfigSource, Pos: d.lookupPos(key), Path: strings.Join(key, "."),
+		Summary: "recorded, not used: this backend keeps each environment's state in HERMES_HOME/sandboxes/bwrap-ID, not under sandbox_dir",
+		Detail:  "Nothing is created there and no mount depends on it; delete the key to silence this warning."}}
 }
 
 func (d *Document) lookupPos(keys []string) diag.Pos {
