@@ -87,7 +87,7 @@ func WriteExplain(w io.Writer, res *Result) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "depends on %d host paths staying as they were (checked before every command; recompile when they change).\n", len(invocation.Expanded(inv.Preconditions)))
+	fmt.Fprintln(w, "depends on the host staying as it was at the paths the invocation lists as its preconditions: what is hidden, protected or bound back above, the directories on their way, the files the host runs later (H9) and the denied paths watched although absent (bwrun checks them before every command; recompile when one changes).")
 	fmt.Fprintln(w, "not isolated: file tools outside the sandbox, the rest of the readable host, Unix sockets outside /run/user and /tmp that no credential variable names, background processes (they die with the command).")
 }
 

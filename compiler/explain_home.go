@@ -39,14 +39,7 @@ func writeHomeLayout(w io.Writer, f *facts.Facts) {
 		}
 		fmt.Fprintf(w, "  left out (absent): %s\n", orNone(clipList(left, 20), "nothing"))
 	}
-	var watched []string
-	for _, h := range f.Hidden {
-		if h.Kind == invocation.KindAbsent && h.Source != facts.SourceHide && facts.Within(h.Entry, f.Home) {
-			watched = append(watched, strings.TrimPrefix(h.Entry, f.Home+"/"))
-		}
-	}
-	sort.Strings(watched)
-	fmt.Fprintf(w, "  denied paths watched although absent (one appearing makes the invocation stale): %d (%s)\n", len(watched), clipList(watched, 8))
+	writeWatched(w, f)
 	var unreachable []string
 	for _, h := range f.Hidden {
 		if h.Kind == invocation.KindDenied {
@@ -59,6 +52,33 @@ func writeHomeLayout(w io.Writer, f *facts.Facts) {
 	}
 	if len(unreachable) > 0 {
 		fmt.Fprintf(w, "  out of your reach, so not masked (a directory on the way, another user's, denies you search; one becoming reachable makes the invocation stale): %s\n", clipList(unreachable, 8))
+	}
+}
+
+// writeWatched lists the denied paths of the home that are watched
+// although absent (one appearing makes the invocation stale), one line
+// per registry row that found them, in the registry's order: a row
+// added to the registry adds its own line, and a case that changes one
+// row's paths changes that row's line only.
+func writeWatched(w io.Writer, f *facts.Facts) {
+	watched := map[facts.Source][]string{}
+	for _, h := range f.Hidden {
+		if h.Kind == invocation.KindAbsent && h.Source != facts.SourceHide && facts.Within(h.Entry, f.Home) {
+			watched[h.Source] = append(watched[h.Source], strings.TrimPrefix(h.Entry, f.Home+"/"))
+		}
+	}
+	if len(watched) == 0 {
+		fmt.Fprintln(w, "  denied paths watched although absent: none")
+		return
+	}
+	fmt.Fprintln(w, "  denied paths watched although absent (one appearing makes the invocation stale), by the protection that denies them:")
+	for _, row := range facts.Protections {
+		names := watched[row.Source]
+		if len(names) == 0 {
+			continue
+		}
+		sort.Strings(names)
+		fmt.Fprintf(w, "    %s (rule %s): %d (%s)\n", row.Source, row.Rule, len(names), clipList(names, 8))
 	}
 }
 

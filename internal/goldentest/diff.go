@@ -17,7 +17,10 @@ import (
 
 // context is the number of unchanged lines a hunk starts with: enough
 // that a hunk's lines are found where they belong (Diff grows it when
-// they are not).
+// they are not). A hunk ends with its last change, no unchanged line
+// after it: a line added to the base just after a case's change (a new
+// protection's row below the one the case changes) leaves the case's
+// diff as it was.
 const context = 2
 
 // Diff returns the diff that turns base into target: hunks, each "@@"
@@ -44,23 +47,19 @@ func Diff(base, target string) string {
 			for k < len(ops) && ops[k].kind == ' ' {
 				k++
 			}
-			if k < len(ops) && k-j <= 2*context {
+			if k < len(ops) && k-j <= context {
 				j = k
 				continue
 			}
 			break
 		}
 		// Context before (never before cursor), grown until the hunk's
-		// old lines are first found where they belong; after, context
-		// lines (never into the next change).
+		// old lines are first found where they belong; none after.
 		start := i
 		for n := 0; n < context && start > 0 && ops[start-1].kind == ' ' && ops[start-1].a >= cursor; n++ {
 			start--
 		}
 		end := j
-		for n := 0; n < context && end < len(ops) && ops[end].kind == ' '; n++ {
-			end++
-		}
 		for !firstAt(a, oldLines(ops[start:end]), cursor, posOf(ops, start, len(a))) {
 			if start > 0 && ops[start-1].kind == ' ' && ops[start-1].a >= cursor {
 				start--
@@ -175,9 +174,116 @@ type op struct {
 	a    int
 }
 
-// editScript is a shortest edit script from a to b (Myers' O(ND)
-// algorithm), with removals before additions in each change.
-func editScript(a, b []string) []op {
+// editScript is an edit script from a to b, patience diff's: the lines
+// that occur once in a and once in b, in the same order in both (the
+// longest such run), are kept and split the texts; each stretch between
+// them is diffed the same way, and one with no such line by Myers'
+// algorithm (myers). A line added to base and target alike then stays an
+// addition to both, never a cause to align the case's change anew
+// around the invocation's many repeated lines ("},", "{", "kind":
+// "absent"), which a shortest edit script may do.
+func editScript(a, b []string) []op { return patience(a, b, 0) }
+
+// patience is editScript on a and b, which start at line off of the base.
+func patience(a, b []string, off int) []op {
+	var ops []op
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		ops = append(ops, op{' ', a[pre], off + pre})
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	ma, mb, moff := a[pre:len(a)-suf], b[pre:len(b)-suf], off+pre
+	switch anchors := uniqueAnchors(ma, mb); {
+	case len(ma) == 0 || len(mb) == 0:
+		for i, l := range ma {
+			ops = append(ops, op{'-', l, moff + i})
+		}
+		for _, l := range mb {
+			ops = append(ops, op{'+', l, -1})
+		}
+	case len(anchors) == 0:
+		for _, o := range myers(ma, mb) {
+			if o.kind != '+' {
+				o.a += moff
+			}
+			ops = append(ops, o)
+		}
+	default:
+		pa, pb := 0, 0
+		for _, an := range anchors {
+			ops = append(ops, patience(ma[pa:an[0]], mb[pb:an[1]], moff+pa)...)
+			ops = append(ops, op{' ', ma[an[0]], moff + an[0]})
+			pa, pb = an[0]+1, an[1]+1
+		}
+		ops = append(ops, patience(ma[pa:], mb[pb:], moff+pa)...)
+	}
+	for i := len(a) - suf; i < len(a); i++ {
+		ops = append(ops, op{' ', a[i], off + i})
+	}
+	return ops
+}
+
+// uniqueAnchors returns the pairs (i, j), a[i] == b[j], of lines that
+// occur once in a and once in b, the longest run of them in the same
+// order in both (patience sorting), in order.
+func uniqueAnchors(a, b []string) [][2]int {
+	type seen struct{ na, nb, ia, ib int }
+	count := map[string]*seen{}
+	for i, l := range a {
+		c := count[l]
+		if c == nil {
+			c = &seen{}
+			count[l] = c
+		}
+		c.na++
+		c.ia = i
+	}
+	for j, l := range b {
+		if c := count[l]; c != nil {
+			c.nb++
+			c.ib = j
+		}
+	}
+	var pairs [][2]int
+	for i, l := range a {
+		if c := count[l]; c.na == 1 && c.nb == 1 {
+			pairs = append(pairs, [2]int{i, c.ib})
+		}
+	}
+	// Longest increasing run of pairs by j: tails[k] is the index of the
+	// pair ending the best run of length k+1, prev links each pair back.
+	var tails []int
+	prev := make([]int, len(pairs))
+	for p, pr := range pairs {
+		k, _ := slices.BinarySearchFunc(tails, pr[1], func(t, j int) int { return pairs[t][1] - j })
+		if k > 0 {
+			prev[p] = tails[k-1]
+		} else {
+			prev[p] = -1
+		}
+		if k == len(tails) {
+			tails = append(tails, p)
+		} else {
+			tails[k] = p
+		}
+	}
+	if len(tails) == 0 {
+		return nil
+	}
+	out := make([][2]int, len(tails))
+	for p, k := tails[len(tails)-1], len(tails)-1; k >= 0; p, k = prev[p], k-1 {
+		out[k] = pairs[p]
+	}
+	return out
+}
+
+// myers is a shortest edit script from a to b (Myers' O(ND) algorithm),
+// with removals before additions in each change.
+func myers(a, b []string) []op {
 	n, m := len(a), len(b)
 	max := n + m
 	v := make([]int, 2*max+2)

@@ -78,3 +78,26 @@ func TestApplyRefusesAMisplacedHunk(t *testing.T) {
 		t.Fatal("applied a hunk whose lines are not in the base")
 	}
 }
+
+// TestDiffStableAfterAChange: a line added to base and target alike
+// just after the case's change (a new protection's row below the row
+// the case changes) leaves the diff as it was: a hunk carries no line
+// after its last change.
+func TestDiffStableAfterAChange(t *testing.T) {
+	base := []string{"header", "  row a: 3", "  row b: 119", "", "environment:"}
+	target := append([]string(nil), base...)
+	target[1] = "  row a: 10"
+	grow := func(l []string) []string {
+		out := append([]string(nil), l[:3]...)
+		out = append(out, "  row c: 1")
+		return append(out, l[3:]...)
+	}
+	d1 := Diff(joinLines(base), joinLines(target))
+	d2 := Diff(joinLines(grow(base)), joinLines(grow(target)))
+	if d1 != d2 || !strings.Contains(d1, "+  row a: 10") {
+		t.Fatalf("diff changed:\n%s\nvs\n%s", d1, d2)
+	}
+	if got, err := Apply(joinLines(grow(base)), d1); err != nil || got != joinLines(grow(target)) {
+		t.Fatalf("the old diff on the grown base: %q, %v", got, err)
+	}
+}
