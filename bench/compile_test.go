@@ -4,7 +4,7 @@
 //
 //	go test -run '^$' -bench . -benchtime 2s ./bench
 //
-// Unlike compiler.BenchmarkCompile (a synthetic facts.Tree), these
+// Unlike compiler.BenchmarkCompile (a synthetic factstest.Tree), these
 // compile against a real directory tree made in a temporary directory,
 // through facts.OS, as `bwpolicy compile` does: the per-path cost
 // includes the real lstat/readdir calls, and no cost of the synthetic

@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"context"
 	"fmt"
 	"strings"
@@ -16,7 +18,7 @@ import (
 // benchRequest builds a request for profile with n binds and n hide
 // entries over a synthetic home holding every credential entry.
 func benchRequest(prof string, n int) *Request {
-	tree := facts.Tree{"/proc": {Kind: invocation.KindDir}, "/dev": {Kind: invocation.KindDir}, "/tmp": {Kind: invocation.KindDir}}
+	tree := factstest.Tree{"/proc": {Kind: invocation.KindDir}, "/dev": {Kind: invocation.KindDir}, "/tmp": {Kind: invocation.KindDir}}
 	for _, d := range []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".docker", ".kube", ".hermes/cache/scratch", "proj"} {
 		tree["/home/u/"+d] = facts.Stat{Kind: invocation.KindDir}
 	}
@@ -103,7 +105,7 @@ func BenchmarkCompileHome(b *testing.B) {
 	for _, layout := range []string{"allowlist", "denylist"} {
 		b.Run(layout, func(b *testing.B) {
 			req := benchRequest("workspace", 0)
-			tree := req.Host.FS.(facts.Tree)
+			tree := req.Host.FS.(factstest.Tree)
 			for _, e := range benchHomeEntries() {
 				tree["/home/u/"+e.rel] = facts.Stat{Kind: e.kind}
 			}

@@ -53,7 +53,7 @@ func loadCase(t *testing.T, file string) testCase {
 	host := &facts.Host{UID: 1000, Home: "/home/u", Env: map[string]string{}, Kernel: "6.8.0",
 		HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 63000, LandlockABI: 6, Arch: "x86_64",
 		Bwrap: hostprobe.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true, "--size": true}, Identity: goldenBwrapID}}
-	tree := facts.Tree{"/proc": {Kind: invocation.KindDir}, "/dev": {Kind: invocation.KindDir},
+	tree := factstest.Tree{"/proc": {Kind: invocation.KindDir}, "/dev": {Kind: invocation.KindDir},
 		"/tmp": {Kind: invocation.KindDir}, "/etc": {Kind: invocation.KindDir}}
 	req := &Request{Host: host}
 	for _, f := range ar.Files {
@@ -156,7 +156,7 @@ func parseHost(t *testing.T, h *facts.Host, s string) {
 	}
 }
 
-func parseTree(t *testing.T, tree facts.Tree, s string) {
+func parseTree(t *testing.T, tree factstest.Tree, s string) {
 	for _, line := range lines(s) {
 		kind, rest, _ := strings.Cut(line, " ")
 		switch kind {
@@ -299,7 +299,7 @@ func TestNoHostAccessAfterFacts(t *testing.T) {
 // second spelling of a reason is refused by Validate, and bwrun with it).
 func TestHomeRowReason(t *testing.T) {
 	tc := loadCase(t, "testdata/cases/profile_workspace.txtar")
-	tree := tc.req.Host.FS.(*factstest.Guard).FS.(facts.Tree)
+	tree := tc.req.Host.FS.(*factstest.Guard).FS.(factstest.Tree)
 	st := tree["/home/u"]
 	st.Kind, st.MTime = invocation.KindDir, 1700000000
 	tree["/home/u"] = st

@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"context"
 	"fmt"
 	"path"
@@ -358,7 +360,7 @@ func (s *scenario) testCase(t *testing.T) testCase {
 	host := &facts.Host{UID: 1000, Home: "/home/u", Env: map[string]string{}, Kernel: "6.8.0",
 		HardAS: facts.Unlimited, HardCPU: facts.Unlimited, HardNProc: 63000, LandlockABI: 6, Arch: "x86_64",
 		Bwrap: hostprobe.BwrapInfo{Path: "/usr/bin/bwrap", Version: "0.8.0", Options: map[string]bool{"--disable-userns": true, "--size": true}}}
-	tree := facts.Tree{"/proc": {Kind: invocation.KindDir}, "/dev": {Kind: invocation.KindDir},
+	tree := factstest.Tree{"/proc": {Kind: invocation.KindDir}, "/dev": {Kind: invocation.KindDir},
 		"/tmp": {Kind: invocation.KindDir}, "/etc": {Kind: invocation.KindDir}}
 	parseHost(t, host, strings.Join(s.host, "\n"))
 	parseTree(t, tree, strings.Join(s.tree, "\n"))

@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"fmt"
 	"os"
 	"path"
@@ -18,7 +20,7 @@ const secretLine = "export DB_PASSWORD=hunter2\n"
 // gatherSecrets gathers tree's facts as user u with home /home/u, in the
 // allowlist home layout, and returns the hidden paths of the two secret
 // rows and the notes.
-func gatherSecrets(t *testing.T, tree Tree, s *settings.Settings) (hidden []string, f *Facts) {
+func gatherSecrets(t *testing.T, tree factstest.Tree, s *settings.Settings) (hidden []string, f *Facts) {
 	t.Helper()
 	tree["/home/u/proj"] = Stat{Kind: "dir"}
 	h := &Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj", Env: map[string]string{}}
@@ -40,7 +42,7 @@ func gatherSecrets(t *testing.T, tree Tree, s *settings.Settings) (hidden []stri
 // names, and harmless files, binaries and the skipped package stores
 // stay.
 func TestAllowedSecrets(t *testing.T) {
-	tree := Tree{
+	tree := factstest.Tree{
 		"/home/u/.npm/_logs/x.log":         {Kind: "file", Content: "0 verbose\n"},
 		"/home/u/.npm/_cacache/index":      {Kind: "file", Content: secretLine},
 		"/home/u/.gradle/init.gradle":      {Kind: "file", Content: "credentials {\n  password 'pw'\n}\n"},
@@ -76,8 +78,8 @@ func TestAllowedSecrets(t *testing.T) {
 // past it the secret file is not read (and, where the check stopped, a
 // note says so); just inside it, it is hidden.
 func TestAllowedSecretsBudget(t *testing.T) {
-	many := func(n int, content string) Tree {
-		tree := Tree{}
+	many := func(n int, content string) factstest.Tree {
+		tree := factstest.Tree{}
 		for i := 0; i < n; i++ {
 			name := fmt.Sprintf("/home/u/.local/bin/a%05d", i)
 			if content == "" {
@@ -88,14 +90,14 @@ func TestAllowedSecretsBudget(t *testing.T) {
 		tree["/home/u/.local/bin/zz"] = Stat{Kind: "file", Content: secretLine}
 		return tree
 	}
-	deep := func(depth int) Tree {
-		return Tree{"/home/u/.local/bin" + strings.Repeat("/d", depth-1) + "/s": {Kind: "file", Content: secretLine}}
+	deep := func(depth int) factstest.Tree {
+		return factstest.Tree{"/home/u/.local/bin" + strings.Repeat("/d", depth-1) + "/s": {Kind: "file", Content: secretLine}}
 	}
 	line := strings.Repeat("x", 99) + "\n"
 	big := strings.Repeat(line, (maxAllowFile-len(secretLine))/len(line))
 	cases := []struct {
 		name   string
-		tree   Tree
+		tree   factstest.Tree
 		hidden bool
 		note   bool
 	}{
@@ -105,9 +107,9 @@ func TestAllowedSecretsBudget(t *testing.T) {
 		{"reads past", many(maxAllowReads, "x\n"), false, true},
 		{"bytes past", many(maxAllowBytes/len(big)+1, big), false, true},
 		{"bytes inside", many(maxAllowBytes/len(big)-2, big), true, false},
-		{"file past", Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big + line}}, false, false},
-		{"file inside", Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big}}, true, false},
-		{"shallowest first", func() Tree {
+		{"file past", factstest.Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big + line}}, false, false},
+		{"file inside", factstest.Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big}}, true, false},
+		{"shallowest first", func() factstest.Tree {
 			t := many(0, "")
 			delete(t, "/home/u/.local/bin/zz")
 			for i := 0; i < 2*maxAllowReads; i++ {
@@ -136,7 +138,7 @@ func TestAllowedSecretsBudget(t *testing.T) {
 // wherever it is, and so is a shown file it sources that holds one; a
 // harmless one stays.
 func TestRcSecrets(t *testing.T) {
-	tree := Tree{
+	tree := factstest.Tree{
 		"/home/u/.bashrc":       {Kind: "file", Content: "export PATH=$HOME/bin:$PATH\nalias db='mysql -uroot -pPW'\nexport GH_TOKEN=$(cat /srv/gh)\nalias s='sshpass -f /srv/pw ssh h'\nsource ~/secrets.sh\n. ~/.bash_secrets\n"},
 		"/home/u/secrets.sh":    {Kind: "file", Content: "export OPENAI_API_KEY=sk-x\n"},
 		"/home/u/.bash_secrets": {Kind: "file", Content: "export OPENAI_API_KEY=sk-x\n"},
@@ -214,7 +216,7 @@ func BenchmarkAllowedSecrets(b *testing.B) {
 // ~/.gitconfig and from $GIT_CONFIG_GLOBAL; a helper without --file
 // (~/.git-credentials, a denied path already) names nothing.
 func TestGitStoresDenylist(t *testing.T) {
-	tree := Tree{
+	tree := factstest.Tree{
 		"/home/u/proj":       {Kind: "dir"},
 		"/home/u/.gitconfig": {Kind: "file", Content: "[credential \"https://h\"]\n\thelper = store --file=/srv/a\n[credential]\n\thelper = store\n"},
 		"/srv/g/config":      {Kind: "file", Content: "[credential]\n  helper = \"store --file ~/.tok\"\n"},
@@ -240,7 +242,7 @@ func TestGitStoresDenylist(t *testing.T) {
 // maxSourcedFiles are read: with one more, each holding a secret, one
 // is not hidden.
 func TestRcSourcedBound(t *testing.T) {
-	tree := Tree{}
+	tree := factstest.Tree{}
 	var lines [3]strings.Builder
 	for i := 0; i <= maxSourcedFiles; i++ {
 		p := fmt.Sprintf("/home/u/s%02d.sh", i)

@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"reflect"
 	"slices"
 	"strings"
@@ -41,7 +43,7 @@ func TestCredentialStoresInEveryProfile(t *testing.T) {
 // their resolved place; unreachable ones are not even looked at; the
 // cwd, the home and relative paths are skipped with a reason.
 func TestEnvCredentials(t *testing.T) {
-	tree := Tree{
+	tree := factstest.Tree{
 		"/home/u/proj":            {Kind: "dir"},
 		"/home/u/.agent.sock":     {Kind: "socket"},
 		"/home/u/keys":            {Kind: "symlink", Target: "/srv/keys"},
@@ -92,7 +94,7 @@ func TestEnvCredentials(t *testing.T) {
 // moved place too (present there, so a mask each), the rest of the moved
 // directory is not, and the directories are recorded for bwrun.
 func TestXDGRelocated(t *testing.T) {
-	tree := Tree{"/home/u/proj": {Kind: "dir"}, "/data/cfg/git/config": {Kind: "file"}}
+	tree := factstest.Tree{"/home/u/proj": {Kind: "dir"}, "/data/cfg/git/config": {Kind: "file"}}
 	hidden := map[string]bool{}
 	var want []string
 	for _, name := range append(slices.Clone(CredentialStores), HermesDenied...) {
@@ -135,7 +137,7 @@ func TestHuggingFaceTokens(t *testing.T) {
 			t.Errorf("%s is not a credential store", name)
 		}
 	}
-	tree := Tree{"/home/u/proj": {Kind: "dir"}, "/data/hf/stored_tokens": {Kind: "file"}}
+	tree := factstest.Tree{"/home/u/proj": {Kind: "dir"}, "/data/hf/stored_tokens": {Kind: "file"}}
 	h := &Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj",
 		Env: map[string]string{"HF_HOME": "/data/hf"}}
 	hidden := map[string]bool{}

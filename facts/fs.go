@@ -12,7 +12,6 @@ import (
 	"os"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -22,24 +21,10 @@ import (
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
-// Stat is what bwpolicy needs to know of one path: its kind and, for a
-// symlink, its target. Kind is one of the runtime.Kind* constants.
-type Stat struct {
-	Kind   string
-	Target string
-	// MTime is a directory's modification time (ns), recorded only for
-	// the directories a hide glob walked: a new match changes it.
-	MTime int64
-	// Content is a file's content in a synthetic Tree (tests only).
-	Content string
-	// UID is the owner's user id (OS only; 0 in a synthetic Tree).
-	UID int
-	// Err is why p could not be examined (Kind is then KindOther): an
-	// lstat error other than a missing path and other than a path out of
-	// this user's reach for good (invocation.KindDenied). The compile
-	// refuses such a path: bwrun could never check it.
-	Err error
-}
+// Stat is what bwpolicy needs to know of one path (filekind.Stat: the
+// leaf both the facts stage and the test-only trees of facts/factstest
+// share).
+type Stat = filekind.Stat
 
 // FS is the part of the file system the compiler reads.
 type FS interface {
@@ -237,64 +222,4 @@ func (OS) ReadFile(p string, max int) ([]byte, error) {
 			buf = append(buf, 0)[:len(buf)] // grew since the stat
 		}
 	}
-}
-
-// Tree is a synthetic file system for tests: a map from absolute path to
-// its Stat (a file's content in Stat.Content). Parent directories are
-// implied. Everything below a path of kind invocation.KindDenied is
-// denied too, as it is for lstat.
-type Tree map[string]Stat
-
-// Lstat implements FS.
-func (t Tree) Lstat(p string) Stat {
-	p = path.Clean(p)
-	if p == "/" {
-		return Stat{Kind: invocation.KindDir}
-	}
-	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
-		if t[d].Kind == invocation.KindDenied {
-			return Stat{Kind: invocation.KindDenied}
-		}
-	}
-	if st, ok := t[p]; ok {
-		return st
-	}
-	prefix := p + "/"
-	for k := range t {
-		if strings.HasPrefix(k, prefix) {
-			return Stat{Kind: invocation.KindDir}
-		}
-	}
-	return Stat{Kind: invocation.KindAbsent}
-}
-
-// ReadFile implements FS.
-func (t Tree) ReadFile(p string, max int) ([]byte, error) {
-	st, ok := t[path.Clean(p)]
-	if !ok || st.Kind != invocation.KindFile {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
-	}
-	b := []byte(st.Content)
-	return b[:min(len(b), max)], nil
-}
-
-// ReadDir implements FS.
-func (t Tree) ReadDir(p string) ([]string, error) {
-	if t.Lstat(p).Kind != invocation.KindDir {
-		return nil, &fs.PathError{Op: "readdir", Path: p, Err: fs.ErrNotExist}
-	}
-	prefix := strings.TrimSuffix(p, "/") + "/"
-	seen := map[string]bool{}
-	for k := range t {
-		if strings.HasPrefix(k, prefix) {
-			name := strings.SplitN(k[len(prefix):], "/", 2)[0]
-			seen[name] = true
-		}
-	}
-	names := make([]string, 0, len(seen))
-	for n := range seen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names, nil
 }

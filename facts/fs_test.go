@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -68,3 +69,12 @@ func TestOSLstat(t *testing.T) {
 		t.Error("ReadDir of a file: no error")
 	}
 }
+
+// factstest's FS and Tree are facts.FS, and the real one is factstest's
+// FS: factstest spells the method set again (it cannot import facts,
+// whose own tests use it), and the build fails here when they part.
+var (
+	_ FS           = factstest.Tree{}
+	_ FS           = &factstest.Guard{}
+	_ factstest.FS = OS{}
+)

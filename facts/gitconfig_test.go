@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"slices"
 	"testing"
 )
@@ -36,34 +38,34 @@ func TestGitHooksPath(t *testing.T) {
 // itself, is not.
 func TestHooksPathProtected(t *testing.T) {
 	cases := []struct {
-		tree Tree
+		tree factstest.Tree
 		want string
 	}{
-		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = .hooks\n"}, "/h/proj/.hooks": {Kind: "dir"}}, "/h/proj/.hooks"},
-		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = ~/proj/tools/hooks\n"}, "/h/proj/tools/hooks": {Kind: "dir"}}, "/h/proj/tools/hooks"},
-		{Tree{"/h/proj/.git/config": {Kind: "file"}, "/h/dot/gitconfig": {Kind: "file", Content: "[core]\nhooksPath = githooks\n"},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = .hooks\n"}, "/h/proj/.hooks": {Kind: "dir"}}, "/h/proj/.hooks"},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = ~/proj/tools/hooks\n"}, "/h/proj/tools/hooks": {Kind: "dir"}}, "/h/proj/tools/hooks"},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file"}, "/h/dot/gitconfig": {Kind: "file", Content: "[core]\nhooksPath = githooks\n"},
 			"/h/.gitconfig": {Kind: "symlink", Target: "dot/gitconfig"}, "/h/proj/githooks": {Kind: "dir"}}, "/h/proj/githooks"},
-		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = /srv/hooks\n"}, "/srv/hooks": {Kind: "dir"}, "/h/proj/x": {Kind: "file"}}, ""},
-		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = .\n"}}, ""},
-		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = missing\n"}}, ""},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = /srv/hooks\n"}, "/srv/hooks": {Kind: "dir"}, "/h/proj/x": {Kind: "file"}}, ""},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = .\n"}}, ""},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = missing\n"}}, ""},
 		// Set where git also reads it: a .git file's target, the common
 		// directory, config.worktree, an include target.
-		{Tree{"/h/proj/.git": {Kind: "file", Content: "gitdir: .bare\n"}, "/h/proj/.bare/config": {Kind: "file", Content: "[core]\n hooksPath = gh\n"},
+		{factstest.Tree{"/h/proj/.git": {Kind: "file", Content: "gitdir: .bare\n"}, "/h/proj/.bare/config": {Kind: "file", Content: "[core]\n hooksPath = gh\n"},
 			"/h/proj/gh": {Kind: "dir"}}, "/h/proj/gh"},
-		{Tree{"/h/proj/.git/config": {Kind: "file"}, "/h/proj/.git/commondir": {Kind: "file", Content: "../common\n"},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file"}, "/h/proj/.git/commondir": {Kind: "file", Content: "../common\n"},
 			"/h/proj/common/config": {Kind: "file", Content: "[core]\n hooksPath = ch\n"}, "/h/proj/ch": {Kind: "dir"}}, "/h/proj/ch"},
-		{Tree{"/h/proj/.git/config": {Kind: "file"}, "/h/proj/.git/config.worktree": {Kind: "file", Content: "[core]\nhooksPath=wh\n"},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file"}, "/h/proj/.git/config.worktree": {Kind: "file", Content: "[core]\nhooksPath=wh\n"},
 			"/h/proj/wh": {Kind: "dir"}}, "/h/proj/wh"},
-		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[include]\n path = ../inc.cfg\n"}, "/h/proj/inc.cfg": {Kind: "file", Content: "[core]\n hooksPath = ih\n"},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file", Content: "[include]\n path = ../inc.cfg\n"}, "/h/proj/inc.cfg": {Kind: "file", Content: "[core]\n hooksPath = ih\n"},
 			"/h/proj/ih": {Kind: "dir"}}, "/h/proj/ih"},
 		// "~NAME/" is NAME's home directory, as git's getpwnam finds it
 		// (here inside the working directory); a name no user has makes
 		// git die, so nothing is bound for it.
-		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = ~bob/hooks\n"}, "/h/proj/people/bob/hooks": {Kind: "dir"}}, "/h/proj/people/bob/hooks"},
-		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[include]\n path = ~bob/inc.cfg\n"}, "/h/proj/people/bob/inc.cfg": {Kind: "file", Content: "[core]\n hooksPath = ih\n"},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = ~bob/hooks\n"}, "/h/proj/people/bob/hooks": {Kind: "dir"}}, "/h/proj/people/bob/hooks"},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file", Content: "[include]\n path = ~bob/inc.cfg\n"}, "/h/proj/people/bob/inc.cfg": {Kind: "file", Content: "[core]\n hooksPath = ih\n"},
 			"/h/proj/ih": {Kind: "dir"}}, "/h/proj/ih"},
-		{Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = ~nosuch/hooks\n"}, "/h/proj/~nosuch/hooks": {Kind: "dir"}}, ""},
-		{Tree{"/h/.gitconfig": {Kind: "file", Content: "[core]\n hooksPath = ~\n"}, "/h/proj/.git/config": {Kind: "file"}}, ""},
+		{factstest.Tree{"/h/proj/.git/config": {Kind: "file", Content: "[core]\n hooksPath = ~nosuch/hooks\n"}, "/h/proj/~nosuch/hooks": {Kind: "dir"}}, ""},
+		{factstest.Tree{"/h/.gitconfig": {Kind: "file", Content: "[core]\n hooksPath = ~\n"}, "/h/proj/.git/config": {Kind: "file"}}, ""},
 	}
 	old := lookupHome
 	lookupHome = func(n string) (string, bool) { return "/h/proj/people/bob", n == "bob" }

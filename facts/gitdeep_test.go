@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"fmt"
 	"strings"
 	"testing"
@@ -18,12 +20,12 @@ import (
 func TestNestedGitDirsBounds(t *testing.T) {
 	file := Stat{Kind: invocation.KindFile}
 	dir := Stat{Kind: invocation.KindDir}
-	gather := func(tree Tree, skip ...string) ([]repoWorktree, bool) {
+	gather := func(tree factstest.Tree, skip ...string) ([]repoWorktree, bool) {
 		g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 		return g.nestedGitDirs("/w", skip)
 	}
 	deep := "/w" + strings.Repeat("/d", git.MaxWalkDepth-1)
-	repos, more := gather(Tree{
+	repos, more := gather(factstest.Tree{
 		deep + "/r/.git/config":      file, // MaxGitScanDepth levels down: found
 		"/w/x/y.git/HEAD":            file, // a bare repository
 		"/w/x/y.git/objects":         dir,
@@ -39,7 +41,7 @@ func TestNestedGitDirsBounds(t *testing.T) {
 	if more || strings.Contains(got, "/w/s/") {
 		t.Errorf("more %v, or a skipped directory entered: %s", more, got)
 	}
-	for name, tree := range map[string]Tree{
+	for name, tree := range map[string]factstest.Tree{
 		"too deep":          {deep + "/d/r/.git/config": file},
 		"module names deep": {"/w/.git/modules" + strings.Repeat("/m", maxModuleDepth+1) + "/HEAD": file},
 		"too many":          manyRepos(maxNestedRepos + 1),
@@ -54,8 +56,8 @@ func TestNestedGitDirsBounds(t *testing.T) {
 }
 
 // manyRepos is a tree of n repositories at depths 1 to 3 below /w.
-func manyRepos(n int) Tree {
-	t := Tree{}
+func manyRepos(n int) factstest.Tree {
+	t := factstest.Tree{}
 	for i := range n {
 		t[fmt.Sprintf("/w%s/r%02d/.git/config", strings.Repeat("/d", i%3), i)] = Stat{Kind: invocation.KindFile}
 	}
@@ -67,7 +69,7 @@ func manyRepos(n int) Tree {
 // finds that repository (and binds its hooks read-only) as it does a
 // ".git"; on a case-sensitive tree a ".GIT" is no repository.
 func TestNestedGitDirsCaseInsensitive(t *testing.T) {
-	tree := Tree{"/w/sub/.GIT/config": {Kind: invocation.KindFile}, "/w/sub/.GIT/hooks/pre-commit": {Kind: invocation.KindFile}}
+	tree := factstest.Tree{"/w/sub/.GIT/config": {Kind: invocation.KindFile}, "/w/sub/.GIT/hooks/pre-commit": {Kind: invocation.KindFile}}
 	for _, tc := range []struct {
 		fs   FS
 		want string

@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"fmt"
 	"strings"
 	"testing"
@@ -21,7 +23,7 @@ func indirectPaths(c *gitIndirect) map[string]bool {
 func TestGitIndirections(t *testing.T) {
 	file := func(s string) Stat { return Stat{Kind: invocation.KindFile, Content: s} }
 	dir := Stat{Kind: invocation.KindDir}
-	tree := Tree{
+	tree := factstest.Tree{
 		"/w":                      dir,
 		"/w/.git":                 file("gitdir: g/wt\n"), // relative to /w
 		"/w/g":                    dir,
@@ -91,7 +93,7 @@ func TestGitPointerTooLongFailsClosed(t *testing.T) {
 	long := "gitdir: /w/" + strings.Repeat("a", maxGitPointer) + "\n"
 	deep := "gitdir: /w" + strings.Repeat("/.", maxPointerComponents) + "/g\n"
 	for name, v := range map[string]string{"bytes": long, "components": deep, "short": "gitdir: /w/g\n"} {
-		tree := Tree{"/w": dir, "/w/.git": file(v), "/w/g": dir, "/w/g/config": file("")}
+		tree := factstest.Tree{"/w": dir, "/w/.git": file(v), "/w/g": dir, "/w/g/config": file("")}
 		g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 		c := &gitIndirect{g: g, root: "/w", index: -1, allow: map[string]bool{}, seen: map[string]bool{}}
 		c.dotGit("/w/.git")
@@ -110,7 +112,7 @@ func TestGitPointerTooLongFailsClosed(t *testing.T) {
 func TestGitPointerNUL(t *testing.T) {
 	file := func(s string) Stat { return Stat{Kind: invocation.KindFile, Content: s} }
 	dir := Stat{Kind: invocation.KindDir}
-	tree := Tree{"/w": dir, "/w/.git": file("gitdir: /w/g\x00junk\n"), "/w/g": dir, "/w/g/config": file("")}
+	tree := factstest.Tree{"/w": dir, "/w/.git": file("gitdir: /w/g\x00junk\n"), "/w/g": dir, "/w/g/config": file("")}
 	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 	c := &gitIndirect{g: g, root: "/w", index: -1, allow: map[string]bool{}, seen: map[string]bool{}}
 	c.dotGit("/w/.git")

@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"io/fs"
 	"syscall"
 	"testing"
@@ -11,7 +13,7 @@ import (
 // through the facts' FS.
 func TestDenyingDirs(t *testing.T) {
 	denied := &fs.PathError{Op: "lstat", Path: "/home/u/locked/x", Err: syscall.EACCES}
-	tree := Tree{"/home": {Kind: "dir"}, "/home/u": {Kind: "dir"}, "/home/u/locked": {Kind: "dir"},
+	tree := factstest.Tree{"/home": {Kind: "dir"}, "/home/u": {Kind: "dir"}, "/home/u/locked": {Kind: "dir"},
 		"/home/u/locked/x": {Kind: "other", Err: denied}}
 	g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 	g.lstat("/home/u/locked/x")

@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"fmt"
 	"strings"
 	"testing"
@@ -10,7 +12,7 @@ import (
 )
 
 func TestHideExpansionIsBounded(t *testing.T) {
-	tree := Tree{}
+	tree := factstest.Tree{}
 	for i := 0; i <= MaxHideVisits; i++ {
 		tree[fmt.Sprintf("/w/d%d/f%d.txt", i%100, i)] = Stat{Kind: invocation.KindFile}
 	}
@@ -22,7 +24,7 @@ func TestHideExpansionIsBounded(t *testing.T) {
 }
 
 func TestHideDoesNotFollowSymlinkedDirs(t *testing.T) {
-	tree := Tree{
+	tree := factstest.Tree{
 		"/w/a/x.pem":     {Kind: invocation.KindFile},
 		"/w/link":        {Kind: invocation.KindSymlink, Target: "/outside"},
 		"/outside/y.pem": {Kind: invocation.KindFile},
@@ -38,7 +40,7 @@ func TestHideDoesNotFollowSymlinkedDirs(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
-	tree := Tree{
+	tree := factstest.Tree{
 		"/home/u/.ssh":         {Kind: invocation.KindSymlink, Target: "dotfiles/ssh"},
 		"/home/u/dotfiles/ssh": {Kind: invocation.KindDir},
 		"/loop":                {Kind: invocation.KindSymlink, Target: "/loop"},
@@ -56,7 +58,7 @@ func TestResolve(t *testing.T) {
 // the way) and its component walk give the same answer for every path of
 // a tree with links, absent tails and files in the middle.
 func TestResolveAgreesWithLinkWalk(t *testing.T) {
-	tree := Tree{
+	tree := factstest.Tree{
 		"/home/u/.ssh/id_rsa":  {Kind: "file"},
 		"/home/u/dotfiles/ssh": {Kind: "dir"},
 		"/home/u/.sshlink":     {Kind: "symlink", Target: "dotfiles/ssh"},

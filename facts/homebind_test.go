@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +20,7 @@ func TestBindWholeLayoutDir(t *testing.T) {
 	p := builtinProfile(t, "workspace")
 	rw := false
 	s := &settings.Settings{Binds: []settings.Bind{{Src: "/home/u/.config", Readonly: &rw}}}
-	tree := Tree{"/home/u/proj": {Kind: "dir"}, "/home/u/.config/git": {Kind: "dir"}, "/run/user/1000": {Kind: "dir"}}
+	tree := factstest.Tree{"/home/u/proj": {Kind: "dir"}, "/home/u/.config/git": {Kind: "dir"}, "/run/user/1000": {Kind: "dir"}}
 	gather := func() *Facts {
 		h := &Host{FS: tree, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj", Env: map[string]string{}}
 		return Gather(h, s, p)

@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"fmt"
 	"slices"
 	"testing"
@@ -15,8 +17,8 @@ import (
 // included), in both layouts; not what a mask or the layout's tmpfs
 // keeps off the host.
 func TestHomeChains(t *testing.T) {
-	tree := func() Tree {
-		return Tree{
+	tree := func() factstest.Tree {
+		return factstest.Tree{
 			"/home/u/proj":               {Kind: "dir"},
 			"/home/u/proj/real/config":   {Kind: "file"},
 			"/home/u/proj/l":             {Kind: "symlink", Target: "real"},
@@ -35,7 +37,7 @@ func TestHomeChains(t *testing.T) {
 		}
 	}
 	p := &profile.Profile{CwdWritable: true, HiddenHome: map[string]bool{".kube": true, ".ssh": true, ".aws": true}}
-	run := func(tr Tree, s *settings.Settings, cwd string) []string {
+	run := func(tr factstest.Tree, s *settings.Settings, cwd string) []string {
 		h := &Host{FS: tr, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: cwd, Env: map[string]string{}}
 		var got []string
 		for _, c := range Gather(h, s, p).HomeChains {
@@ -111,8 +113,8 @@ func TestHomeChains(t *testing.T) {
 // is a HomeChain (refused), with the whole chain.
 func TestHomeDotLinkChains(t *testing.T) {
 	p := &profile.Profile{CwdWritable: true}
-	tree := func() Tree {
-		return Tree{
+	tree := func() factstest.Tree {
+		return factstest.Tree{
 			"/home/u/dotfiles/bashrc":  {Kind: "file"},
 			"/home/u/dotfiles/zz":      {Kind: "file"},
 			"/home/u/dotfiles/app/rc":  {Kind: "file"},
@@ -131,7 +133,7 @@ func TestHomeDotLinkChains(t *testing.T) {
 			"/home/u/dotfiles/app/sub": {Kind: "dir"},
 		}
 	}
-	run := func(tr Tree, s *settings.Settings, cwd string) (chains, held []string) {
+	run := func(tr factstest.Tree, s *settings.Settings, cwd string) (chains, held []string) {
 		h := &Host{FS: tr, UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: cwd, Env: map[string]string{}}
 		f := Gather(h, s, p)
 		for _, c := range f.HomeChains {

@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"fmt"
 	"slices"
 	"testing"
@@ -11,7 +13,7 @@ import (
 // TestHomeLayout: which entries are bound back and why, which are left
 // out, what is read-write, and what the layout hides.
 func TestHomeLayout(t *testing.T) {
-	tree := Tree{
+	tree := factstest.Tree{
 		"/h/proj/a":                       {Kind: "file"},
 		"/h/notes":                        {Kind: "file"},
 		"/h/Documents":                    {Kind: "symlink", Target: "/data/docs"},
@@ -101,7 +103,7 @@ func TestHomeLayoutNotApplied(t *testing.T) {
 		home, layout string
 		note         bool
 	}{{"/", "", true}, {"/nohome", "", true}, {"/h", settings.HomeDenylist, false}} {
-		tree := Tree{"/h/x": {Kind: "file"}}
+		tree := factstest.Tree{"/h/x": {Kind: "file"}}
 		g := &gatherer{fs: tree, observed: map[string]Stat{}, walked: map[string]*Walked{}}
 		s := &settings.Settings{Home: &settings.HomePolicy{Layout: tc.layout}}
 		l := g.homeLayout(&Host{FS: tree, Home: tc.home}, s, nil, nil)
@@ -114,7 +116,7 @@ func TestHomeLayoutNotApplied(t *testing.T) {
 // TestHomeLayoutTruncated: a HOME with more entries than are looked
 // through is not laid out silently: it is listed, and policy refuses it.
 func TestHomeLayoutTruncated(t *testing.T) {
-	tree := Tree{}
+	tree := factstest.Tree{}
 	for i := 0; i <= maxHomeEntries; i++ {
 		tree[fmt.Sprintf("/h/e%05d", i)] = Stat{Kind: "file"}
 	}

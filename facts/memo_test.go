@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"reflect"
 	"strings"
 	"testing"
@@ -30,8 +32,8 @@ func (c *countingFS) ListDir(p string, de *git.DirEntries) error {
 	return c.FS.ListDir(p, de)
 }
 
-func memoTree() Tree {
-	return Tree{
+func memoTree() factstest.Tree {
+	return factstest.Tree{
 		"/home/u/.bashrc":       {Kind: invocation.KindFile, Content: "echo hi\n"},
 		"/home/u/.ssh":          {Kind: invocation.KindDir},
 		"/home/u/proj/.git":     {Kind: invocation.KindDir},
@@ -115,17 +117,17 @@ func TestIsOS(t *testing.T) {
 	for _, c := range []struct {
 		fs   FS
 		want bool
-	}{{OS{}, true}, {NewMemo(OS{}), true}, {Tree{}, false}, {NewMemo(Tree{}), false}} {
+	}{{OS{}, true}, {NewMemo(OS{}), true}, {factstest.Tree{}, false}, {NewMemo(factstest.Tree{}), false}} {
 		if got := IsOS(c.fs); got != c.want {
 			t.Errorf("IsOS(%T) = %v, want %v", c.fs, got, c.want)
 		}
 	}
 }
 
-// caseFoldFS is a Tree on a case-insensitive file system (ext4 or tmpfs
+// caseFoldFS is a factstest.Tree on a case-insensitive file system (ext4 or tmpfs
 // casefold, vfat, ZFS normalization): a lookup finds a name spelled in
 // another case, a listing shows the name as created.
-type caseFoldFS struct{ Tree }
+type caseFoldFS struct{ factstest.Tree }
 
 func (c caseFoldFS) Lstat(p string) Stat {
 	for k := range c.Tree {
@@ -143,7 +145,7 @@ func (c caseFoldFS) Lstat(p string) Stat {
 // An inference from listings saved a third of a compile's lstat calls
 // and was taken out for this.
 func TestMemoAsksForEveryName(t *testing.T) {
-	m := NewMemo(caseFoldFS{Tree{"/w/proj/.GIT/config": {Kind: invocation.KindFile}}})
+	m := NewMemo(caseFoldFS{factstest.Tree{"/w/proj/.GIT/config": {Kind: invocation.KindFile}}})
 	names, err := m.ReadDir("/w/proj")
 	if err != nil || len(names) != 1 || names[0] != ".GIT" {
 		t.Fatalf("ReadDir = %q, %v", names, err)

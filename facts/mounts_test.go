@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"github.com/bwpolicy/bwpolicy/facts/factstest"
+
 	"reflect"
 	"strings"
 	"testing"
@@ -54,7 +56,7 @@ func TestSecondLocations(t *testing.T) {
 // unreadable table changes nothing. TestGatherHomeMirrors is the
 // allowlist layout.
 func TestGatherMirrors(t *testing.T) {
-	tree := Tree{
+	tree := factstest.Tree{
 		"/proc/self/mountinfo":          {Kind: "file", Content: sampleMountinfo[:strings.Index(sampleMountinfo, "50 22")] + "44 22 8:1 /home/u /tmp/m rw - ext4 /dev/sda1 rw\n"},
 		"/home/u/proj":                  {Kind: "dir"},
 		"/home/u/.ssh/id_rsa":           {Kind: "file"},
@@ -113,7 +115,7 @@ func TestGatherHomeMirrors(t *testing.T) {
 43 22 8:1 /home/u/proj /mnt/proj rw - ext4 /dev/sda1 rw
 44 22 8:2 /home/u /mnt/other-disk rw - ext4 /dev/sda2 rw
 `
-	tree := Tree{"/proc/self/mountinfo": {Kind: "file", Content: table}}
+	tree := factstest.Tree{"/proc/self/mountinfo": {Kind: "file", Content: table}}
 	for _, d := range []string{"/home/u", "/var/tmp/mirror", "/mnt/other-disk"} {
 		tree[d+"/.zz/secret"] = Stat{Kind: "file"}
 		tree[d+"/.mozilla/cookies"] = Stat{Kind: "file"}

@@ -2,14 +2,12 @@ package factstest
 
 import (
 	"testing"
-
-	"github.com/bwpolicy/bwpolicy/facts"
 )
 
 // TestGuardSealed: a sealed Guard panics on access, an opened one
 // answers.
 func TestGuardSealed(t *testing.T) {
-	g := &Guard{FS: facts.Tree{"/etc": {Kind: "dir"}}}
+	g := &Guard{FS: Tree{"/etc": {Kind: "dir"}}}
 	if g.Lstat("/etc").Kind != "dir" {
 		t.Fatal("open guard did not answer")
 	}
