@@ -133,15 +133,6 @@ func Failure(d diag.Diagnostic) bool {
 	return d.Rule == "internal" || d.Rule == "policy"
 }
 
-// Stages returns the pipeline's stage names in order (for docs and tests).
-func Stages() []string {
-	out := make([]string, len(stages))
-	for i, s := range stages {
-		out[i] = s.name
-	}
-	return out
-}
-
 func errorCount(l diag.List) int {
 	n := 0
 	for _, d := range l {

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 	"github.com/bwpolicy/bwpolicy/internal/schematest"
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/profile"
@@ -89,7 +90,7 @@ func TestPolicyInputOfThisHostMatchesSchema(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(profDir, "ci.cue"), []byte("name: \"ci\"\ndescription: \"ci jobs\"\ncwd_writable: false\ndefaults: memory_mb: 1024\nhidden_home: \".cargo/credentials\": true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	set, ds := profile.Load([]string{profDir})
+	set, ds := profile.LoadWith([]string{profDir}, bounded.Limits{})
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/internal/bounded"
 )
 
-// ErrorDiags turns an error of Load, Evaluate or the test runner into
+// ErrorDiags turns an error of LoadWith, Evaluate or the test runner into
 // diagnostics with rule ID "policy", one per Rego error, each at the
 // position OPA gives it (typed, never parsed back from the message). A
 // position in a built-in rule file (BuiltinPrefix) makes it an

@@ -2,7 +2,7 @@
 // rules R1–R13 (and the extension rules) written in Rego, embedded in the
 // binary, compiled and prepared once per process, and evaluated over
 // {settings, profile, facts, known}. Organisations add their own rules in
-// packages under bwpolicy.custom (see Load). Each built-in rule ID is
+// packages under bwpolicy.custom (see LoadWith). Each built-in rule ID is
 // described by an OPA METADATA annotation (title, description, custom
 // id, name, level, security) on one rule that reports it; report's rule
 // catalogue and docs/rules.md are generated from them (BuiltinRuleDocs),
@@ -74,9 +74,6 @@ func Builtin() (*Engine, error) {
 	return builtinEngine, builtinErr
 }
 
-// Load is LoadWith with the default bounds and no reach.
-func Load(dirs []string) (*Engine, error) { return LoadWith(dirs, Options{}) }
-
 // Options are how organisation rules are evaluated: their bounds and
 // what they may reach.
 type Options struct {
@@ -122,7 +119,7 @@ func newLocal(extra map[string]string, reach Reach) (*Engine, error) {
 
 // ReadDirs reads the .rego files under dirs (recursively), by path, with
 // or without the *_test.rego ones: the one place organisation rule files
-// are found, for Load, RunTestDirs and the CLI's snippets.
+// are found, for LoadWith, RunTestDirs and the CLI's snippets.
 func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
 	out := map[string]string{}
 	for _, dir := range dirs {

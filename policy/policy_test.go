@@ -3,6 +3,8 @@ package policy
 import (
 	"context"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // TestRegoUnitTests runs the *_test.rego files of this package.
@@ -56,4 +58,19 @@ deny contains v if {
 	if !found {
 		t.Fatalf("custom deny not reported: %+v", vs)
 	}
+}
+
+// RunTests compiles modules (file name → source; tests included) and runs
+// every test_* rule, like `opa test`. A module that does not parse or
+// compile is an error naming file:line.
+func RunTests(ctx context.Context, modules map[string]string) ([]TestResult, error) {
+	parsed := map[string]*ast.Module{}
+	for _, n := range sortedKeys(modules) {
+		m, err := ast.ParseModule(n, modules[n])
+		if err != nil {
+			return nil, err
+		}
+		parsed[n] = m
+	}
+	return runParsed(ctx, parsed, TestOptions{NoTrace: true}, nil)
 }

@@ -56,21 +56,6 @@ type TestOptions struct {
 	marker bool // in a child: mark each rule entered (ruleMarker)
 }
 
-// RunTests compiles modules (file name → source; tests included) and runs
-// every test_* rule, like `opa test`. A module that does not parse or
-// compile is an error naming file:line.
-func RunTests(ctx context.Context, modules map[string]string) ([]TestResult, error) {
-	parsed := map[string]*ast.Module{}
-	for _, n := range sortedKeys(modules) {
-		m, err := ast.ParseModule(n, modules[n])
-		if err != nil {
-			return nil, err
-		}
-		parsed[n] = m
-	}
-	return runParsed(ctx, parsed, TestOptions{NoTrace: true}, nil)
-}
-
 // RunTestDirs runs the Rego unit tests of the organisation rules in dirs
 // (`bwpolicy test DIR...`) in a bounded child process: each test is
 // bounded by opt.Timeout (OPA cancels it; a builtin that does not stop
@@ -80,7 +65,7 @@ func RunTests(ctx context.Context, modules map[string]string) ([]TestResult, err
 // included, is compiled together with the built-in rules (so a test can
 // query data.bwpolicy.main.result as well as its own package), and each
 // test_* rule of dirs is evaluated. Rule files (not *_test.rego) must
-// live under bwpolicy.custom, as for Load. Files that do not parse or
+// live under bwpolicy.custom, as for LoadWith. Files that do not parse or
 // compile are an error (ast.Errors: every problem, each with
 // file:line:col). Results are sorted by file and line.
 func RunTestDirs(ctx context.Context, dirs []string, opt TestOptions) ([]TestResult, error) {

@@ -216,3 +216,6 @@ func TestCustomFileCannotShadowBuiltin(t *testing.T) {
 	}
 	t.Fatalf("R12 (built-in policy/limits.rego) no longer fires: %+v", vs)
 }
+
+// Load is LoadWith with the default bounds and no reach.
+func Load(dirs []string) (*Engine, error) { return LoadWith(dirs, Options{}) }

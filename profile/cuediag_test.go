@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bwpolicy/bwpolicy/diag"
+	"github.com/bwpolicy/bwpolicy/internal/bounded"
 )
 
 // loadOne loads a directory holding one profile file and returns its
@@ -51,3 +52,8 @@ func TestCUEConflictInsideProfile(t *testing.T) {
 		t.Fatalf("%s related %+v", d, d.Related)
 	}
 }
+
+// Load returns the built-in profiles plus the .cue files of dirs,
+// evaluated under the default bounds (LoadWith). A custom profile's name
+// must match its file name.
+func Load(dirs []string) (*Set, diag.List) { return LoadWith(dirs, bounded.Limits{}) }

@@ -103,11 +103,6 @@ func Builtin() (*Set, diag.List) {
 	return builtin, builtinErr
 }
 
-// Load returns the built-in profiles plus the .cue files of dirs,
-// evaluated under the default bounds (LoadWith). A custom profile's name
-// must match its file name.
-func Load(dirs []string) (*Set, diag.List) { return LoadWith(dirs, bounded.Limits{}) }
-
 func load(dirs []string) (*Set, diag.List) {
 	ctx := cuecontext.New()
 	s := &Set{ctx: ctx, values: map[string]cue.Value{}, files: map[string]string{}, custom: map[string]bool{}}

@@ -57,8 +57,9 @@ func serveChild(op string, body []byte) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// LoadWith is Load with the custom profiles evaluated in a bounded child
-// process (package bounded) under lim: CUE evaluation cannot be
+// LoadWith returns the built-in profiles plus the .cue files of dirs (a
+// custom profile's name must match its file name), the custom profiles
+// evaluated in a bounded child process (package bounded) under lim: CUE evaluation cannot be
 // interrupted, and a profile is untrusted input. The set it returns
 // holds the profiles decoded; a crossed bound is a "policy" diagnostic
 // (the run cannot be trusted; exit 2) at the profile being evaluated.

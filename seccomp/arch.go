@@ -76,7 +76,7 @@ var auditArchNames = map[uint32]string{
 	auditArchARM:     "AUDIT_ARCH_ARM",
 }
 
-// Arches returns the architectures Build supports, sorted.
+// Arches returns the architectures BuildNetwork supports, sorted.
 func Arches() []string {
 	names := make([]string, 0, len(archs))
 	for n := range archs {
@@ -86,8 +86,8 @@ func Arches() []string {
 	return names
 }
 
-// NativeArch returns the architecture name (as Build expects it) of the
-// machine this binary was built for, or an error when Build does not
+// NativeArch returns the architecture name (as BuildNetwork expects it) of the
+// machine this binary was built for, or an error when BuildNetwork does not
 // support it.
 func NativeArch() (string, error) {
 	return archFromGOARCH(runtime.GOARCH)

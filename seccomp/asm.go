@@ -89,7 +89,7 @@ func (a *asm) jump(op uint16, k uint32, jt, jf string) {
 func (a *asm) mark(label string) { a.labels[label] = len(a.prog) }
 
 // assemble resolves the labels and encodes the program, little-endian
-// (the byte order of every architecture Build supports).
+// (the byte order of every architecture BuildNetwork supports).
 func (a *asm) assemble() ([]byte, error) {
 	for _, r := range a.refs {
 		to, ok := a.labels[r.label]
@@ -114,23 +114,6 @@ func (a *asm) assemble() ([]byte, error) {
 		out = binary.LittleEndian.AppendUint16(out, in.op)
 		out = append(out, in.jt, in.jf)
 		out = binary.LittleEndian.AppendUint32(out, in.k)
-	}
-	return out, nil
-}
-
-// decode splits raw sock_filter records.
-func decode(prog []byte) ([]insn, error) {
-	if len(prog) == 0 || len(prog)%insnBytes != 0 {
-		return nil, fmt.Errorf("seccomp: program of %d bytes is not a whole number of %d-byte instructions", len(prog), insnBytes)
-	}
-	out := make([]insn, len(prog)/insnBytes)
-	for i := range out {
-		b := prog[i*insnBytes:]
-		out[i] = insn{
-			op: binary.LittleEndian.Uint16(b),
-			jt: b[2], jf: b[3],
-			k: binary.LittleEndian.Uint32(b[4:]),
-		}
 	}
 	return out, nil
 }

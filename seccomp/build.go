@@ -20,23 +20,20 @@ type Program struct {
 // Len returns the number of BPF instructions in the program.
 func (p *Program) Len() int { return len(p.Bytes) / insnBytes }
 
-// Build compiles the deny-list for arch ("x86_64" or "aarch64", see
-// NativeArch) with the groups named in relax left out. An unknown group
-// name is an error that lists the valid names; so is relaxing a group
-// without the groups in its RelaxWith. The order of relax does not matter.
-func Build(arch string, relax []string) (*Program, error) {
-	return build(arch, relax, Network{}, nil)
-}
-
-// BuildNetwork is Build with the socket policy net adds (see Network);
-// its groups follow the deny-list's in Program.Blocked. They cannot be
-// relaxed by name: the network settings decide them.
+// BuildNetwork compiles the deny-list for arch ("x86_64" or "aarch64",
+// see NativeArch) with the groups named in relax left out, and the
+// socket policy net adds (see Network). An unknown group name is an
+// error that lists the valid names; so is relaxing a group without the
+// groups in its RelaxWith. The order of relax does not matter. The
+// network's groups follow the deny-list's in Program.Blocked; they
+// cannot be relaxed by name: the network settings decide them.
 func BuildNetwork(arch string, relax []string, net Network) (*Program, error) {
 	return build(arch, relax, net, nil)
 }
 
-// build is Build with an optional override of each group's errno (tests
-// use it to prove that the filter, not the kernel, answered a call).
+// build is BuildNetwork with an optional override of each group's
+// errno (tests use it to prove that the filter, not the kernel,
+// answered a call).
 func build(arch string, relax []string, net Network, errnoOf func(Group) syscall.Errno) (*Program, error) {
 	a, err := lookupArch(arch)
 	if err != nil {

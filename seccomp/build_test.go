@@ -333,3 +333,22 @@ func TestNativeArch(t *testing.T) {
 		mustBuild(t, a)
 	}
 }
+
+// Build compiles the deny-list for arch ("x86_64" or "aarch64", see
+// NativeArch) with the groups named in relax left out. An unknown group
+// name is an error that lists the valid names; so is relaxing a group
+// without the groups in its RelaxWith. The order of relax does not matter.
+func Build(arch string, relax []string) (*Program, error) {
+	return build(arch, relax, Network{}, nil)
+}
+
+// String renders the rule for explain output, for example
+// "ioctl: arg1 & 0xffffffff in {TIOCSTI 0x5412, TIOCLINUX 0x541c}".
+func (r ArgRule) String() string {
+	vals := make([]string, len(r.Values))
+	for i, v := range r.Values {
+		vals[i] = fmt.Sprintf("%s 0x%x", r.Names[i], v)
+	}
+	op := map[ArgOp]string{ArgIn: "in", ArgNotIn: "not in", ArgHasBits: "has any bit of"}[r.Op]
+	return fmt.Sprintf("%s: arg%d & 0xffffffff %s {%s}", r.Syscall, r.Arg, op, strings.Join(vals, ", "))
+}

@@ -67,17 +67,6 @@ type ArgRule struct {
 	Names []string
 }
 
-// String renders the rule for explain output, for example
-// "ioctl: arg1 & 0xffffffff in {TIOCSTI 0x5412, TIOCLINUX 0x541c}".
-func (r ArgRule) String() string {
-	vals := make([]string, len(r.Values))
-	for i, v := range r.Values {
-		vals[i] = fmt.Sprintf("%s 0x%x", r.Names[i], v)
-	}
-	op := map[ArgOp]string{ArgIn: "in", ArgNotIn: "not in", ArgHasBits: "has any bit of"}[r.Op]
-	return fmt.Sprintf("%s: arg%d & 0xffffffff %s {%s}", r.Syscall, r.Arg, op, strings.Join(vals, ", "))
-}
-
 // Argument constants (identical on x86_64 and aarch64).
 const (
 	tiocsti   = 0x5412

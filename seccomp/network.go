@@ -91,14 +91,6 @@ var netGroups = []Group{
 	},
 }
 
-// NetGroups returns the groups Network can add, in their stable order
-// (a copy).
-func NetGroups() []Group {
-	out := make([]Group, len(netGroups))
-	copy(out, netGroups)
-	return out
-}
-
 // groups returns the net groups n puts in force: vsock always.
 func (n Network) groups() []Group {
 	var out []Group

@@ -24,17 +24,6 @@ func Find(v string) (Finding, bool) {
 	return first, found
 }
 
-// FindAll returns every rule's finding in one line (the first value rule
-// that matches, each word rule, the line rules): Rules' test uses it.
-func FindAll(line string) []Finding {
-	var out []Finding
-	findLine(line, func(f Finding) bool {
-		out = append(out, f)
-		return len(out) < MaxFindings
-	})
-	return out
-}
-
 // Scan returns the first finding of each line of text that has one, with
 // its line number, at most MaxFindings. A text beyond the bounds
 // (MaxTextBytes, MaxLines, MaxLineBytes) ends with a RuleUnexamined

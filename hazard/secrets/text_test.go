@@ -167,3 +167,14 @@ func TestSourced(t *testing.T) {
 		t.Errorf("%d files, want the bound %d", n, maxSourced)
 	}
 }
+
+// FindAll returns every rule's finding in one line (the first value rule
+// that matches, each word rule, the line rules): Rules' test uses it.
+func FindAll(line string) []Finding {
+	var out []Finding
+	findLine(line, func(f Finding) bool {
+		out = append(out, f)
+		return len(out) < MaxFindings
+	})
+	return out
+}

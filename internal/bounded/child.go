@@ -37,9 +37,6 @@ var handlers = map[string]Handler{}
 // of the package that owns the work).
 func Handle(kind string, h Handler) { handlers[kind] = h }
 
-// IsChild reports whether this process is a bounded child.
-func IsChild() bool { return os.Getenv(envKind) != "" }
-
 // ServeIfChild serves the parent's calls and exits when this process is
 // a bounded child; it returns at once otherwise. bwpolicy's main, and
 // the TestMain of every test binary that evaluates untrusted input,

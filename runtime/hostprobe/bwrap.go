@@ -102,15 +102,6 @@ func (b BwrapInfo) SortedOptions() []string {
 	return out
 }
 
-// CheckRequires returns an error naming every option of inv.Bwrap.Requires
-// that the probed bwrap lacks.
-func CheckRequires(inv *invocation.Invocation, info BwrapInfo) error {
-	if m := info.Missing(inv.Bwrap.Requires); len(m) > 0 {
-		return fmt.Errorf("bwrap at %s (version %s) lacks %s required by this invocation; recompile or upgrade bubblewrap", info.Path, info.Version, strings.Join(m, ", "))
-	}
-	return nil
-}
-
 // ParseHelp extracts the option names from `bwrap --help` output: every
 // line whose first non-blank word starts with "--" contributes that word.
 func ParseHelp(helpText string) map[string]bool {

@@ -1,6 +1,7 @@
 package hostprobe
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -109,3 +110,12 @@ const help011 = `    --overlay RWSRC WORKDIR DEST Mount overlayfs on DEST, with 
                                  WORKDIR an empty directory on the same filesystem as RWSRC
     --level-prefix               Prepend e.g. <3> to diagnostic messages
 `
+
+// CheckRequires returns an error naming every option of inv.Bwrap.Requires
+// that the probed bwrap lacks.
+func CheckRequires(inv *invocation.Invocation, info BwrapInfo) error {
+	if m := info.Missing(inv.Bwrap.Requires); len(m) > 0 {
+		return fmt.Errorf("bwrap at %s (version %s) lacks %s required by this invocation; recompile or upgrade bubblewrap", info.Path, info.Version, strings.Join(m, ", "))
+	}
+	return nil
+}

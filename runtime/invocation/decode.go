@@ -50,17 +50,13 @@ func DecodeFile(f *os.File, path string) (*Invocation, error) {
 	return decodeFile(f, path, false)
 }
 
-// DecodeFileToRun is DecodeFile for a runtime that is about to run the
-// invocation: Warnings, which are for people, are checked as strictly
-// as DecodeFile checks them (an invocation one rejects, the other
-// rejects) but not kept: they are nil. In a fresh process every byte
-// kept is paid in page faults on every command's path.
-func DecodeFileToRun(f *os.File, path string) (*Invocation, error) {
-	return decodeFile(f, path, true)
-}
-
-// ReadFileToRun is DecodeFileToRun that also returns the bytes read
-// (the decoded strings share them: the caller must not change them).
+// ReadFileToRun is DecodeFile for a runtime that is about to run the
+// invocation, and returns the bytes read as well (the decoded strings
+// share them: the caller must not change them). Warnings, which are for
+// people, are checked as strictly as DecodeFile checks them (an
+// invocation one rejects, the other rejects) but not kept: they are
+// nil. In a fresh process every byte kept is paid in page faults on
+// every command's path.
 func ReadFileToRun(f *os.File, path string) ([]byte, *Invocation, error) {
 	return readDecode(f, path, decodeMode{toRun: true})
 }
@@ -133,7 +129,7 @@ func Decode(data []byte) (*Invocation, error) {
 // decodeText is Decode with text, data's bytes as a string (decodeFile
 // passes the buffer it read, which nobody else holds or writes again,
 // so the decoded strings share its memory instead of a copy: see
-// fastDecodeText); m.toRun drops Warnings (DecodeFileToRun). Each
+// fastDecodeText); m.toRun drops Warnings (ReadFileToRun). Each
 // explanation row's Args are filled in from Bwrap.Args.
 func decodeText(data []byte, text string, m decodeMode) (*Invocation, error) {
 	if inv, ok := fastDecodeText(data, text, m); ok {

@@ -8,7 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// fastDecode parses the common shape of an invocation without
+// decodeMode says what a decode keeps.
+type decodeMode struct {
+	// toRun: the fields tagged `fastdecode:"checkonly"` (Warnings,
+	// Explain) are read as strictly but not kept (ReadFileToRun).
+	toRun bool
+}
+
+// fastDecodeText parses the common shape of an invocation without
 // encoding/json's reflection, whose first use costs a few hundred
 // microseconds on every command. It accepts only exactly spelled keys,
 // each at most once, and values of exactly the expected JSON type (or
@@ -21,23 +28,12 @@ import (
 // the types' json tags into fastdecode_gen.go by internal/fastdecodegen
 // (TestFastDecodeGenerated checks the file is current).
 //
+// text is the same bytes as data as a string: every string without
+// escapes that it reads is a substring of text instead of an allocation
+// of its own (an invocation has hundreds of strings; in a fresh process
+// the memory they take is paid in page faults on every command's path).
+//
 //go:generate go run ../../internal/fastdecodegen/gen
-func fastDecode(data []byte) (inv *Invocation, ok bool) {
-	return fastDecodeText(data, string(data), decodeMode{})
-}
-
-// decodeMode says what a decode keeps.
-type decodeMode struct {
-	// toRun: the fields tagged `fastdecode:"checkonly"` (Warnings,
-	// Explain) are read as strictly but not kept (DecodeFileToRun).
-	toRun bool
-}
-
-// fastDecodeText is fastDecode with text, the same bytes as data as a
-// string: every string without escapes that it reads is a substring of
-// text instead of an allocation of its own (an invocation has hundreds
-// of strings; in a fresh process the memory they take is paid in page
-// faults on every command's path).
 func fastDecodeText(data []byte, text string, m decodeMode) (inv *Invocation, ok bool) {
 	d := &fastDec{s: data, text: text, checkOnly: m.toRun}
 	inv = &Invocation{}
@@ -51,7 +47,7 @@ func fastDecodeText(data []byte, text string, m decodeMode) (inv *Invocation, ok
 	return inv, true
 }
 
-// fastDec is a minimal JSON reader for fastDecode.
+// fastDec is a minimal JSON reader for fastDecodeText.
 type fastDec struct {
 	s    []byte
 	text string // string(s): the backing store of the strings read

@@ -367,3 +367,18 @@ func TestClosingQuote(t *testing.T) {
 		}
 	}
 }
+
+// DecodeFileToRun is DecodeFile for a runtime that is about to run the
+// invocation: Warnings, which are for people, are checked as strictly
+// as DecodeFile checks them (an invocation one rejects, the other
+// rejects) but not kept: they are nil. In a fresh process every byte
+// kept is paid in page faults on every command's path.
+func DecodeFileToRun(f *os.File, path string) (*Invocation, error) {
+	return decodeFile(f, path, true)
+}
+
+// fastDecode is the fast decoder as Decode runs it, everything kept
+// (fastDecodeText).
+func fastDecode(data []byte) (inv *Invocation, ok bool) {
+	return fastDecodeText(data, string(data), decodeMode{})
+}

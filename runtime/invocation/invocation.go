@@ -49,7 +49,7 @@ type Invocation struct {
 	// Expose declares what `bwrun --expose FILE` may show the command
 	// (ExposeFile); nil: nothing.
 	Expose *Expose `json:"expose,omitempty"`
-	// Warnings are for people: DecodeFileToRun checks them as strictly
+	// Warnings are for people: ReadFileToRun checks them as strictly
 	// as Decode does but does not keep them.
 	Warnings []Warning `json:"warnings" fastdecode:"checkonly"`
 	// Explain says why each group of Bwrap.Args is there: the rows

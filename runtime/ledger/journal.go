@@ -52,9 +52,6 @@ func Begin(invPath string, content []byte) (*Journal, error) {
 	return &Journal{f: f, path: p}, nil
 }
 
-// Path is the mark's file.
-func (j *Journal) Path() string { return j.path }
-
 // Done removes the mark: the scan it stood for has finished.
 func (j *Journal) Done() error {
 	err := os.Remove(j.path)

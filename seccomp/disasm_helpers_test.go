@@ -1,6 +1,7 @@
 package seccomp
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -175,4 +176,21 @@ func actionName(k uint32) string {
 		return "LOG"
 	}
 	return strings.ToUpper(fmt.Sprintf("0x%08x", k))
+}
+
+// decode splits raw sock_filter records.
+func decode(prog []byte) ([]insn, error) {
+	if len(prog) == 0 || len(prog)%insnBytes != 0 {
+		return nil, fmt.Errorf("seccomp: program of %d bytes is not a whole number of %d-byte instructions", len(prog), insnBytes)
+	}
+	out := make([]insn, len(prog)/insnBytes)
+	for i := range out {
+		b := prog[i*insnBytes:]
+		out[i] = insn{
+			op: binary.LittleEndian.Uint16(b),
+			jt: b[2], jf: b[3],
+			k: binary.LittleEndian.Uint32(b[4:]),
+		}
+	}
+	return out, nil
 }
