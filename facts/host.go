@@ -48,7 +48,8 @@ var PrivilegedSockets = []string{
 	"/run/snapd-snap.socket",
 }
 
-// Limit is an inherited hard limit; Unlimited means RLIM_INFINITY.
+// Unlimited is an inherited hard limit that is RLIM_INFINITY (Host.HardAS,
+// HardCPU, HardNProc).
 const Unlimited = ^uint64(0)
 
 // Host is everything the compiler reads of the machine, gathered once.

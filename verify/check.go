@@ -77,6 +77,7 @@ type Violation struct {
 	Detail string
 }
 
+// String is the violation on one line: invariant, path, detail.
 func (v Violation) String() string { return v.Invariant + ": " + v.Path + ": " + v.Detail }
 
 // checker carries one Check.

@@ -151,6 +151,7 @@ type ReplayError struct {
 	Msg    string
 }
 
+// Error names the argument's index, its option and what is wrong.
 func (e *ReplayError) Error() string {
 	if e.Option == "" {
 		return fmt.Sprintf("args[%d]: %s", e.Index, e.Msg)

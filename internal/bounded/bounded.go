@@ -58,6 +58,7 @@ const (
 	Crash
 )
 
+// String names the bound in messages: "time", "memory" or "crash".
 func (b Bound) String() string {
 	switch b {
 	case Time:
@@ -89,6 +90,7 @@ type Exceeded struct {
 	Detail string
 }
 
+// Error says which bound the child crossed, where, and its limit.
 func (e *Exceeded) Error() string {
 	at := ""
 	if e.Where.File != "" {
@@ -113,6 +115,7 @@ type Remote struct {
 	Body    []byte
 }
 
+// Error is the handler's message.
 func (e *Remote) Error() string { return e.Message }
 
 // TooLarge is the error of ReadFile for a file over its bound.
@@ -121,6 +124,7 @@ type TooLarge struct {
 	Max  int64
 }
 
+// Error names the file and its bound.
 func (e *TooLarge) Error() string {
 	return fmt.Sprintf("%s: larger than %d bytes; bwpolicy reads no more", e.File, e.Max)
 }
