@@ -144,7 +144,7 @@ func (e *emitter) env() invocation.Env {
 		// Where the scratch is read-only (it follows the working
 		// directory), the sandbox's /tmp is the temporary directory.
 		for _, v := range facts.TempVars {
-			if cur := sb.TempVars[v]; cur != "" && path.Clean(cur) != f.Scratch.Path && path.Clean(cur) != f.Scratch.Real {
+			if cur := sb.TempVars[v]; cur != "" && !namesScratch(f, cur, sb.TempVarsReal[v]) {
 				continue
 			}
 			env.Set[v] = "/tmp"
@@ -161,6 +161,16 @@ func (e *emitter) env() invocation.Env {
 		env.Set["HOME"] = f.ProfileHome.Real
 	}
 	return env
+}
+
+// namesScratch reports whether a temporary-directory variable set to cur
+// (real: cur with its symlinks resolved, "" when not resolved) names the
+// shared scratch HERMES_HOME/cache/scratch, by any spelling: the path
+// HERMES_HOME gives, its real path, or a path through a symlink that
+// resolves to it (issue 30, S28).
+func namesScratch(f *facts.Facts, cur, real string) bool {
+	c := path.Clean(cur)
+	return c == f.Scratch.Path || c == f.Scratch.Real || (real != "" && real == f.Scratch.Real)
 }
 
 // writableException reports whether an exception of source src is

@@ -94,6 +94,12 @@ var gatherSteps = []gatherStep{
 						c.f.Sandbox.TempVars = map[string]string{}
 					}
 					c.f.Sandbox.TempVars[v] = val
+					if path.IsAbs(val) {
+						if c.f.Sandbox.TempVarsReal == nil {
+							c.f.Sandbox.TempVarsReal = map[string]string{}
+						}
+						c.f.Sandbox.TempVarsReal[v] = g.path(val).Real
+					}
 				}
 			}
 			c.f.StagedSession = c.s.StagedMode() == settings.StagedSession

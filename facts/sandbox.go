@@ -35,6 +35,11 @@ type SandboxEnv struct {
 	// scratch replaces one unset or naming the shared scratch, and
 	// leaves one set elsewhere (the compiler's env).
 	TempVars map[string]string `json:"-"`
+	// TempVarsReal holds, for each of TempVars set to an absolute path,
+	// that path with its symlinks resolved: a variable that names the
+	// shared scratch by another spelling (through a link to the Hermes
+	// home or to a directory above it) is the shared scratch too.
+	TempVarsReal map[string]string `json:"-"`
 }
 
 // StateDir returns HERMES_HOME/sandboxes/bwrap-<id>.

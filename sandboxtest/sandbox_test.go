@@ -39,6 +39,7 @@ var scenarios = []scenario{
 	{"S6_home_mode_profile", testHomeModeProfile},
 	{"S6_sandbox_envs", testSandboxEnvs},
 	{"S6_expose", testExpose},
+	{"S6_scratch_linked_hermes_home", testScratchLinkedHermesHome},
 	{"S6_staged_session", testStagedSession},
 	{"S7_pins_cwd_home", testPins},
 	{"S8_ca_bundle", testCABundle},
