@@ -21,9 +21,16 @@ deny contains v("H10", sprintf("the working directory %q lies in %q, which the h
 	input.facts.cwd.hidden_by == "" # else R6 refuses it
 }
 
-# The working directory at a directory the layout rebuilds (~/.config):
-# the layout's tmpfs would cover it.
-deny contains v("H10", sprintf("the working directory %q is a directory the home layout rebuilds as a tmpfs: use a project directory, or set home.layout: denylist", [input.facts.cwd.real]), ["cwd"]) if {
+# The working directory at a directory the layout rebuilds (~/.config)
+# under a profile whose working directory is writable: its read-write
+# bind would show all of it but the denied paths, which is what the
+# layout is there to prevent (home.allow refuses such an entry too), and
+# the layout's tmpfs would cover it. Where the working directory is not
+# writable (restricted) nothing is bound there: the command starts in the
+# layout's own read-only rebuild of it (its allowed entries, the denied
+# paths masked), as `bwrun --chdir` does and as Hermes' backend runs it.
+deny contains v("H10", sprintf("the working directory %q is a directory the home layout rebuilds as a tmpfs, and this profile would bind it read-write: use a project directory, the restricted profile (it runs there read-only), or set home.layout: denylist", [input.facts.cwd.real]), ["cwd"]) if {
+	input.profile.cwd_writable
 	some d in layout.dirs
 	d != layout.home
 	input.facts.cwd.real == d

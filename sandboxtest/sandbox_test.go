@@ -40,6 +40,7 @@ var scenarios = []scenario{
 	{"S6_sandbox_envs", testSandboxEnvs},
 	{"S6_expose", testExpose},
 	{"S6_scratch_linked_hermes_home", testScratchLinkedHermesHome},
+	{"H10_cwd_layout_dir_restricted", testCwdLayoutDirRestricted},
 	{"S6_staged_session", testStagedSession},
 	{"S7_pins_cwd_home", testPins},
 	{"S8_ca_bundle", testCABundle},
