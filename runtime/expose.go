@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,20 +34,9 @@ type exposed struct {
 // otherwise a sealed memfd holding its content (at most ExposeDataMax
 // bytes), for --ro-bind-data.
 func OpenExposed(inv *invocation.Invocation, file string) (*os.File, error) {
-	if inv.Expose == nil || len(inv.Expose.Roots) == 0 {
-		return nil, fmt.Errorf("--expose %s: the invocation declares no roots to expose files from (compile with --sandbox-id)", file)
-	}
-	if !invocation.IsCleanAbs(file) {
-		return nil, fmt.Errorf("--expose %q: not an absolute, clean path", file)
-	}
-	root := ""
-	for _, r := range inv.Expose.Roots {
-		if invocation.Within(file, r) && file != r {
-			root = r
-		}
-	}
-	if root == "" {
-		return nil, fmt.Errorf("--expose %s: not below the roots the invocation declares (%s)", file, strings.Join(inv.Expose.Roots, ", "))
+	root, err := exposeRoot(inv, "--expose", file)
+	if err != nil {
+		return nil, err
 	}
 	const noLinks = unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_NO_XDEV
 	rfd, err := unix.Openat2(unix.AT_FDCWD, root, &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
@@ -70,11 +60,39 @@ func OpenExposed(inv *invocation.Invocation, file string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("--expose %s: not a regular file", file)
 	}
+	return bindable(inv, f, file, st.Size)
+}
+
+// exposeRoot returns the expose root of inv that file (named by option
+// opt) lies strictly below, or why it may not be shown.
+func exposeRoot(inv *invocation.Invocation, opt, file string) (string, error) {
+	if inv.Expose == nil || len(inv.Expose.Roots) == 0 {
+		return "", fmt.Errorf("%s %s: the invocation declares no roots to expose files from (compile with --sandbox-id)", opt, file)
+	}
+	if !invocation.IsCleanAbs(file) {
+		return "", fmt.Errorf("%s %q: not an absolute, clean path", opt, file)
+	}
+	root := ""
+	for _, r := range inv.Expose.Roots {
+		if invocation.Within(file, r) && file != r {
+			root = r
+		}
+	}
+	if root == "" {
+		return "", fmt.Errorf("%s %s: not below the roots the invocation declares (%s)", opt, file, strings.Join(inv.Expose.Roots, ", "))
+	}
+	return root, nil
+}
+
+// bindable returns what bwrap is handed for the O_PATH descriptor f of
+// a regular file of size bytes: f itself where bwrap has --ro-bind-fd,
+// else a sealed memfd holding its content (f is closed).
+func bindable(inv *invocation.Invocation, f *os.File, file string, size int64) (*os.File, error) {
 	if inv.Expose.BindFD {
 		return f, nil
 	}
 	defer f.Close()
-	return exposedCopy(f, file, st.Size)
+	return exposedCopy(f, file, size)
 }
 
 // exposedCopy reads the file behind the O_PATH descriptor f (through
@@ -98,10 +116,10 @@ func exposedCopy(f *os.File, file string, size int64) (*os.File, error) {
 	return sealedMemfd("bwpolicy-expose", data)
 }
 
-// applyExpose opens every --expose file and adds its bind to inv's
-// arguments, each with a descriptor number above those inv.FDs uses; the
+// applyExpose opens every --expose file and every --expose-pinned
+// copy (in pinnedDir) and adds its bind to inv's arguments, each with a descriptor number above those inv.FDs uses; the
 // argument check (CheckArgs) then judges them with the compiled ones.
-func (r *runner) applyExpose(files []string) error {
+func (r *runner) applyExpose(files, pinned []string, pinnedDir string) error {
 	cp := *r.inv // the caller's invocation stays as it was
 	cp.Bwrap.Args = append([]string(nil), r.inv.Bwrap.Args...)
 	r.inv = &cp
@@ -109,8 +127,14 @@ func (r *runner) applyExpose(files []string) error {
 	for _, fd := range r.inv.FDs {
 		next = max(next, fd.Num+1)
 	}
-	for _, file := range files {
-		f, err := OpenExposed(r.inv, file)
+	for i, file := range append(slices.Clip(files), pinned...) {
+		var f *os.File
+		var err error
+		if i < len(files) {
+			f, err = OpenExposed(r.inv, file)
+		} else {
+			f, err = OpenPinned(r.inv, pinnedDir, file)
+		}
 		if err != nil {
 			return err
 		}

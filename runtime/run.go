@@ -86,6 +86,13 @@ type Options struct {
 	// paths (OpenExposed: below the invocation's expose roots, no
 	// symlink on the way, bound through a descriptor).
 	Expose []string
+	// ExposePinned are files shown read-only to this run at their host
+	// paths like Expose, each with the content of the copy pinned for it
+	// in PinnedDir (OpenPinned), never the host file as it is now.
+	ExposePinned []string
+	// PinnedDir is the directory of the pinned copies (PinnedDirOf the
+	// invocation file; bwrun sets it).
+	PinnedDir string
 }
 
 // SetupError is the error Run returns when the command did not run to
@@ -315,8 +322,8 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 			r.warn(note)
 		}
 	}
-	if len(r.opts.Expose) > 0 {
-		if err := r.applyExpose(r.opts.Expose); err != nil {
+	if len(r.opts.Expose)+len(r.opts.ExposePinned) > 0 {
+		if err := r.applyExpose(r.opts.Expose, r.opts.ExposePinned, r.opts.PinnedDir); err != nil {
 			return nil, err
 		}
 		inv = r.inv

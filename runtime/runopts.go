@@ -16,7 +16,8 @@ import (
 
 // RunFlags are the per-run options bwrun and `bwpolicy run` take before
 // the invocation (or the command): --status-fd N, --status-file F,
-// --timeout SECONDS, --chdir DIR, --expose FILE (repeatable), --nonce N.
+// --timeout SECONDS, --chdir DIR, --expose FILE and --expose-pinned FILE
+// (repeatable), --nonce N.
 type RunFlags struct {
 	// StatusFD is the descriptor the Status goes to (-1: none).
 	StatusFD int
@@ -56,6 +57,13 @@ const RunFlagsUsage = `  --status-fd N      write one JSON object (schema/status
                      regular file below a root the invocation declares
                      (Hermes' cache/spillover), reached without a symlink,
                      bound through a descriptor; repeatable
+  --expose-pinned FILE
+                     show at FILE (a path --expose would accept; the host file
+                     itself is not read) the copy the caller pinned for it
+                     when it was stored: INVOCATION's directory/exposed/<hex
+                     SHA-256 of FILE>, a regular file of this user's, reached
+                     without a symlink; a missing copy fails the run;
+                     repeatable
   --nonce N          echo N (1-128 of A-Z a-z 0-9 _ -) as "nonce" in the status
                      object, so the caller knows the report is this run's
 `
@@ -69,11 +77,11 @@ func ParseRunFlags(args []string) (RunFlags, []string, error) {
 	for len(args) > 0 {
 		name, val, hasVal := strings.Cut(args[0], "=")
 		switch name {
-		case "--status-fd", "--status-file", "--timeout", "--chdir", "--expose", "--nonce":
+		case "--status-fd", "--status-file", "--timeout", "--chdir", "--expose", "--expose-pinned", "--nonce":
 		default:
 			return f, args, nil
 		}
-		if seen[name] && name != "--expose" {
+		if seen[name] && name != "--expose" && name != "--expose-pinned" {
 			return f, nil, fmt.Errorf("%s given twice", name)
 		}
 		seen[name] = true
@@ -133,10 +141,18 @@ func (f *RunFlags) Set(name, val string) error {
 		if !filepath.IsAbs(val) {
 			return fmt.Errorf("--expose %q: not an absolute path", val)
 		}
-		if len(f.Options.Expose) >= maxExpose {
-			return fmt.Errorf("--expose given more than %d times", maxExpose)
+		if len(f.Options.Expose)+len(f.Options.ExposePinned) >= maxExpose {
+			return fmt.Errorf("--expose and --expose-pinned given more than %d times", maxExpose)
 		}
 		f.Options.Expose = append(f.Options.Expose, val)
+	case "--expose-pinned":
+		if !filepath.IsAbs(val) {
+			return fmt.Errorf("--expose-pinned %q: not an absolute path", val)
+		}
+		if len(f.Options.Expose)+len(f.Options.ExposePinned) >= maxExpose {
+			return fmt.Errorf("--expose and --expose-pinned given more than %d times", maxExpose)
+		}
+		f.Options.ExposePinned = append(f.Options.ExposePinned, val)
 	case "--nonce":
 		if !validNonce(val) {
 			return fmt.Errorf("--nonce: 1 to %d characters of A-Z a-z 0-9 _ - expected", maxNonce)

@@ -39,6 +39,7 @@ var scenarios = []scenario{
 	{"S6_home_mode_profile", testHomeModeProfile},
 	{"S6_sandbox_envs", testSandboxEnvs},
 	{"S6_expose", testExpose},
+	{"S6_expose_pinned", testExposePinned},
 	{"S6_scratch_linked_hermes_home", testScratchLinkedHermesHome},
 	{"H10_cwd_layout_dir_restricted", testCwdLayoutDirRestricted},
 	{"S6_staged_session", testStagedSession},

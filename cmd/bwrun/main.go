@@ -116,6 +116,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		close(notified)
 	}()
 	inv, data, err := bwruntime.LoadTrustedData(args[0])
+	flags.Options.PinnedDir = bwruntime.PinnedDirOf(args[0])
 	status, serr := flags.OpenStatus(inv)
 	if serr != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", serr)
