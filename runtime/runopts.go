@@ -137,22 +137,18 @@ func (f *RunFlags) Set(name, val string) error {
 			return fmt.Errorf("--chdir %q: not an absolute path", val)
 		}
 		f.Options.Chdir = val
-	case "--expose":
+	case "--expose", "--expose-pinned":
 		if !filepath.IsAbs(val) {
-			return fmt.Errorf("--expose %q: not an absolute path", val)
+			return fmt.Errorf("%s %q: not an absolute path", name, val)
 		}
 		if len(f.Options.Expose)+len(f.Options.ExposePinned) >= maxExpose {
 			return fmt.Errorf("--expose and --expose-pinned given more than %d times", maxExpose)
 		}
-		f.Options.Expose = append(f.Options.Expose, val)
-	case "--expose-pinned":
-		if !filepath.IsAbs(val) {
-			return fmt.Errorf("--expose-pinned %q: not an absolute path", val)
+		if name == "--expose" {
+			f.Options.Expose = append(f.Options.Expose, val)
+		} else {
+			f.Options.ExposePinned = append(f.Options.ExposePinned, val)
 		}
-		if len(f.Options.Expose)+len(f.Options.ExposePinned) >= maxExpose {
-			return fmt.Errorf("--expose and --expose-pinned given more than %d times", maxExpose)
-		}
-		f.Options.ExposePinned = append(f.Options.ExposePinned, val)
 	case "--nonce":
 		if !validNonce(val) {
 			return fmt.Errorf("--nonce: 1 to %d characters of A-Z a-z 0-9 _ - expected", maxNonce)
