@@ -80,6 +80,17 @@ class _Common:
             return self.cwd
         return None
 
+    def expose_spillover_file(self, path):
+        """Hermes' hook (tools.tool_result_storage calls it on the host
+        when it hands the model the path of an oversized result stored
+        for this environment): pin a copy of the file now, so the
+        commands of this environment that name path read this result,
+        whatever another session later writes under the same name (tool
+        call ids repeat between sessions). Returns whether it is pinned;
+        a command that names it is shown the copy (bwrun
+        --expose-pinned)."""
+        return self._sandbox.pin(os.fspath(path), replace=True) is None
+
     def _asked(self, command, expose):
         """Record the files execute() was asked to show command."""
         if expose:
@@ -100,6 +111,17 @@ class _Common:
             explicit = [p for c, e in self._explicit if c in script or c.replace("'", "'\\''") in script or shlex.quote(c) in script
                         for p in ([e] if isinstance(e, (str, os.PathLike)) else list(e))]
         files, notes = self._sandbox.expose_for(script, explicit)
+        shown = []
+        for f in files:
+            # Pinned at its first showing when Hermes did not store it
+            # through expose_spillover_file: from then on this
+            # environment reads that copy.
+            why = self._sandbox.pin(f)
+            if why is None:
+                shown.append(f)
+            else:
+                notes.append("not shown to the command: %s: %s" % (f[:300], why))
+        files = shown
         return self._sandbox.run(argv, chdir=self._start_dir(), timeout=timeout, stdin_data=stdin_data,
                                  expose=files, notes=notes, env=dict(os.environ, **self._extra_env))
 

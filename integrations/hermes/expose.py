@@ -1,8 +1,9 @@
-"""Which files one command may see through `bwrun --expose`: Hermes'
-oversized tool results.
+"""Which files one command may see through `bwrun --expose-pinned`:
+Hermes' oversized tool results.
 
 Hermes saves a tool result too large for the model's context to
-HERMES_HOME/cache/spillover/<id>.txt (<id> of [A-Za-z0-9_.-]) and tells
+HERMES_HOME/cache/spillover/<id>.txt (<id> the tool call id, of
+[A-Za-z0-9_.:-]: "functions.terminal:0" is one) and tells
 the model that host path; with a local backend the model then reads it
 with a command that names it (`grep … /home/u/.hermes/cache/spillover/
 call_1.txt`). The sandbox hides cache/spillover, and the invocation
@@ -17,10 +18,15 @@ below that root reached through plain directories. Anything else (a
 directory, the root itself, `..`, a symlink on the way, a path outside
 the roots, a missing file) is not exposed and gets one note in the
 command's output; the command still runs, in the same sandbox, without
-it. bwrun checks every exposed file again, by descriptor
-(openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS): a file swapped between
-this check and bwrun's is refused there (the run reports setup-failed,
-nothing runs), never run without the sandbox. Standard library only.
+it. A file shown is pinned (Sandbox.pin): copied, one component at a
+time without following a symlink, into the environment's private
+directory when Hermes stores it for this environment
+(expose_spillover_file) or else when a command first names it; bwrun
+--expose-pinned shows that copy at the path, so a later file under the
+same name (another session's result: tool call ids repeat) never
+reaches this environment. bwrun refuses a missing or unsafe copy (the
+run reports setup-failed, nothing runs), never showing the host file
+instead. Standard library only.
 """
 
 import os
@@ -35,9 +41,10 @@ MAX_EXPOSE = 16
 MAX_CANDIDATES = 32
 
 #: The characters of a path the command text names below a root: Hermes'
-#: result file names are [A-Za-z0-9_.-]; '/' lets a mention reach a
-#: subdirectory or try '..' (then refused by name).
-_PATH_CHARS = r"[A-Za-z0-9_.\-/]"
+#: result file names are [A-Za-z0-9_.:-] (tool call ids such as
+#: "functions.terminal:0"); '/' lets a mention reach a subdirectory or try
+#: '..' (then refused by name).
+_PATH_CHARS = r"[A-Za-z0-9_.:\-/]"
 
 
 def roots_of(invocation):
@@ -97,10 +104,11 @@ def check(path, roots):
     return None
 
 
-def select(command, explicit, roots):
-    """(files, notes): the files to pass as `bwrun --expose` for a command
-    (those it names and those given explicitly, each checked), and one
-    note per candidate that is not exposed, saying why."""
+def select(command, explicit, roots, pinned=()):
+    """(files, notes): the files to show a command (those it names and
+    those given explicitly, each checked, but for those in pinned: their
+    copy was checked when it was taken), and one note per candidate that
+    is not exposed, saying why."""
     candidates = mentioned(command, roots)
     if isinstance(explicit, (str, os.PathLike)):
         explicit = [explicit]
@@ -110,7 +118,7 @@ def select(command, explicit, roots):
             candidates.append(p)
     files, notes = [], []
     for p in candidates[:MAX_CANDIDATES]:
-        why = check(p, roots) if roots else "the sandbox declares no roots to show files from"
+        why = None if p in pinned else check(p, roots) if roots else "the sandbox declares no roots to show files from"
         if why is None and len(files) >= MAX_EXPOSE:
             why = "more than %d files for one command" % MAX_EXPOSE
         if why is None:

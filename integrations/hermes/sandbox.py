@@ -2,10 +2,12 @@
 each command, the proof of each run (process.py), the stale → recompile
 once loop, the degraded and tainted states. Standard library only."""
 
+import hashlib
 import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import threading
 import uuid
@@ -18,6 +20,12 @@ from .versions import INVOCATION_FORMAT, find_binary
 #: A sandbox ID, as `bwpolicy compile --sandbox-id` accepts it.
 SANDBOX_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
+#: The most results one environment keeps pinned (the oldest copy goes).
+MAX_PINNED = 256
+
+#: The largest file pinned (bwrun's ExposeDataMax).
+PIN_MAX_BYTES = 64 << 20
+
 INSTALL_HINT = "apt install bubblewrap | dnf install bubblewrap | pacman -S bubblewrap"
 
 
@@ -27,6 +35,37 @@ INSTALL_HINT = "apt install bubblewrap | dnf install bubblewrap | pacman -S bubb
 #: bwrun leaves behind and the next bwrun (or compile) of the invocation
 #: finishes before anything else runs.
 LEDGER_SUFFIX = ".ledger"
+
+
+def pinned_name(path):
+    """The name of path's copy among the pinned copies: the hex SHA-256
+    of the path (bwrun's runtime.PinnedName)."""
+    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _read_beneath(path, roots):
+    """The content of path, a regular file below one of roots, opened
+    one component at a time from the root without following a symlink
+    (O_NOFOLLOW at each step), at most PIN_MAX_BYTES."""
+    root = next(r for r in roots if path.startswith(r + "/"))
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        parts = path[len(root) + 1:].split("/")
+        for part in parts[:-1]:
+            nfd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+        ffd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+    finally:
+        os.close(fd)
+    with os.fdopen(ffd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        data = f.read(PIN_MAX_BYTES + 1)
+    if len(data) > PIN_MAX_BYTES:
+        raise ValueError("more than %d bytes" % PIN_MAX_BYTES)
+    return data
 
 
 class CompileRefused(RuntimeError):
@@ -61,7 +100,8 @@ class Sandbox:
     scratch HERMES_HOME/cache/scratch/hermes-bwrap-<ID> (TMPDIR), both
     created by the compile; and HERMES_HOME/sandboxes/bwpolicy-<ID>,
     beside the state directory and hidden from the sandbox, for the
-    invocation (and a "tainted" note, see taint).
+    invocation, the pinned copies of the results shown to its commands
+    (exposed/, see pin) and a "tainted" note (see taint).
     """
 
     def __init__(self, *, sandbox_id, cwd=None, timeout=None, config_file=None, settings=None, env=None):
@@ -80,6 +120,11 @@ class Sandbox:
         self.scratch_dir = os.path.join(home, "cache", "scratch", "hermes-bwrap-" + sandbox_id)
         self.private_dir = os.path.join(home, "sandboxes", "bwpolicy-" + sandbox_id)
         self.invocation_path = os.path.join(self.private_dir, "invocation.json")
+        #: The copies `bwrun --expose-pinned` shows (see pin): bwrun reads
+        #: them from "exposed" beside the invocation, nowhere else.
+        self.pinned_dir = os.path.join(self.private_dir, "exposed")
+        #: The paths pinned, oldest first (at most MAX_PINNED).
+        self.pinned = []
         self.bwpolicy = find_binary("bwpolicy")
         self.bwrun = find_binary("bwrun")
         self.invocation = None
@@ -89,6 +134,7 @@ class Sandbox:
         self.generation = 0
         self.recompiles = 0
         self._lock = threading.Lock()
+        self._pin_lock = threading.Lock()
         #: degraded is why no command can run (bwrap missing), None when
         #: fine.
         self.degraded = None
@@ -175,14 +221,52 @@ class Sandbox:
         if chdir:
             out += ["--chdir", str(chdir)]
         for f in expose or ():
-            out += ["--expose", f]
+            out += ["--expose-pinned", f]
         return out + [self.invocation_path, "--"] + list(command_argv)
+
+    def pin(self, path, *, replace=False):
+        """Copy path (a file expose.check accepts) to this environment's
+        pinned copies, where `bwrun --expose-pinned path` shows it: what a
+        command of this environment reads at path is then this copy, not
+        whatever later replaces the file on the host (Hermes names an
+        archive by its tool call id alone, and ids repeat between
+        sessions). replace: take a new copy even when path is pinned
+        (Hermes stored a new result for this environment). Returns None,
+        or why path is not pinned (nothing is shown then)."""
+        with self._pin_lock:
+            if path in self.pinned and not replace:
+                return None
+            roots = _expose.roots_of(self.invocation)
+            why = _expose.check(path, roots) if roots else "the sandbox declares no roots to show files from"
+            if why is not None:
+                return why
+            try:
+                data = _read_beneath(path, roots)
+            except (OSError, ValueError) as e:
+                return "cannot be copied (%s)" % (getattr(e, "strerror", None) or e)
+            os.makedirs(self.pinned_dir, mode=0o700, exist_ok=True)
+            dst = os.path.join(self.pinned_dir, pinned_name(path))
+            tmp = os.path.join(self.pinned_dir, ".tmp-" + uuid.uuid4().hex[:8])
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, dst)
+            if path in self.pinned:
+                self.pinned.remove(path)
+            self.pinned.append(path)
+            while len(self.pinned) > MAX_PINNED:
+                try:
+                    os.unlink(os.path.join(self.pinned_dir, pinned_name(self.pinned.pop(0))))
+                except OSError:
+                    pass
+            return None
 
     def expose_for(self, command, explicit=None):
         """(files, notes) for one command: Hermes' oversized tool results
         it names or the caller passes (expose.select), checked against the
-        expose roots this invocation declares."""
-        return _expose.select(command, explicit, _expose.roots_of(self.invocation))
+        expose roots this invocation declares; a path already pinned is
+        shown its copy even when the host file is gone since."""
+        return _expose.select(command, explicit, _expose.roots_of(self.invocation), pinned=list(self.pinned))
 
     def run(self, command_argv, *, chdir=None, timeout=None, stdin_data=None, expose=(), notes=(), env=None):
         """Start command_argv through bwrun (with env, else this sandbox's

@@ -12,7 +12,7 @@ INVOCATION_FORMAT = "bwpolicy.invocation/v1"
 #: The bwrun options the plugin uses (the status channel and its nonce,
 #: the tracked working directory, terminal.timeout, the files shown to
 #: one run).
-BWRUN_OPTIONS = ("--status-fd", "--nonce", "--chdir", "--timeout", "--expose")
+BWRUN_OPTIONS = ("--status-fd", "--nonce", "--chdir", "--timeout", "--expose-pinned")
 
 FIX = ("install bwpolicy and bwrun from the same checkout as this plugin "
        "(`make build`, then put bin/ on PATH or set BWPOLICY_BIN_DIR), and "

@@ -414,14 +414,69 @@ def test_spilled_result_shown_to_one_run(plugin, host, monkeypatch):
             assert "SECRET" not in r["output"] and "BIG-RESULT" not in r["output"], r
             assert r["output"].splitlines()[-1].startswith("[bwpolicy] not shown to the command: ") and why in r["output"], r
             assert "ran" in r["output"], r
-    # the plugin's check bypassed: bwrun refuses the symlink itself, and nothing runs
+    # the plugin's check bypassed: the copy is not taken through the symlink
     monkeypatch.setattr(plugin.expose, "check", lambda path, roots: None)
+    r = env.execute("cat %s; echo ran" % os.path.join(spill, "link.txt"))
+    assert "SECRET" not in r["output"] and "ran" in r["output"] and "cannot be copied" in r["output"], r
+    # and its copy skipped too: bwrun finds no pinned copy and nothing runs
+    # (never the file as it is on the host)
+    monkeypatch.setattr(env._sandbox, "pin", lambda path, replace=False: None)
     marker = os.path.join(host["proj"], "ran-with-link")
     r = env.execute("cat %s; touch %s" % (os.path.join(spill, "link.txt"), marker))
     assert r["exit_code"] == 125 and "SECRET" not in r["output"], r
-    assert "could not be set up" in r["output"] and "symlink" in r["output"], r
+    assert "could not be set up" in r["output"] and "no copy was pinned" in r["output"], r
     assert not os.path.exists(marker) and env._sandbox.recompiles == 0
     env.cleanup()
+
+
+@needs_user
+def test_colliding_tool_call_ids_each_session_reads_its_own(plugin, host, monkeypatch):
+    """Hermes' test_two_sessions_with_the_same_tool_call_id_each_read_their_own_result:
+    the archive name comes from the tool call id alone and ids repeat
+    between sessions, so the second session's result replaces the first's
+    on the host. Each environment pins its result when Hermes stores it
+    (expose_spillover_file) and reads that copy; one that was never
+    stored one pins it at its first showing; the copies are not reachable
+    at their own path, and cleanup removes them. Control: showing the host
+    file as it is (bwrun --expose) gives the first session the second's
+    result."""
+    spill = os.path.join(host["hermes"], "cache", "spillover")
+    os.makedirs(spill)
+    path = os.path.join(spill, "functions.terminal:0.txt")
+
+    def store(env, session):
+        with open(path, "w") as f:
+            f.write("".join("%s line %d\n" % (session, i) for i in range(4000)))
+        assert env.expose_spillover_file(path)
+
+    first, second, third = create(plugin, host), create(plugin, host), create(plugin, host)
+    store(first, "FIRST-SESSION")
+    store(second, "SECOND-SESSION")
+    out = first.execute("head -n 1 %s; grep -c SECOND-SESSION %s" % (path, path))["output"].split("\n")
+    assert out[0] == "FIRST-SESSION line 0" and out[1] == "0", out
+    assert second.execute("head -n 1 %s" % path)["output"].strip() == "SECOND-SESSION line 0"
+    # never stored for third: pinned when a command first names it
+    assert third.execute("head -n 1 %s" % path)["output"].strip() == "SECOND-SESSION line 0"
+    store(second, "THIRD-WRITE")
+    assert third.execute("head -n 1 %s" % path)["output"].strip() == "SECOND-SESSION line 0"
+    assert first.execute("head -n 1 %s" % path)["output"].strip() == "FIRST-SESSION line 0"
+    assert second.execute("head -n 1 %s" % path)["output"].strip() == "THIRD-WRITE line 0"
+    # pruned on the host: the copy is still shown
+    os.unlink(path)
+    assert first.execute("head -n 1 %s" % path)["output"].strip() == "FIRST-SESSION line 0"
+    # the copies are bind sources only
+    sandboxes = os.path.join(host["hermes"], "sandboxes")
+    r = first.execute("ls -A %s; cat %s/*/*/* 2>&1" % (sandboxes, sandboxes))
+    assert "SESSION line" not in r["output"] and r["output"].split()[0].startswith("bwrap-"), r
+    # control: the host file as it is now
+    store(second, "SECOND-SESSION")
+    argv = first._sandbox.argv
+    monkeypatch.setattr(first._sandbox, "argv", lambda *a, **kw: [("--expose" if x == "--expose-pinned" else x) for x in argv(*a, **kw)])
+    assert first.execute("head -n 1 %s" % path)["output"].strip() == "SECOND-SESSION line 0"
+    private = [e._sandbox.private_dir for e in (first, second, third)]
+    for env in (first, second, third):
+        env.cleanup()
+    assert not any(os.path.exists(p) for p in private)
 
 
 @needs_user

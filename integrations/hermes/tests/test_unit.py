@@ -489,13 +489,13 @@ def test_expose_a_spilled_result_the_command_names(plugin, fakes, tmp_path):
     spill(tmp_path, "call_2.txt")
     r = env.execute("grep BIG %s/call_1.txt | wc -l" % d)
     assert r["returncode"] == 0 and "[bwpolicy]" not in r["output"], r
-    assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_1.txt")]
+    assert runs(fakes)[-1]["opts"]["--expose-pinned"] == [str(d / "call_1.txt")]
     env.execute("cat call_1.txt")
-    assert "--expose" not in runs(fakes)[-1]["opts"]
+    assert "--expose-pinned" not in runs(fakes)[-1]["opts"]
     env.execute("python3 script.py", expose=[str(d / "call_2.txt")])
-    assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_2.txt")]
+    assert runs(fakes)[-1]["opts"]["--expose-pinned"] == [str(d / "call_2.txt")]
     env.execute("python3 script.py", expose=d / "call_2.txt")
-    assert runs(fakes)[-1]["opts"]["--expose"] == [str(d / "call_2.txt")]
+    assert runs(fakes)[-1]["opts"]["--expose-pinned"] == [str(d / "call_2.txt")]
     env.cleanup()
 
 
@@ -531,7 +531,7 @@ def test_expose_refuses_all_but_a_regular_file_below_the_root(plugin, fakes, tmp
     marker = tmp_path / "ran"
     for kw in ([{}] if how != "outside" else []) + [{"expose": [str(target)]}]:
         r = env.execute(": %s; touch %s" % (target if not kw else "x", marker), **kw)
-        assert "--expose" not in runs(fakes)[-1]["opts"], (how, kw)
+        assert "--expose-pinned" not in runs(fakes)[-1]["opts"], (how, kw)
         note = [l for l in r["output"].splitlines() if l.startswith("[bwpolicy] not shown to the command:")]
         assert len(note) == 1 and want in note[0], (how, kw, r)
         assert marker.exists()
@@ -546,11 +546,11 @@ def test_expose_bounds(plugin, fakes, tmp_path):
         (d / ("r%d.txt" % i)).write_text("x")
     cmd = " ".join("%s/r%d.txt" % (d, i) for i in range(40))
     r = env.execute("echo " + cmd)
-    assert len(runs(fakes)[-1]["opts"]["--expose"]) == plugin.expose.MAX_EXPOSE
+    assert len(runs(fakes)[-1]["opts"]["--expose-pinned"]) == plugin.expose.MAX_EXPOSE
     notes = [l for l in r["output"].splitlines() if l.startswith("[bwpolicy] not shown")]
     assert len(notes) == plugin.expose.MAX_CANDIDATES - plugin.expose.MAX_EXPOSE and "more than 16 files" in notes[0]
     env.execute("cat /x%s/r1.txt" % d)
-    assert "--expose" not in runs(fakes)[-1]["opts"]
+    assert "--expose-pinned" not in runs(fakes)[-1]["opts"]
     env.cleanup()
 
 
