@@ -37,7 +37,11 @@ func testRuleRow(t *testing.T, row RuleRow) {
 		var rules []string
 		ok := false
 		for _, line := range strings.Split(hit, "\n") {
-			for _, f := range FindAll(line) {
+			fs := FindAll(line)
+			if strings.Contains(hit, "\\\n") || strings.Contains(hit, "<<") {
+				fs = Scan(hit) // a line continued, a here-document: the text's logical line
+			}
+			for _, f := range fs {
 				rules = append(rules, f.Rule.String())
 				ok = ok || f.Rule == row.Rule
 				if f.What == "" || len(line) > 12 && strings.Contains(f.What, line) {

@@ -62,11 +62,11 @@ var harmlessLines = []string{
 	`    eval "$__conda_setup"`, `        . "/home/u/miniconda3/etc/profile.d/conda.sh"`, "unset __conda_setup",
 	`eval "$(pyenv init -)"`, `. "$HOME/.cargo/env"`, "source <(kubectl completion zsh)", "alias k=kubectl",
 	"export GOPRIVATE=github.com/corp/*", "export NODE_OPTIONS=--max-old-space-size=4096", "export DOCKER_BUILDKIT=1",
-	"export AWS_PROFILE=dev", `export GIT_SSH_COMMAND="ssh -i ~/.ssh/id_ed25519 -p 2222"`, "alias prod='ssh -p 2222 -l admin prod'",
+	"export AWS_PROFILE=dev", "alias prod='ssh -p 2222 -l admin prod'",
 	`alias dps='docker ps --format "table {{.Names}}\t{{.Status}}"'`, "alias mysql-local='mysql -h 127.0.0.1 -P 3306 -u root -p'",
 	"export PGUSER=postgres", "export npm_config_prefix=~/.npm-global", "export PIP_INDEX_URL=https://pypi.org/simple",
 	"export HISTFILESIZE=100000", "bindkey -e", "setopt HIST_IGNORE_DUPS", "zstyle ':completion:*' menu select",
-	"export PASSWORD_STORE_DIR=~/.pass", "export LESS='-R -i -M'", "export KEYTIMEOUT=1",
+	"export LESS='-R -i -M'", "export KEYTIMEOUT=1",
 }
 
 // TestHarmlessLines: no finding in ordinary lines.
@@ -88,6 +88,10 @@ func TestFindingPaths(t *testing.T) {
 		"export GITHUB_TOKEN=\"$(< $HOME/.gh)\"":                     "$HOME/.gh",
 		"export NPM_TOKEN_FILE=/run/secrets/npm":                     "/run/secrets/npm",
 		"\thelper = /usr/lib/git-core/git-credential-store --file f": "f",
+		`export GIT_SSH_COMMAND="ssh -i ~/.ssh/id_ed25519 -p 2222"`:  "~/.ssh/id_ed25519",
+		"export PASSWORD_STORE_DIR=~/.pass":                          "~/.pass",
+		"\thelper = store --file \"~/.config/git/token store\"":      "~/.config/git/token store",
+		"\thelper = \"store --file '/home/u/x y'\"":                  "/home/u/x y",
 	} {
 		f, ok := Find(line)
 		if !ok || f.Path != want || f.Redacts() {

@@ -140,8 +140,28 @@ func findValue(v string, depth int, emit func(Finding) bool) bool {
 			return false
 		}
 	}
-	if depth <= maxDepth && v != "" && (strings.ContainsAny(v, " \t") || v[0] == '-') {
+	if depth < maxDepth && base64Secret(v, depth) && !emit(Finding{Rule: RuleBase64, What: RuleBase64.String()}) {
+		return false
+	}
+	if depth <= maxDepth && v != "" && (strings.ContainsAny(v, " \t") || v[0] == '-' || envAssignment(v)) {
 		return findWords(v, depth, emit)
+	}
+	return true
+}
+
+// envAssignment: v is one word NAME=value whose NAME is written as an
+// environment variable (upper case, digits and '_': a .env file, a
+// properties line): the word rules judge it as an assignment.
+func envAssignment(v string) bool {
+	name, _, ok := strings.Cut(v, "=")
+	name = strings.TrimSuffix(name, "+")
+	if !ok || name == "" || !isName(name) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= 'a' && c <= 'z' {
+			return false
+		}
 	}
 	return true
 }
@@ -153,7 +173,7 @@ func valueRule(v string) (Rule, string) {
 	if len(v) < 8 {
 		return RuleNone, ""
 	}
-	if urlWithPassword(v) || goDSNWithPassword(v) {
+	if urlWithPassword(v) || goDSNWithPassword(v) || urlPathToken(v) {
 		return RuleURLPassword, RuleURLPassword.String()
 	}
 	if strings.Contains(v, "hook") { // every webhookURLs entry has it
@@ -169,7 +189,7 @@ func valueRule(v string) (Rule, string) {
 			return RulePEM, RulePEM.String()
 		}
 	}
-	if base64PEM(v) {
+	if base64PEM(v) || base64Key(v) {
 		return RulePEMBase64, RulePEMBase64.String()
 	}
 	if netrcPassword(v) {
@@ -338,7 +358,7 @@ func secretKeyBefore(v string, eq int) bool {
 		end-- // "password = x" (ini, TOML, Groovy)
 	}
 	k, ok := keyStart(v, end)
-	if !ok || k > 0 && strings.IndexByte(" \t;&?,\n\"':=.", v[k-1]) < 0 {
+	if !ok || k > 0 && strings.IndexByte(" \t;&?,\n\"':=._-", v[k-1]) < 0 {
 		return false
 	}
 	return secretKey(v[k:end])
@@ -354,10 +374,17 @@ func keyStart(v string, end int) (int, bool) {
 		return 0, false
 	}
 	k := end
-	for k > 0 && end-k < 24 && (isAlnum(v[k-1]) || v[k-1] == '_' || v[k-1] == '-') {
+	for k > 0 && end-k < 128 && (isAlnum(v[k-1]) || v[k-1] == '_' || v[k-1] == '-') {
 		k--
 	}
-	return k, k < end && end-k < 24
+	if end-k >= 24 { // a long key (ORG_GRADLE_PROJECT_signingKey): its last words
+		i := strings.LastIndexAny(v[end-23:end], "_-")
+		if i < 0 {
+			return 0, false
+		}
+		k = end - 23 + i + 1
+	}
+	return k, k < end
 }
 
 // secretKeyEnd: c can end a key secretKey accepts (the last letters of
@@ -397,9 +424,22 @@ func secretKey(key string) bool {
 	case "token", "secret", "password", "passwd", "passphrase", "apikey", "pwd", "authorization", "authtoken":
 		return true
 	}
-	// A last word ending in one (proxyPassword, clientSecret, authToken).
-	for _, suffix := range []string{"password", "passwd", "secret", "token", "passphrase", "apikey"} {
-		if len(w) > len(suffix) && strings.HasSuffix(w, suffix) {
+	// A last word ending in one (proxyPassword, clientSecret, authToken,
+	// secretAccessKey, signingKey).
+	for _, suffix := range []string{"password", "passwd", "secret", "token", "passphrase", "apikey",
+		"secretkey", "secretaccesskey", "privatekey", "signingkey", "masterkey", "encryptionkey", "authkey"} {
+		if len(w) >= len(suffix) && strings.HasSuffix(w, suffix) {
+			return true
+		}
+	}
+	// KEY after a word that makes it a secret (x-auth-key, secret_key).
+	if w == "key" && last > 1 {
+		prev := lower[:last-1]
+		if i := strings.LastIndexAny(string(prev), "_-"); i >= 0 {
+			prev = prev[i+1:]
+		}
+		switch string(prev) {
+		case "api", "auth", "secret", "private", "signing", "master", "encryption", "access", "account", "subscription", "license":
 			return true
 		}
 	}
@@ -426,7 +466,7 @@ func secretKeyBeforeColon(v string, colon int) bool {
 		if k == 0 || v[k-1] != '"' {
 			return false
 		}
-	case k > 0 && strings.IndexByte(" \t\n;&?,{\"'", v[k-1]) < 0:
+	case k > 0 && strings.IndexByte(" \t\n;&?,{\"'_-", v[k-1]) < 0:
 		return false
 	}
 	j := colon + 1
@@ -443,12 +483,163 @@ func secretKeyBeforeColon(v string, colon int) bool {
 	switch val := v[j : j+n]; {
 	case n < 4, val == "null", val == "true", val == "false":
 		return false
+	case quoted && strings.EqualFold(v[k:end], "auth"):
+		return basicCredentials(val) // Docker's config.json: "auth": base64(user:password)
 	}
 	if strings.EqualFold(v[k:end], "passwd") {
 		return false // nsswitch.conf's "passwd: files"; YAML and headers say password
 	}
 	return secretKey(v[k:end])
 }
+
+// basicCredentials: val is base64 of "user:password" (HTTP basic
+// credentials, Docker's and npm's "auth"), both parts non-empty.
+func basicCredentials(val string) bool {
+	if len(val) > 1024 {
+		return false
+	}
+	b, err := base64.StdEncoding.DecodeString(val)
+	if err != nil {
+		return false
+	}
+	u, p, ok := strings.Cut(string(b), ":")
+	return ok && u != "" && p != "" && printable(b)
+}
+
+// printable: b is text (printable ASCII, tabs and newlines).
+func printable(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 || c > 0x7e) && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// urlPathToken finds a token in a URL's path as conda's channels take
+// one (https://conda.anaconda.org/t/<token>/channel): a path segment
+// "t" followed by a segment of at least 8 letters, digits, '-' and '_'
+// that mixes letters and digits.
+func urlPathToken(v string) bool {
+	for off := 0; ; {
+		i := strings.Index(v[off:], "/t/")
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		off = at + 3
+		if !strings.Contains(v[:at], "://") {
+			continue
+		}
+		tok := v[off:]
+		n := runOf(tok, "b64u")
+		if n >= 8 && n < len(tok) && tok[n] == '/' && hasLetterAndDigit(tok[:n]) {
+			return true
+		}
+	}
+}
+
+func hasLetterAndDigit(s string) bool {
+	var letter, digit bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter = letter || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		digit = digit || c >= '0' && c <= '9'
+	}
+	return letter && digit
+}
+
+// base64Key finds a private key's body in base64 without its PEM
+// armour: OpenSSH's ("b3BlbnNzaC1rZXktdjE", openssh-key-v1), or DER
+// whose first bytes are a SEQUENCE and a version INTEGER 0 or 1 followed
+// by an INTEGER, a SEQUENCE or an OCTET STRING (PKCS#1, PKCS#8, SEC 1
+// private keys; certificates and public keys start otherwise), in a word
+// of at least 64 base64 characters.
+func base64Key(v string) bool {
+	if strings.Contains(v, "b3BlbnNzaC1rZXktdjE") {
+		return true
+	}
+	for i := 0; i+64 <= len(v); i++ {
+		if v[i] != 'M' || i > 0 && runOf(v[i-1:i], "b64") == 1 {
+			continue
+		}
+		n := runOf(v[i:], "b64")
+		if n < 64 {
+			i += n
+			continue
+		}
+		var buf [12]byte
+		if m, _ := base64.StdEncoding.Decode(buf[:], []byte(v[i:i+16])); m == 12 && derPrivateKey(buf[:]) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// derPrivateKey: b starts a DER private key (base64Key).
+func derPrivateKey(b []byte) bool {
+	if b[0] != 0x30 {
+		return false
+	}
+	j := 2
+	switch {
+	case b[1] == 0x81:
+		j = 3
+	case b[1] == 0x82:
+		j = 4
+	case b[1] >= 0x80:
+		return false
+	}
+	return b[j] == 0x02 && b[j+1] == 0x01 && b[j+2] <= 1 && (b[j+3] == 0x02 || b[j+3] == 0x30 || b[j+3] == 0x04)
+}
+
+// base64Secret finds a credential encoded in base64 once: a word of at
+// least 16 base64 characters (standard or URL alphabet) whose decoding
+// (its first maxBase64 bytes) is text in which another rule finds a
+// credential.
+func base64Secret(v string, depth int) bool {
+	for i := 0; i < len(v); i++ {
+		if i > 0 && (isAlnum(v[i-1]) || v[i-1] == '+' || v[i-1] == '/') {
+			continue // not the start of a word
+		}
+		n := b64Word(v[i:])
+		if n >= 16 {
+			w := strings.TrimRight(v[i:i+min(n, maxBase64)], "=")
+			w = w[:len(w)/4*4]
+			if b, err := base64.RawStdEncoding.DecodeString(w); err == nil && printable(b) && len(b) >= 8 {
+				found := false
+				findValue(string(b), depth+1, func(f Finding) bool {
+					found = f.Redacts()
+					return !found
+				})
+				if found {
+					return true
+				}
+			}
+		}
+		if n > 0 {
+			i += n - 1
+		}
+	}
+	return false
+}
+
+// b64Word counts the leading base64 characters of s: letters, digits,
+// '+' and '/', then the '=' of padding.
+func b64Word(s string) int {
+	n := 0
+	for n < len(s) && (isAlnum(s[n]) || s[n] == '+' || s[n] == '/') {
+		n++
+	}
+	for p := 0; p < 2 && n < len(s) && s[n] == '='; p++ {
+		n++
+	}
+	return n
+}
+
+// maxBase64 bounds the base64 characters base64Secret decodes in a word.
+const maxBase64 = 4096
 
 // netrcPassword finds netrc's form ("machine h login u password p") in a
 // value: a word "password" (or "passwd") followed by one, in a value

@@ -83,6 +83,8 @@ func commands(line string) [][]string {
 			cooked(i)
 			w.WriteByte(line[i+1])
 			i++
+		case c == '$' && i+1 < len(line) && (line[i+1] == '\'' || line[i+1] == '"'):
+			cooked(i) // $'…' (ANSI-C) and $"…" (locale) quote a literal: the '$' goes
 		case c == '$' && i+1 < len(line) && (line[i+1] == '(' || line[i+1] == '{'), c == '`':
 			j := closing(line, i)
 			if start < 0 {
@@ -96,6 +98,9 @@ func commands(line string) [][]string {
 			endWord(i)
 		case strings.IndexByte(";|&\n(){}", c) >= 0:
 			endCmd(i)
+			if c == '|' && (i+1 == len(line) || line[i+1] != '|') && (i == 0 || line[i-1] != '|') {
+				cmd = []string{pipeMark} // the next command reads this one's output
+			}
 		default:
 			if start < 0 {
 				start = i
@@ -108,6 +113,10 @@ func commands(line string) [][]string {
 	endCmd(len(line))
 	return out
 }
+
+// pipeMark is the first word commands gives a command that reads the
+// output of the one before it (after '|').
+const pipeMark = "|"
 
 // closing returns the index just past the $(…), ${…} or `…` that starts
 // at line[i] (the end of line when it is not closed).
@@ -142,12 +151,94 @@ func findWords(line string, depth int, emit func(Finding) bool) bool {
 	if !wordRuleCandidate(line) {
 		return true
 	}
+	var prev []string
 	for _, words := range commands(line) {
+		piped := words[0] == pipeMark
+		if piped {
+			words = words[1:]
+		}
+		if (piped && echoesLiteral(prev) || hereString(words)) && readsCredential(words) &&
+			!emit(Finding{Rule: RuleStdinPassword, What: RuleStdinPassword.String()}) {
+			return false
+		}
 		if !findCommand(words, depth, emit) {
 			return false
 		}
+		prev = words
 	}
 	return true
+}
+
+// echoesLiteral: words is echo or printf of a literal (the last word not
+// a reference, not an option).
+func echoesLiteral(words []string) bool {
+	return len(words) >= 2 && (words[0] == "echo" || words[0] == "printf") && literal(words[len(words)-1])
+}
+
+// hereString: words feed the command a literal on its standard input
+// (<<< WORD, <<<WORD).
+func hereString(words []string) bool {
+	for i, w := range words {
+		if rest, ok := strings.CutPrefix(w, "<<<"); ok {
+			if rest == "" && i+1 < len(words) {
+				rest = words[i+1]
+			}
+			return literal(rest)
+		}
+	}
+	return false
+}
+
+// readsCredential: the command reads a password or token from its
+// standard input: an option --password-stdin, --pass-stdin,
+// --token-stdin, --with-token (docker/podman/helm … login, gh auth
+// login), sudo -S, passwd --stdin, chpasswd, vault login -, read into a
+// variable named like a secret.
+func readsCredential(words []string) bool {
+	i := 0
+	for i < len(words) && isAssignment(words[i]) {
+		i++
+	}
+	if i >= len(words) {
+		return false
+	}
+	cmd, args := path.Base(words[i]), words[i+1:]
+	for _, a := range args {
+		switch a {
+		case "--password-stdin", "--pass-stdin", "--token-stdin", "--with-token", "--secret-stdin":
+			return true
+		}
+	}
+	switch cmd {
+	case "sudo":
+		for _, a := range args {
+			if a == "--stdin" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'S') > 0 {
+				return true
+			}
+			if !strings.HasPrefix(a, "-") {
+				break
+			}
+		}
+	case "chpasswd":
+		return true
+	case "passwd":
+		return contains(args, "--stdin")
+	case "vault", "bao":
+		return contains(args, "login") && contains(args, "-")
+	case "read":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "<<<") && SecretName(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isAssignment: w is NAME=value.
+func isAssignment(w string) bool {
+	_, _, ok := assignment(w)
+	return ok
 }
 
 // wordRuleCandidate: line has what every word rule needs: an option (a
@@ -163,12 +254,17 @@ func wordRuleCandidate(line string) bool {
 				return true
 			}
 		case '=':
-			if i > 0 && (isAlnum(line[i-1]) || line[i-1] == '_') {
+			if i > 0 && (isAlnum(line[i-1]) || line[i-1] == '_' || line[i-1] == '+') {
 				return true
 			}
 		}
 	}
-	return strings.Contains(line, "set")
+	for _, w := range []string{"set", "<<<", "login", "sql", "alias", "abbr", "exp", "imp", "rman", "config"} {
+		if strings.Contains(line, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // commandPrefixes run the command that follows them (their own options,
@@ -202,15 +298,31 @@ func findCommand(words []string, depth int, emit func(Finding) bool) bool {
 		cmd, args = "", words[i:]
 	}
 	switch cmd {
-	case "alias":
+	case "alias", "abbr":
+		plain := args[:0:0] // fish: alias NAME 'COMMAND', abbr -a NAME 'COMMAND'
 		for _, a := range args {
+			if len(plain) > 0 || strings.HasPrefix(a, "-") {
+				if len(plain) > 0 {
+					plain = append(plain, a)
+				}
+				continue
+			}
 			if _, val, ok := strings.Cut(a, "="); ok && depth < maxDepth {
 				if !findValue(val, depth+1, emit) {
 					return false
 				}
+			} else if !strings.HasPrefix(a, "-") {
+				plain = append(plain, a)
 			}
 		}
+		if len(plain) >= 2 && depth < maxDepth {
+			return findValue(strings.Join(plain[1:], " "), depth+1, emit)
+		}
 		return true
+	case "printf": // printf -v NAME VALUE
+		if len(args) >= 3 && args[0] == "-v" && isName(args[1]) {
+			return assign(args[1], args[len(args)-1], depth, emit)
+		}
 	case "set", "setenv": // fish's set -gx NAME VALUE…, csh's setenv NAME VALUE
 		j := 0
 		for j < len(args) && strings.HasPrefix(args[j], "-") {
@@ -240,8 +352,11 @@ func options(cmd string, args []string, depth int, emit func(Finding) bool) bool
 		switch {
 		case mysqlFamily(cmd) && len(a) > 2 && a[0] == '-' && a[1] == 'p' && literal(a[2:]):
 			f = Finding{Rule: RuleAttachedPassword}
-		case commandPassword(cmd, a, next), login && (a == "-p" && literal(next) || len(a) > 2 && a[:2] == "-p" && a[2] != '-' && literal(a[2:])):
+		case commandPassword(cmd, a, next), login && (a == "-p" && literal(next) || len(a) > 2 && a[:2] == "-p" && a[2] != '-' && literal(a[2:])),
+			positionalPassword(cmd, args, j):
 			f = Finding{Rule: RuleCommandPassword}
+		case keyFileOption(cmd, a, next) != "":
+			f = Finding{Rule: RuleSecretFile, Path: keyFileOption(cmd, a, next)}
 		case secretFileOption(cmd, a, next) != "":
 			f = Finding{Rule: RuleSecretFile, Path: secretFileOption(cmd, a, next)}
 		case strings.HasPrefix(a, "--") && longOption(cmd, a[2:], next) != RuleNone:
@@ -249,7 +364,8 @@ func options(cmd string, args []string, depth int, emit func(Finding) bool) bool
 		case !uidCommand[cmd] && (a == "-u" || a == "-U" || a == "-a" && (cmd == "http" || cmd == "https")) && userPassword(cmd, next),
 			!uidCommand[cmd] && len(a) > 2 && a[:2] == "-u" && userPassword(cmd, a[2:]):
 			f = Finding{Rule: RuleUserPassword}
-		case a == "set" && j > 0 && (args[j-1] == "config" || args[j-1] == "configure") && SecretName(next) && literal(at(j+2)):
+		case a == "set" && j > 0 && (args[j-1] == "config" || args[j-1] == "configure") && SecretName(lastKeyPart(next)) && literal(at(j+2)),
+			cmd == "poetry" && a == "config" && (strings.HasPrefix(next, "http-basic.") && literal(at(j+3)) || strings.HasPrefix(next, "pypi-token.") && literal(at(j+2))):
 			f = Finding{Rule: RuleConfigSet}
 		case cmd == "git" && a == "config":
 			k := j + 1
@@ -282,22 +398,38 @@ func options(cmd string, args []string, depth int, emit func(Finding) bool) bool
 // unquoted), and reads the value of another variable as a command line
 // in turn (MYSQL_CMD="mysql -pPW").
 func assign(name, v string, depth int, emit func(Finding) bool) bool {
-	if v == "" || credentialVarName(name) {
-		return true // CredentialVars name paths: H7 hides them wherever they point
+	if v == "" {
+		return true
+	}
+	if credentialVarName(name) { // CredentialVars name paths: H7 hides them wherever they point
+		if credentialFileVar(name) && filePath(v) {
+			return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: v})
+		}
+		return true
 	}
 	secret := SecretName(name)
+	if askpassVar(name) && homeFile(v) {
+		return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: v})
+	}
 	if inner, ok := substitution(v); ok {
 		fields := strings.Fields(inner)
 		switch {
 		case !secret || len(fields) == 0:
 		case fields[0] == "echo" || fields[0] == "printf":
-			if len(fields) > 1 && literal(fields[len(fields)-1]) {
-				return emit(Finding{Rule: RuleAssign, What: RuleAssign.String()})
+			for _, a := range fields[1:] {
+				if a == "|" {
+					break
+				}
+				if literal(strings.Trim(a, `"'`)) { // $(echo X), $(echo X | base64 -d)
+					return emit(Finding{Rule: RuleAssign, What: RuleAssign.String()})
+				}
 			}
 		case fields[0] == "cat" && len(fields) == 2, fields[0] == "<" && len(fields) == 2:
 			return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: strings.Trim(fields[1], `"'`)})
 		case strings.HasPrefix(fields[0], "<") && len(fields) == 1:
 			return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: strings.Trim(fields[0][1:], `"'`)})
+		case strings.Contains(inner, "<<<") && hereString(fields):
+			return emit(Finding{Rule: RuleAssign, What: RuleAssign.String()}) // $(base64 -d <<< …)
 		}
 		return true
 	}
@@ -314,9 +446,11 @@ func assign(name, v string, depth int, emit func(Finding) bool) bool {
 	return true
 }
 
-// assignment cuts a word NAME=value (NAME a shell variable name).
+// assignment cuts a word NAME=value or NAME+=value (NAME a shell
+// variable name).
 func assignment(w string) (name, value string, ok bool) {
 	name, value, ok = strings.Cut(w, "=")
+	name = strings.TrimSuffix(name, "+")
 	return name, value, ok && isName(name)
 }
 
@@ -364,6 +498,30 @@ func filePath(v string) bool {
 		strings.HasPrefix(v, "${HOME}/")
 }
 
+// askpassVar: name names a program that prints a password when asked
+// (git's, ssh's, sudo's askpass).
+func askpassVar(name string) bool {
+	return name == "GIT_ASKPASS" || name == "SSH_ASKPASS" || name == "SUDO_ASKPASS"
+}
+
+// homeFile: v is a path under the home directory (~/, $HOME/, /home/).
+func homeFile(v string) bool {
+	return strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "$HOME/") || strings.HasPrefix(v, "${HOME}/") ||
+		strings.HasPrefix(v, "/home/")
+}
+
+// credentialFileVar: name is one of CredentialVars that names a file or
+// directory of credentials (not a socket, a runtime directory or an
+// X authority an rc file points elsewhere: SSH_AUTH_SOCK, GPG_AGENT_INFO,
+// DBUS_SESSION_BUS_ADDRESS, KRB5CCNAME, XDG_RUNTIME_DIR, XAUTHORITY).
+func credentialFileVar(name string) bool {
+	switch name {
+	case "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "KRB5CCNAME", "XDG_RUNTIME_DIR", "XAUTHORITY":
+		return false
+	}
+	return true
+}
+
 // credentialVarName: name is one of CredentialVars.
 func credentialVarName(name string) bool {
 	for _, cv := range CredentialVars {
@@ -393,6 +551,97 @@ func mysqlFamily(cmd string) bool {
 	return strings.HasPrefix(cmd, "mysql") || strings.HasPrefix(cmd, "mariadb")
 }
 
+// lastKeyPart is a configuration key's last part (after '.' or ':'):
+// aws's default.aws_secret_access_key, npm's //host/:_authToken.
+func lastKeyPart(key string) string {
+	if i := strings.LastIndexAny(key, ".:"); i >= 0 && i+1 < len(key) {
+		return key[i+1:]
+	}
+	return key
+}
+
+// positionalPassword: args[j] is a password given as an argument, not an
+// option: Oracle's user/password[@db], htpasswd -b's password (its last
+// argument), vault login TOKEN, a cookie curl sends (-b/--cookie
+// name=value), a proxy's user:password@host (curl -x), lftp -u
+// user,password.
+func positionalPassword(cmd string, args []string, j int) bool {
+	a := args[j]
+	prev := ""
+	if j > 0 {
+		prev = args[j-1]
+	}
+	switch cmd {
+	case "sqlplus", "sqlldr", "rman", "expdp", "impdp", "exp", "imp", "sqlcl", "sql", "dgmgrl":
+		if strings.HasPrefix(a, "-") || strings.HasPrefix(prev, "-") && prev != "-s" && prev != "-S" && prev != "-L" {
+			return false
+		}
+		user, rest, ok := strings.Cut(a, "/")
+		pw, _, _ := strings.Cut(rest, "@")
+		return ok && isName(user) && pw != "" && literal(pw) && !strings.HasPrefix(rest, "/")
+	case "htpasswd":
+		return j == len(args)-1 && j >= 3 && optionCluster(args, 'b') && literal(a)
+	case "vault", "bao":
+		return prev == "login" && literal(a) && !strings.Contains(a, "=")
+	case "curl":
+		switch prev {
+		case "-b", "--cookie":
+			return literal(a) && strings.Contains(a, "=") && !strings.Contains(a, "/")
+		case "-x", "--proxy", "--preproxy":
+			user, host, ok := strings.Cut(a, "@")
+			if i := strings.Index(user, "://"); i >= 0 {
+				user = user[i+3:]
+			}
+			return ok && host != "" && userPassword(cmd, user)
+		}
+	case "lftp":
+		return prev == "-u" && userPassword("lftp", a)
+	}
+	return false
+}
+
+// optionCluster: one of args is a cluster of one-letter options with c
+// (htpasswd -b, -Bb, -nb).
+func optionCluster(args []string, c byte) bool {
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, c) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// keyFileOption returns the private key file an option names: ssh, scp,
+// sftp and ssh-keygen -i FILE (-iFILE), -o IdentityFile=FILE; a git
+// askpass or ssh askpass program named by a path under the home
+// directory is judged in assign. "" otherwise.
+func keyFileOption(cmd, a, next string) string {
+	switch cmd {
+	case "ssh", "scp", "sftp", "autossh", "mosh", "sshfs", "rsync":
+	default:
+		return ""
+	}
+	switch {
+	case a == "-i" && literal(next):
+		return next
+	case len(a) > 2 && a[:2] == "-i" && literal(a[2:]):
+		return a[2:]
+	case a == "-o" || strings.HasPrefix(a, "-o"):
+		o := strings.TrimPrefix(a, "-o")
+		if o == "" {
+			o = next
+		}
+		k, v, ok := strings.Cut(o, "=")
+		if !ok {
+			k, v, ok = strings.Cut(o, " ")
+		}
+		if ok && strings.EqualFold(strings.TrimSpace(k), "IdentityFile") && literal(strings.TrimSpace(v)) {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
 // commandPasswords are the options that take a password, by command:
 // as the next word, or attached to a one-letter option (sshpass -pPW).
 var commandPasswords = map[string][]string{
@@ -401,7 +650,7 @@ var commandPasswords = map[string][]string{
 	"mongo": {"-p"}, "mongosh": {"-p"}, "mongodump": {"-p"}, "mongorestore": {"-p"}, "mongoexport": {"-p"}, "mongoimport": {"-p"},
 	"ldapsearch": {"-w"}, "ldapmodify": {"-w"}, "ldapadd": {"-w"}, "ldapdelete": {"-w"}, "ldapwhoami": {"-w"},
 	"ldappasswd": {"-w"}, "ldapcompare": {"-w"}, "ldapmodrdn": {"-w"},
-	"sqlcmd": {"-P"}, "bcp": {"-P"}, "zip": {"-P"}, "unzip": {"-P"},
+	"sqlcmd": {"-P"}, "bcp": {"-P"}, "zip": {"-P"}, "unzip": {"-P"}, "twine": {"-p"},
 	"keytool":   {"-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass"},
 	"jarsigner": {"-storepass", "-keypass"},
 }
@@ -417,6 +666,8 @@ func commandPassword(cmd, a, next string) bool {
 		switch a {
 		case "-passin", "-passout", "-pass", "-password":
 			return strings.HasPrefix(next, "pass:") && len(next) > 5
+		case "-k":
+			return literal(next) // enc -k PASSWORD
 		}
 		return false
 	}
@@ -440,8 +691,11 @@ var uidCommand = map[string]bool{"docker": true, "podman": true, "nerdctl": true
 // parts literal and not a uid:gid pair.
 func userPassword(cmd, v string) bool {
 	sep := ":"
-	if cmd == "smbclient" {
+	switch cmd {
+	case "smbclient":
 		sep = "%"
+	case "lftp":
+		sep = ","
 	}
 	user, pw, ok := strings.Cut(v, sep)
 	if !ok || user == "" || pw == "" || reference(user) || reference(pw) || strings.Contains(user, "/") {
@@ -549,16 +803,23 @@ func storeFile(key, value string) string {
 // helperStoreFile returns FILE of a credential helper "store --file
 // FILE" (also git-credential-store, --file=FILE); "" otherwise.
 func helperStoreFile(value string) string {
-	f := strings.Fields(strings.Trim(strings.TrimSpace(value), `"'`))
+	v := strings.TrimSpace(value)
+	if len(v) > 1 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1] // git's own quoting of the whole value
+	}
+	var f []string
+	if cs := commands(v); len(cs) > 0 {
+		f = cs[0] // the shell's words: a quoted file name keeps its blanks
+	}
 	if len(f) < 2 || f[0] != "store" && path.Base(f[0]) != "git-credential-store" {
 		return ""
 	}
 	for i, w := range f[1:] {
 		if w == "--file" && i+2 < len(f) {
-			return strings.Trim(f[i+2], `"'`)
+			return f[i+2]
 		}
 		if p, ok := strings.CutPrefix(w, "--file="); ok {
-			return strings.Trim(p, `"'`)
+			return p
 		}
 	}
 	return ""
