@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -24,8 +25,18 @@ func init() {
 			}
 		case "grow": // a heap that grows in small steps
 			for {
-				sink = append(sink, make([]byte, 1<<20))
+				sink = append(sink, touched(1<<20))
 			}
+		case "plateau": // a live heap near the bound, and garbage beside it
+			keep := make([][]byte, 0, 128)
+			for i := 0; i < 118; i++ {
+				keep = append(keep, touched(1<<20))
+			}
+			for i := 0; i < 800; i++ {
+				sink = [][]byte{touched(1 << 20)}
+			}
+			sink = keep
+			return nil, nil
 		case "huge": // one allocation past the address-space bound
 			b := make([]byte, 8<<30)
 			return b[:1], nil
@@ -34,6 +45,15 @@ func init() {
 		}
 		return nil, nil
 	})
+}
+
+// touched is n bytes written to (resident, as an evaluator's data is).
+func touched(n int) []byte {
+	b := make([]byte, n)
+	for i := 0; i < n; i += 4096 {
+		b[i] = 1
+	}
+	return b
 }
 
 func TestMain(m *testing.M) {
@@ -102,6 +122,35 @@ func TestBounds(t *testing.T) {
 				t.Errorf("a child past its bound still answers")
 			}
 		})
+	}
+}
+
+// TestMemoryBoundIsResident: the memory bound holds for the child's
+// resident memory, what a user measures (ps, /usr/bin/time): a heap
+// that grows, and a live heap just under the bound with garbage beside
+// it, never take the child past the bound by more than what it
+// allocates between two samples. Before, the bound was the live heap
+// alone and the collector's soft limit sat at 1.5 times it: 400 MB
+// resident under a 256 MiB bound, and an evaluation that finished at
+// 390 MB.
+func TestMemoryBoundIsResident(t *testing.T) {
+	const mib = 128
+	for _, op := range []string{"grow", "plateau"} {
+		c := start(t, Limits{Time: 5 * time.Second, MemoryMiB: mib})
+		_, err := c.Call(op, nil)
+		var e *Exceeded
+		if err != nil && (!errors.As(err, &e) || e.Bound != Memory) {
+			t.Fatalf("%s: %v, want the memory bound or none", op, err)
+		}
+		c.Close()
+		ru, ok := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if !ok {
+			t.Fatalf("%s: no resource usage of the child", op)
+		}
+		t.Logf("%s: %d MiB resident at most", op, ru.Maxrss>>10)
+		if max := ru.Maxrss << 10; max > mib*5/4<<20 {
+			t.Errorf("%s: the child reached %d MiB resident under a %d MiB bound", op, max>>20, mib)
+		}
 	}
 }
 

@@ -84,11 +84,12 @@ func serve(kind string) int {
 		os.Unsetenv(k)
 	}
 	mem := uint64(lim.MemoryMiB) << 20
-	// The collector's soft limit sits half again above the bound, so
-	// that a heap near the bound is collected (and its live size
-	// measured) without the collector thrashing below it.
+	// The collector's soft limit sits at three quarters of the bound, so
+	// that garbage is collected before the process's resident memory
+	// (what the watchdog bounds) reaches the bound; only a live heap near
+	// the bound takes it there.
 	debug.SetGCPercent(100)
-	debug.SetMemoryLimit(int64(mem + mem/2))
+	debug.SetMemoryLimit(int64(mem / 4 * 3))
 	// The hard bound: the address space the runtime has reserved so far
 	// (Go reserves hundreds of MiB at start) plus three times the heap bound.
 	// An allocation past it fails, and the runtime dies with "out of
@@ -137,21 +138,23 @@ func serve(kind string) int {
 }
 
 // watchdog reports a crossed bound: a call running longer than the time
-// bound, or a live heap (as the last collection measured it) larger than
-// the memory bound, or a heap of twice the bound whatever is live,
-// sampled every few milliseconds; an allocation too large to sample
-// meets RLIMIT_AS.
+// bound, or the process's resident memory (what a user measures as its
+// memory: heap, stacks, runtime and the program's own pages) larger
+// than the memory bound, or a live heap (as the last collection
+// measured it) larger than it, sampled every two milliseconds; an
+// allocation too large to sample meets RLIMIT_AS.
 func watchdog(lim Limits, mem uint64, report func(*Exceeded)) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
-	tick := time.NewTicker(5 * time.Millisecond)
+	statm, _ := os.Open("/proc/self/statm")
+	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for range tick.C {
 		if s := callStart.Load(); s != 0 && time.Since(time.Unix(0, s)) > lim.Time {
 			report(&Exceeded{Bound: Time, Limit: lim.Time.String(), Where: here()})
 		}
 		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > mem ||
-			sample[1].Value.Kind() == metrics.KindUint64 && sample[1].Value.Uint64() > 2*mem {
+		if resident(statm) > mem || sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > mem ||
+			sample[1].Value.Kind() == metrics.KindUint64 && sample[1].Value.Uint64() > mem {
 			report(&Exceeded{Bound: Memory, Limit: fmt.Sprintf("%d MiB", lim.MemoryMiB), Where: here()})
 		}
 	}
@@ -167,6 +170,25 @@ func here() Where {
 		return *w
 	}
 	return Where{}
+}
+
+// resident is the process's resident memory in bytes, read from
+// /proc/self/statm (its second field, in pages); 0 if unknown.
+func resident(statm *os.File) uint64 {
+	if statm == nil {
+		return 0
+	}
+	var buf [128]byte
+	n, _ := statm.ReadAt(buf[:], 0)
+	f := strings.Fields(string(buf[:n]))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * uint64(os.Getpagesize())
 }
 
 // vmSize is this process's virtual memory size in bytes, 0 if unknown.
