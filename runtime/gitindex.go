@@ -29,14 +29,7 @@ func (s *gitScan) listIndexed(dir string, buf []byte, de *git.DirEntries) error 
 	statErr := s.siblings.lstat(dir, &st)
 	if statErr == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		if l := s.index.Get(dir); l != nil && l.Dev == st.Dev && l.Ino == st.Ino && l.Ctime == st.Ctim.Nano() {
-			de.Reset()
-			for i, n := range l.Names {
-				de.Add(n, l.Kinds[i] == 'd')
-				if l.Kinds[i] == 'l' {
-					de.Links = append(de.Links, len(de.Names)-1)
-				}
-			}
-			de.Unlisted = l.Count - len(l.Names)
+			fromListing(l, de)
 			return nil
 		}
 	}
@@ -47,7 +40,26 @@ func (s *gitScan) listIndexed(dir string, buf []byte, de *git.DirEntries) error 
 	if st.Ctim.Nano() >= s.start.Add(-indexSlack).UnixNano() {
 		return nil // changed just now: not kept
 	}
-	l := &ledger.Listing{Dev: st.Dev, Ino: st.Ino, Ctime: st.Ctim.Nano(), Count: len(de.Names)}
+	s.index.Put(dir, reduced(de, &ledger.Listing{Dev: st.Dev, Ino: st.Ino, Ctime: st.Ctim.Nano()}))
+	return nil
+}
+
+// fromListing fills de from a reduced listing.
+func fromListing(l *ledger.Listing, de *git.DirEntries) {
+	de.Reset()
+	for i, n := range l.Names {
+		de.Add(n, l.Kinds[i] == 'd')
+		if l.Kinds[i] == 'l' {
+			de.Links = append(de.Links, len(de.Names)-1)
+		}
+	}
+	de.Unlisted = l.Count - len(l.Names)
+}
+
+// reduced fills l with de's reduced listing (ledger.Listing: the
+// directories, the symlinks, the names git looks for) and returns it.
+func reduced(de *git.DirEntries, l *ledger.Listing) *ledger.Listing {
+	l.Count = de.Len()
 	links := map[int]bool{}
 	for _, i := range de.Links {
 		links[i] = true
@@ -65,8 +77,7 @@ func (s *gitScan) listIndexed(dir string, buf []byte, de *git.DirEntries) error 
 		l.Names = append(l.Names, n)
 		l.Kinds = append(l.Kinds, kind)
 	}
-	s.index.Put(dir, l)
-	return nil
+	return l
 }
 
 // siblingStat is an lstat for the walk, which asks about a directory's

@@ -149,13 +149,13 @@ func (s *gitScan) inRoots(p string) bool {
 // the roots recorded and the recording's warnings (a bound reached: what
 // lies past it is not recorded and will be judged as a command's).
 func RecordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger) (roots []string, warnings []string) {
-	return recordLedger(inv, home, led, nil)
+	return recordLedger(inv, home, led, func() *ledger.Index { return nil })
 }
 
 // recordLedger is RecordLedger keeping what it lists in idx (nil: none).
-func recordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger, idx *ledger.Index) (roots []string, warnings []string) {
+func recordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger, idx func() *ledger.Index) (roots []string, warnings []string) {
 	s := newGitScan(inv, home, time.Now(), led)
-	s.record, s.index = true, idx
+	s.record = true
 	var fresh []string
 	for _, r := range s.roots {
 		if !led.Covers(r) {
@@ -165,7 +165,7 @@ func recordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger, i
 	if len(fresh) == 0 {
 		return nil, nil
 	}
-	s.roots = fresh
+	s.roots, s.index = fresh, idx()
 	at := time.Now().UnixNano()
 	defer s.siblings.close()
 	s.run(inv)

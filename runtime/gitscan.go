@@ -150,7 +150,11 @@ func (s *gitScan) run(inv *invocation.Invocation) {
 	s.scanPythonSites(pythonHomes(inv, s.home), inv.Preconditions)
 	s.globalHP = s.globalHooksPath()
 	for _, r := range s.roots {
-		if !s.over {
+		switch {
+		case s.over:
+		case s.changes != nil:
+			s.walkChanges(r)
+		default:
 			s.walk(r)
 		}
 	}
@@ -214,6 +218,12 @@ type gitScan struct {
 	siblingOK bool
 	// siblings looks directories up in their parent (gitindex.go).
 	siblings siblingStat
+	// visits, when set, receives the reduced listings of the
+	// directories whose visit does something (ledger.WatchState);
+	// changes, when set, makes the walk one of what changed
+	// (scanchanges.go).
+	visits  *ledger.Index
+	changes *changes
 }
 
 // scanMount is one mount of the invocation: a bind (host source src at

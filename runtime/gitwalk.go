@@ -21,26 +21,23 @@ import (
 // compile is set aside whole, another one reported stale.
 func (s *gitScan) walk(root string) {
 	buf := make([]byte, 32<<10)
-	w := git.RepoWalk{
+	w := s.repoWalk(root, buf)
+	if s.record {
+		// The recording reaches as far as a scan does (the bound, then
+		// as much again past it) without setting anything aside.
+		w.Past, w.Max = nil, 2*git.MaxWalkEntries
+	}
+	if !w.Walk(root) && !s.over {
+		s.stale(root, fmt.Sprintf("the git scan of %s stopped after %d entries, and %d more in directories that existed when compiling (H9): repositories past them were not checked for code a later host git would run; review before running git there", root, git.MaxWalkEntries, git.MaxWalkEntries))
+	}
+}
+
+// repoWalk is the scan's walk of root, listing with buf.
+func (s *gitScan) repoWalk(root string, buf []byte) git.RepoWalk {
+	return git.RepoWalk{
 		List:  func(dir string, de *git.DirEntries) error { return s.listIndexed(dir, buf, de) },
 		Enter: s.enter,
-		Visit: func(dir string, de *git.DirEntries) {
-			if s.tick(dir) {
-				return
-			}
-			if de.Git {
-				s.repo(dir, path.Join(dir, ".git"))
-			}
-			if de.Bare() {
-				// inspect reads what git reads there.
-				s.inspect(dir, dir, "")
-			} else if de.Staged() {
-				s.stagedDir(dir)
-			}
-			for _, i := range de.Links {
-				s.linkIntoGitDir(path.Join(dir, de.Names[i]))
-			}
-		},
+		Visit: s.visit,
 		Unlisted: func(dir string, err error) {
 			// Unlistable (mode 0111: git can still look a name up).
 			// Changed since the compile (a chmod sets ctime), it is the
@@ -67,13 +64,32 @@ func (s *gitScan) walk(root string) {
 		Past:    s.pastEntries,
 		Stop:    func() bool { return s.over },
 	}
-	if s.record {
-		// The recording reaches as far as a scan does (the bound, then
-		// as much again past it) without setting anything aside.
-		w.Past, w.Max = nil, 2*git.MaxWalkEntries
+}
+
+// visit is the walk's visit of directory dir, listed as de: the
+// repository it holds, or is, or may become, and its symlinks into git
+// directories. What it does follows from de alone and from what it reads
+// afresh: a directory whose listing did not change since the last scan
+// and whose visit does nothing (kept) need not be visited again
+// (scanchanges.go).
+func (s *gitScan) visit(dir string, de *git.DirEntries) {
+	if s.tick(dir) {
+		return
 	}
-	if !w.Walk(root) && !s.over {
-		s.stale(root, fmt.Sprintf("the git scan of %s stopped after %d entries, and %d more in directories that existed when compiling (H9): repositories past them were not checked for code a later host git would run; review before running git there", root, git.MaxWalkEntries, git.MaxWalkEntries))
+	if s.visits != nil && (de.Git || de.Bare() || de.Staged() || len(de.Links) > 0) {
+		s.keepVisit(dir, de)
+	}
+	if de.Git {
+		s.repo(dir, path.Join(dir, ".git"))
+	}
+	if de.Bare() {
+		// inspect reads what git reads there.
+		s.inspect(dir, dir, "")
+	} else if de.Staged() {
+		s.stagedDir(dir)
+	}
+	for _, i := range de.Links {
+		s.linkIntoGitDir(path.Join(dir, de.Names[i]))
 	}
 }
 
