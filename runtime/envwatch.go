@@ -67,7 +67,7 @@ func (e *EnvState) Scan(inv *invocation.Invocation, home string) GitScanReport {
 		s.run(inv)
 		s.siblings.close()
 		if !s.changes.tooMany {
-			e.watched = &watchedScan{answer: a, state: ledger.WatchState{Token: a.Token, Gen: a.Gen, Entries: s.entries, Visits: s.visits}}
+			e.watched = &watchedScan{answer: a, state: ledger.WatchState{Token: a.Token, Gen: a.Gen, Entries: s.entries, Changes: true, Visits: s.visits}}
 			return s.rep
 		}
 		prior = s.rep

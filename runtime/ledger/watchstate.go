@@ -27,12 +27,23 @@ type WatchState struct {
 	Token   string
 	Gen     uint64
 	Entries int
+	// Changes is true when the scan was one of what changed (the
+	// watcher answered), false for a whole one.
+	Changes bool
 	Visits  *Index
+}
+
+// scanKind is how the header names WatchState.Changes.
+func scanKind(changes bool) string {
+	if changes {
+		return "changes"
+	}
+	return "whole"
 }
 
 // Save writes the state to p atomically, mode 0600.
 func (w *WatchState) Save(p string) error {
-	b := []byte(watchHeader + w.Token + " " + strconv.FormatUint(w.Gen, 10) + " " + strconv.Itoa(w.Entries) + "\n")
+	b := []byte(watchHeader + w.Token + " " + strconv.FormatUint(w.Gen, 10) + " " + strconv.Itoa(w.Entries) + " " + scanKind(w.Changes) + "\n")
 	return writeAtomic(p, w.Visits.appendTo(b))
 }
 
@@ -52,10 +63,10 @@ func LoadWatchState(p string) (*WatchState, error) {
 		return nil, fmt.Errorf("watch state %s: %w", p, errIndex)
 	}
 	f := strings.Fields(string(b[:nl]))
-	if len(f) != 3 {
+	if len(f) != 4 || f[3] != scanKind(true) && f[3] != scanKind(false) {
 		return nil, fmt.Errorf("watch state %s: %w", p, errIndex)
 	}
-	w := &WatchState{Token: f[0]}
+	w := &WatchState{Token: f[0], Changes: f[3] == scanKind(true)}
 	if w.Gen, err = strconv.ParseUint(f[1], 10, 64); err == nil {
 		w.Entries, err = strconv.Atoi(f[2])
 	}

@@ -23,11 +23,14 @@ type server struct {
 func (s *server) handle(c int) bool {
 	defer unix.Close(c)
 	setTimeouts(c)
-	if why := checkPeer(c, s.uid, s.ns); why != "" {
+	why := checkPeer(c, s.uid, s.ns)
+	b, err := readAll(c, maxRequest)
+	if why != "" {
+		// Read (and not acted upon) first, so that the peer gets the
+		// answer rather than a reset.
 		_ = writeAll(c, encode("refused", why))
 		return false
 	}
-	b, err := readAll(c, maxRequest)
 	if err != nil {
 		return false
 	}

@@ -318,3 +318,5 @@ func eachDirent(fd int, buf []byte, f func(name string, typ byte)) error {
 		}
 	}
 }
+
+func closeFD(fd int) { _ = unix.Close(fd) }
