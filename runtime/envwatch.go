@@ -30,6 +30,10 @@ const NoWatchEnv = "BWPOLICY_NO_WATCH"
 // WatcherIdle is how long a watcher lives without a request.
 const WatcherIdle = 30 * time.Minute
 
+// watcherRetry is how long after a watcher failed for the watch limit
+// no other is started (each would walk the tree to fail again).
+const watcherRetry = 10 * time.Minute
+
 // watcherStart bounds how long bwrun waits for a new watcher's watches.
 const watcherStart = 60 * time.Second
 
@@ -117,12 +121,18 @@ func (e *EnvState) askWatcher(state *ledger.WatchState) (*watch.Answer, string) 
 	if !errors.Is(err, watch.ErrNoWatcher) && !errors.As(err, &na) {
 		return nil, ""
 	}
+	failed := e.invPath + ledger.WatchSuffix + ".failed"
+	if fi, err := os.Stat(failed); err == nil && time.Since(fi.ModTime()) < watcherRetry {
+		return nil, "" // it failed for want of watches a moment ago: said then
+	}
 	if why := startWatcher(e.invPath); why != "" {
 		if strings.Contains(why, watch.ErrLimit.Error()) {
-			return nil, "no change watcher for this environment: " + why + "; every command scans the whole writable set (H9)"
+			_ = os.WriteFile(failed, []byte(why+"\n"), 0o600)
+			return nil, "no change watcher for this environment: " + why + "; every command scans the whole writable set (H9) (tried again in " + watcherRetry.String() + ")"
 		}
 		return nil, ""
 	}
+	_ = os.Remove(failed)
 	if a, err = watch.Since(sock, tok, gen, e.invHash); err != nil {
 		return nil, ""
 	}
@@ -141,6 +151,7 @@ func startWatcher(invPath string) string {
 	cmd := exec.Command(WatcherExe, "--watch", invPath)
 	cmd.ExtraFiles = []*os.File{w} // descriptor 3: "ready TOKEN" or "fail REASON"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Dir = "/" // it holds no working directory busy
 	err = cmd.Start()
 	w.Close()
 	if err != nil {
@@ -177,7 +188,7 @@ func (e *EnvState) recordWatched() {
 
 // ServeWatch is bwrun --watch INVOCATION: the environment's watcher
 // (runtime/watch) until the invocation changes or goes away, or it is
-// idle for WatcherIdle. ready, when set, gets its start's outcome.
+// idle for WatcherIdle, or the ledger beside it goes. ready, when set, gets its start's outcome.
 func ServeWatch(invPath string, ready *os.File) error {
 	inv, data, err := LoadTrustedData(invPath)
 	if err != nil {
@@ -191,6 +202,7 @@ func ServeWatch(invPath string, ready *os.File) error {
 	if err := syscall.Stat(invPath, &at0); err != nil {
 		return err
 	}
+	_, ledErr := os.Lstat(invPath + ledger.Suffix)
 	s := newGitScan(inv, "", time.Now(), nil)
 	return watch.Serve(watch.Config{
 		Roots:   s.roots,
@@ -200,6 +212,11 @@ func ServeWatch(invPath string, ready *os.File) error {
 		InvHash: invDigest(data),
 		Alive: func() bool {
 			var at syscall.Stat_t
+			if ledErr == nil {
+				if _, err := os.Lstat(invPath + ledger.Suffix); err != nil {
+					return false // the ledger went: so does what it judged by
+				}
+			}
 			return syscall.Stat(invPath, &at) == nil && at.Dev == at0.Dev && at.Ino == at0.Ino &&
 				at.Mtim == at0.Mtim && at.Size == at0.Size
 		},

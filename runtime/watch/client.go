@@ -3,6 +3,7 @@ package watch
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -100,6 +101,15 @@ func call(socket string, req []byte) ([]string, error) {
 			return nil, ErrNoWatcher
 		}
 		return nil, err
+	}
+	// The watcher is checked as it checks its peers: a socket some other
+	// program bound there would answer what it likes.
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return nil, err
+	}
+	if why := checkPeer(fd, os.Getuid(), ns); why != "" {
+		return nil, fmt.Errorf("not the watcher at %s: %s", socket, why)
 	}
 	if err := writeAll(fd, req); err != nil {
 		return nil, err

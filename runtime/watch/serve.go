@@ -71,7 +71,6 @@ func serve(cfg Config) error {
 		return err
 	}
 	defer unix.Close(ln)
-	defer removeSocket(cfg.Socket)
 	token := make([]byte, 16)
 	if _, err := rand.Read(token); err != nil {
 		return err

@@ -21,15 +21,20 @@ func sockAddr(p string) (addr *unix.SockaddrUnix, release func(), err error) {
 	return &unix.SockaddrUnix{Name: "/proc/self/fd/" + strconv.Itoa(fd) + "/" + path.Base(p)}, func() { unix.Close(fd) }, nil
 }
 
-// listen binds p (a stale socket there, left by a watcher that died, is
-// removed first: the caller holds the lock) mode 0600.
+// listen binds a socket, mode 0600, under a name of its own beside p
+// and renames it onto p (the caller holds the lock), so that p is never
+// absent: a socket of the user's that the compile saw bound (H8) is
+// hidden from the sandbox and checked to be there by every run, and
+// the watchers' come and go. The one a watcher leaves when it ends stays
+// (connect() is refused there: no watcher).
 func listen(p string) (int, error) {
-	removeSocket(p)
+	tmp := p + ".new" + strconv.Itoa(unix.Getpid())
+	removeSocket(tmp)
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
-	addr, release, err := sockAddr(p)
+	addr, release, err := sockAddr(tmp)
 	if err != nil {
 		unix.Close(fd)
 		return -1, err
@@ -39,7 +44,12 @@ func listen(p string) (int, error) {
 	err = unix.Bind(fd, addr)
 	unix.Umask(old)
 	if err == nil {
-		err = unix.Listen(fd, 16)
+		if err = unix.Listen(fd, 16); err == nil {
+			err = unix.Rename(tmp, p)
+		}
+		if err != nil {
+			removeSocket(tmp)
+		}
 	}
 	if err != nil {
 		unix.Close(fd)
