@@ -30,8 +30,9 @@ const NoWatchEnv = "BWPOLICY_NO_WATCH"
 // WatcherIdle is how long a watcher lives without a request.
 const WatcherIdle = 30 * time.Minute
 
-// watcherRetry is how long after a watcher failed for the watch limit
-// no other is started (each would walk the tree to fail again).
+// watcherRetry is how long after a watcher failed to start (the watch
+// limit, a directory it cannot watch) no other is started: each would
+// walk the tree to fail again.
 const watcherRetry = 10 * time.Minute
 
 // watcherStart bounds how long bwrun waits for a new watcher's watches.
@@ -123,11 +124,13 @@ func (e *EnvState) askWatcher(state *ledger.WatchState) (*watch.Answer, string) 
 	}
 	failed := e.invPath + ledger.WatchSuffix + ".failed"
 	if fi, err := os.Stat(failed); err == nil && time.Since(fi.ModTime()) < watcherRetry {
-		return nil, "" // it failed for want of watches a moment ago: said then
+		return nil, "" // it failed a moment ago (said then, if for want of watches)
 	}
 	if why := startWatcher(e.invPath); why != "" {
+		// Each start walks the tree to fail again: not before
+		// watcherRetry.
+		_ = os.WriteFile(failed, []byte(why+"\n"), 0o600)
 		if strings.Contains(why, watch.ErrLimit.Error()) {
-			_ = os.WriteFile(failed, []byte(why+"\n"), 0o600)
 			return nil, "no change watcher for this environment: " + why + "; every command scans the whole writable set (H9) (tried again in " + watcherRetry.String() + ")"
 		}
 		return nil, ""

@@ -8,11 +8,61 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// limitChild marks the re-run of TestWatchLimit in its own user
-// namespace.
-const limitChild = "BWPOLICY_WATCH_LIMIT_CHILD"
+// nsChild marks the re-run of a test in a user (and mount) namespace
+// of its own.
+const nsChild = "BWPOLICY_WATCH_NS_CHILD"
+
+// inUserNS reports whether the test runs in a user and mount namespace
+// of its own (unshare -Urm), where it may lower its inotify limits and
+// bind-mount; when not, it re-runs test there and reports false.
+func inUserNS(t *testing.T, test string) bool {
+	if os.Getenv(nsChild) != "" {
+		return true
+	}
+	cmd := exec.Command("unshare", "-Urm", os.Args[0], "-test.run", "^"+test+"$", "-test.v")
+	cmd.Env = append(os.Environ(), nsChild+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+test) {
+		t.Fatalf("in a user namespace of its own: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+	return false
+}
+
+// One directory under two names in the watched tree (a bind mount): the
+// kernel reports its changes under one name only, so the watcher does
+// not start. Control: the same tree without the bind mount.
+func TestWatchAliasedDirectory(t *testing.T) {
+	if !inUserNS(t, "TestWatchAliasedDirectory") {
+		return
+	}
+	dir := t.TempDir()
+	mkdirs(t, dir+"/w/a/sub", dir+"/w/b")
+	for _, bind := range []bool{false, true} {
+		if bind {
+			if err := unix.Mount(dir+"/w/a", dir+"/w/b", "", unix.MS_BIND, ""); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = unix.Unmount(dir+"/w/b", unix.MNT_DETACH) })
+		}
+		tr, err := newTree(func(string) bool { return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = tr.addRoot(dir + "/w")
+		closeFD(tr.fd)
+		switch {
+		case !bind && err != nil:
+			t.Fatalf("control: %v", err)
+		case bind && (err == nil || !strings.Contains(err.Error(), "same directory")):
+			t.Fatalf("a directory bound at a second name: %v", err)
+		}
+	}
+}
 
 // The watch limit reached: the watcher does not start, and says why
 // (ErrLimit: bwrun then scans the whole tree, with a note), never a
@@ -21,14 +71,7 @@ const limitChild = "BWPOLICY_WATCH_LIMIT_CHILD"
 // (/proc/sys/user/max_inotify_watches) it lowers to 8 for a tree of 20
 // directories. Control: with 100, the same watcher starts.
 func TestWatchLimit(t *testing.T) {
-	if os.Getenv(limitChild) == "" {
-		cmd := exec.Command("unshare", "-Ur", os.Args[0], "-test.run", "^TestWatchLimit$", "-test.v")
-		cmd.Env = append(os.Environ(), limitChild+"=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestWatchLimit") {
-			t.Fatalf("in a user namespace of its own: %v\n%s", err, out)
-		}
-		t.Logf("%s", out)
+	if !inUserNS(t, "TestWatchLimit") {
 		return
 	}
 	dir := t.TempDir()

@@ -107,9 +107,10 @@ func (t *tree) addFD(fd int, p string) error {
 	}
 	w := int32(wd)
 	if old, ok := t.dirs[w]; ok && old != p {
-		// The same directory under another name: its old name's
-		// subtree was moved without our seeing it go.
-		t.forget(old)
+		// The same directory under two names (a bind mount on the
+		// host): the kernel reports its changes under one of them only.
+		// A rename is seen (IN_MOVED_FROM forgets the old name first).
+		return fmt.Errorf("%s and %s are the same directory: the watcher cannot tell which changed", old, p)
 	}
 	t.dirs[w] = p
 	delete(t.gone, w)
