@@ -77,8 +77,7 @@ def compile_inv(bin_dir, cwd, inv):
 
 def watcher_cpu(inv):
     """CPU seconds the watchers of invocation inv (bwrun --watch INV) used
-    so far, read from /proc."""
-    tick = os.sysconf("SC_CLK_TCK")
+    so far, read from /proc (schedstat: the scheduler's count, in ns)."""
     total = 0.0
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -88,9 +87,8 @@ def watcher_cpu(inv):
                 argv = f.read().split(b"\0")
             if len(argv) < 3 or argv[1] != b"--watch" or argv[2] != inv.encode():
                 continue
-            with open("/proc/%s/stat" % pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
+            with open("/proc/%s/schedstat" % pid) as f:
+                total += int(f.read().split()[0]) / 1e9
         except OSError:
             continue
     return total
@@ -204,7 +202,7 @@ def main():
         print(row)
     print()
     print("%d interleaved rounds; CPU is the children's rusage (bwrun, bwrap, the command); the watcher's, a detached process, "
-          "is read from /proc (its ticks are 10 ms: a mean over the rounds); load average %.2f before, %.2f after."
+          "is read from /proc/PID/schedstat (a mean over the rounds); load average %.2f before, %.2f after."
           % (a.rounds, load0, load1))
     if a.compile_size:
         d = os.path.join(a.out, "tree-%d" % a.compile_size)
