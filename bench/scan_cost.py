@@ -76,9 +76,11 @@ def compile_inv(bin_dir, cwd, inv):
 
 
 def watcher_cpu(inv):
-    """CPU seconds the watchers of invocation inv (bwrun --watch INV) used
-    so far, read from /proc (schedstat: the scheduler's count, in ns)."""
-    total = 0.0
+    """CPU seconds each watcher of invocation inv (bwrun --watch INV) used
+    so far, by pid, read from /proc (schedstat: the scheduler's count, in
+    ns). A watcher that exits meanwhile (the previous run's, once its
+    invocation is recompiled) is not counted."""
+    total = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -88,7 +90,7 @@ def watcher_cpu(inv):
             if len(argv) < 3 or argv[1] != b"--watch" or argv[2] != inv.encode():
                 continue
             with open("/proc/%s/schedstat" % pid) as f:
-                total += int(f.read().split()[0]) / 1e9
+                total[pid] = int(f.read().split()[0]) / 1e9
         except OSError:
             continue
     return total
@@ -185,7 +187,7 @@ def main():
             hcpu[label].append(c * 1000)
             hwall[label].append(w * 1000)
     load1 = os.getloadavg()[0]
-    wcpu = {k: (watcher_cpu(invs[k][0]) - wcpu[k]) * 1000 / a.rounds for k in invs}
+    wcpu = {k: sum(c - wcpu[k].get(pid, 0) for pid, c in watcher_cpu(invs[k][0]).items()) * 1000 / a.rounds for k in invs}
     base = statistics.median(cpu["empty"])
     print("| bwrun INV -- /bin/true in | CPU of the chain (median) | × empty | the watcher's CPU a command (mean) | wall (median) "
           "| first run (records the ledger, starts the watcher) | Hermes' chain: CPU | wall | bwrun ÷ Hermes (CPU) | (wall) |")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/runtime/ledger"
+	"github.com/bwpolicy/bwpolicy/runtime/scan"
 	"golang.org/x/sys/unix"
 )
 
@@ -78,7 +79,7 @@ func BeginEnv(invPath string, inv *invocation.Invocation, data []byte, home stri
 		return nil, err
 	}
 	e := &EnvState{Ledger: led, invPath: invPath, invHash: invDigest(data)}
-	if _, warns := recordLedger(inv, home, led, e.index); led.Changed {
+	if _, warns := scan.RecordLedgerIndexed(inv, home, led, e.index); led.Changed {
 		e.Warnings = warns
 		if err := led.Save(invPath + ledger.Suffix); err != nil {
 			return nil, fmt.Errorf("cannot save the ledger %s: %v", invPath+ledger.Suffix, err)
@@ -224,7 +225,7 @@ func FinishPending(invPath, home string, led *ledger.Ledger) error {
 	if len(stale) > 0 {
 		return &StaleError{Mismatches: []Mismatch{{Precondition: invocation.Precondition{Path: invPath + StaleMarkSuffix, Why: invocation.ReasonProtectedEntries},
 			Note: fmt.Sprintf("%s (H9): a bwpolicy run that did not finish its scan left what a later host program would run; the scan finished now and set aside or reported: %s",
-				invPath+StaleMarkSuffix, strings.Join(firstN(stale, 8), ", "))}}}
+				invPath+StaleMarkSuffix, strings.Join(scan.FirstN(stale, 8), ", "))}}}
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/runtime/ledger"
+	"github.com/bwpolicy/bwpolicy/runtime/scan"
 	"github.com/bwpolicy/bwpolicy/runtime/watch"
 )
 
@@ -65,24 +66,15 @@ func (e *EnvState) Scan(inv *invocation.Invocation, home string) GitScanReport {
 	a, note := e.askWatcher(state)
 	var prior GitScanReport
 	if a != nil && !a.Full && state != nil && state.Token == a.Token && !e.Ledger.Unresolved {
-		s := newGitScan(inv, home, now, e.Ledger)
-		s.changes = newChanges(a.Dirty, state.Visits)
-		s.entries = state.Entries
-		s.visits = ledger.NewIndex()
-		s.run(inv)
-		s.siblings.close()
-		if !s.changes.tooMany {
-			e.watched = &watchedScan{answer: a, state: ledger.WatchState{Token: a.Token, Gen: a.Gen, Entries: s.entries, Changes: true, Visits: s.visits}}
-			return s.rep
+		rep, next, ok := scan.Changes(inv, home, now, e.Ledger, a.Dirty, state)
+		if ok {
+			next.Token, next.Gen = a.Token, a.Gen
+			e.watched = &watchedScan{answer: a, state: next}
+			return rep
 		}
-		prior = s.rep
+		prior = rep
 	}
-	s := newGitScan(inv, home, now, e.Ledger)
-	s.index = e.index()
-	s.visits = ledger.NewIndex()
-	s.run(inv)
-	s.siblings.close()
-	rep := s.rep
+	rep, next := scan.Whole(inv, home, now, e.Ledger, e.index())
 	rep.SetAside = append(prior.SetAside, rep.SetAside...)
 	rep.StalePaths = append(prior.StalePaths, rep.StalePaths...)
 	rep.Warnings = append(prior.Warnings, rep.Warnings...)
@@ -91,7 +83,8 @@ func (e *EnvState) Scan(inv *invocation.Invocation, home string) GitScanReport {
 		rep.Warnings = append(rep.Warnings, note)
 	}
 	if a != nil {
-		e.watched = &watchedScan{answer: a, state: ledger.WatchState{Token: a.Token, Gen: a.Gen, Entries: s.entries, Visits: s.visits}}
+		next.Token, next.Gen = a.Token, a.Gen
+		e.watched = &watchedScan{answer: a, state: next}
 	}
 	return rep
 }
@@ -206,10 +199,10 @@ func ServeWatch(invPath string, ready *os.File) error {
 		return err
 	}
 	_, ledErr := os.Lstat(invPath + ledger.Suffix)
-	s := newGitScan(inv, "", time.Now(), nil)
+	roots, enter := scan.WatchTree(inv)
 	return watch.Serve(watch.Config{
-		Roots:   s.roots,
-		Enter:   s.watchEnter,
+		Roots:   roots,
+		Enter:   enter,
 		Socket:  watchSocket(invPath),
 		Lock:    watchLock(invPath),
 		InvHash: invDigest(data),

@@ -1,4 +1,4 @@
-package runtime
+package scan
 
 // This file is the post-command scan's look at what is not a repository
 // yet. The scan judges a file by its status-change time: one older than

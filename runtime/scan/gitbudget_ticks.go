@@ -1,6 +1,6 @@
 //go:build bwpolicy_tickbudget
 
-package runtime
+package scan
 
 import "time"
 

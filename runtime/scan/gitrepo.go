@@ -1,4 +1,4 @@
-package runtime
+package scan
 
 import (
 	"errors"
@@ -233,7 +233,7 @@ func (s *gitScan) config(p string, depth int, hp *string, strict bool) []string 
 		return nil // not git's: git cannot read it either, and it names nothing git runs
 	}
 	if s.writable(p) && (perr != nil || len(keys) > 0) && s.changedConfig(p) {
-		why := "a git configuration that runs code (" + strings.Join(firstN(keys, 4), ", ") + ")"
+		why := "a git configuration that runs code (" + strings.Join(FirstN(keys, 4), ", ") + ")"
 		if perr != nil {
 			why = "a git configuration git cannot parse (" + perr.Error() + ")"
 		}
@@ -262,7 +262,9 @@ func (s *gitScan) found(p string) []string {
 	return []string{p}
 }
 
-func firstN(xs []string, n int) []string {
+// FirstN returns the first n of xs, and "…" when there were more (a
+// message's list).
+func FirstN(xs []string, n int) []string {
 	if len(xs) > n {
 		return append(xs[:n:n], "…")
 	}

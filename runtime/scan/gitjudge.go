@@ -1,4 +1,4 @@
-package runtime
+package scan
 
 import (
 	"os"
@@ -153,6 +153,12 @@ func RecordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger) (
 }
 
 // recordLedger is RecordLedger keeping what it lists in idx (nil: none).
+// RecordLedgerIndexed is RecordLedger with the environment's directory
+// index, loaded (idx) only when some root is recorded.
+func RecordLedgerIndexed(inv *invocation.Invocation, home string, led *ledger.Ledger, idx func() *ledger.Index) (roots []string, warnings []string) {
+	return recordLedger(inv, home, led, idx)
+}
+
 func recordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger, idx func() *ledger.Index) (roots []string, warnings []string) {
 	s := newGitScan(inv, home, time.Now(), led)
 	s.record = true

@@ -1,4 +1,4 @@
-package runtime
+package scan
 
 // This file follows the path lines of the .pth files in a python user
 // site directory (H9): python looks for usercustomize and sitecustomize

@@ -1,8 +1,9 @@
-package runtime
+package scan
 
 import (
 	"path"
 	"strings"
+	"time"
 
 	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
@@ -108,4 +109,39 @@ func (s *gitScan) watchEnter(p string) bool {
 		}
 	}
 	return false
+}
+
+// Changes is the post-command scan of what changed since the finished
+// scan that left st: the watcher's dirty directories, and st's kept
+// visits. It returns the report and the state to record once the
+// outcome is (token and generation are the caller's to set); ok false
+// when the walk's count passed git.MaxWalkEntries: a Whole scan then
+// decides (what this one set aside is in its report).
+func Changes(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger, dirty watch.Set, st *ledger.WatchState) (rep GitScanReport, next ledger.WatchState, ok bool) {
+	s := newGitScan(inv, home, now, led)
+	defer s.siblings.close()
+	s.changes = newChanges(dirty, st.Visits)
+	s.entries = st.Entries
+	s.visits = ledger.NewIndex()
+	s.run(inv)
+	return s.rep, ledger.WatchState{Entries: s.entries, Changes: true, Visits: s.visits}, !s.changes.tooMany
+}
+
+// Whole is ScanGitIndexed that also returns the state a later Changes
+// scans from.
+func Whole(inv *invocation.Invocation, home string, now time.Time, led *ledger.Ledger, idx *ledger.Index) (GitScanReport, ledger.WatchState) {
+	s := newGitScan(inv, home, now, led)
+	defer s.siblings.close()
+	s.index = idx
+	s.visits = ledger.NewIndex()
+	s.run(inv)
+	return s.rep, ledger.WatchState{Entries: s.entries, Visits: s.visits}
+}
+
+// WatchTree returns what the environment's watcher watches
+// (watch.Config): the roots of the writable set and which directories
+// below them the scan's walk enters.
+func WatchTree(inv *invocation.Invocation) (roots []string, enter func(p string) bool) {
+	s := newGitScan(inv, "", time.Now(), nil)
+	return s.roots, s.watchEnter
 }

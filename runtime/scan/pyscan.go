@@ -1,4 +1,4 @@
-package runtime
+package scan
 
 // This file is the post-command scan of the python user site
 // directories (H9): what a command leaves there that every later python
