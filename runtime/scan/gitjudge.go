@@ -152,12 +152,14 @@ func RecordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger) (
 	return recordLedger(inv, home, led, func() *ledger.Index { return nil })
 }
 
-// recordLedger is RecordLedger keeping what it lists in idx (nil: none).
 // RecordLedgerIndexed is RecordLedger with the environment's directory
 // index, loaded (idx) only when some root is recorded.
 func RecordLedgerIndexed(inv *invocation.Invocation, home string, led *ledger.Ledger, idx func() *ledger.Index) (roots []string, warnings []string) {
 	return recordLedger(inv, home, led, idx)
 }
+
+// recordLedger is RecordLedger keeping what it lists in the index idx
+// returns (nil: none), asked for only when some root is recorded.
 
 func recordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger, idx func() *ledger.Index) (roots []string, warnings []string) {
 	s := newGitScan(inv, home, time.Now(), led)

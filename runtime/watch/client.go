@@ -31,6 +31,7 @@ var ErrNoWatcher = errors.New("no watcher")
 // stopped watching something: Reason) and exits.
 type NoAnswer struct{ Reason string }
 
+// Error says why the watcher cannot answer.
 func (e *NoAnswer) Error() string { return "the watcher cannot answer: " + e.Reason }
 
 // Since asks the watcher at socket which directories changed since
