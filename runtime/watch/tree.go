@@ -98,6 +98,9 @@ func (t *tree) addPath(p string) error {
 // first, listed after, so that an entry made in between is reported.
 func (t *tree) addFD(fd int, p string) error {
 	defer unix.Close(fd)
+	if err := checkLocal(fd, p); err != nil {
+		return err
+	}
 	wd, err := unix.InotifyAddWatch(t.fd, "/proc/self/fd/"+strconv.Itoa(fd), mask)
 	if err != nil {
 		if errors.Is(err, unix.ENOSPC) {

@@ -187,3 +187,23 @@ func TestServe(t *testing.T) {
 		t.Errorf("after it exited: %v, want ErrNoWatcher", err)
 	}
 }
+
+// A tree on a filesystem whose changes may not pass through this kernel
+// (here procfs; NFS, FUSE alike) fails the watcher's start. Control: a
+// temporary directory (a local filesystem) is watched.
+func TestTreeLocalOnly(t *testing.T) {
+	for _, root := range []string{t.TempDir(), "/proc/sys/fs"} {
+		tr, err := newTree(func(string) bool { return false })
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = tr.addRoot(root)
+		closeFD(tr.fd)
+		switch local := !strings.HasPrefix(root, "/proc"); {
+		case local && err != nil:
+			t.Errorf("control: %s: %v", root, err)
+		case !local && (err == nil || !strings.Contains(err.Error(), "filesystem")):
+			t.Errorf("%s: %v, want a refusal of its filesystem", root, err)
+		}
+	}
+}
