@@ -301,10 +301,29 @@ func (s *gitScan) writable(p string) bool {
 	if s.writableLexical(p) || s.earlierWritable(p) {
 		return true
 	}
-	if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+	if r, err := s.evalSymlinks(p); err == nil && r != p {
 		return s.writableLexical(r) || s.earlierWritable(r)
 	}
 	return false
+}
+
+// evalSymlinks is filepath.EvalSymlinks(p) for an absolute, clean p, its
+// directory resolved by realpath (every prefix kept for the scan: the
+// repositories' files a scan asks about share their directories) and p
+// itself looked at afresh (the scan renames what it sets aside).
+func (s *gitScan) evalSymlinks(p string) (string, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 || !path.IsAbs(p) || path.Clean(p) != p || p == "/" {
+		return filepath.EvalSymlinks(p)
+	}
+	d, err := s.realpath(path.Dir(p))
+	if err != nil {
+		return filepath.EvalSymlinks(p)
+	}
+	return path.Join(d, path.Base(p)), nil
 }
 
 // earlierWritable reports whether an earlier command of the environment
