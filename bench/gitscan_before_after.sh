@@ -1,9 +1,9 @@
 #!/bin/sh
 # gitscan_before_after.sh BEFORE.test AFTER.test [ROUNDS]
 #
-# Runs BenchmarkScanGit from two runtime test binaries alternately
+# Runs BenchmarkScanGit from two runtime/scan test binaries alternately
 # (ROUNDS rounds, default 5), so that the load of a shared machine falls
-# on both alike. Build them with `go test -c -o X.test ./runtime` in a
+# on both alike. Build them with `go test -c -o X.test ./runtime/scan` in a
 # checkout of each commit (git archive COMMIT | tar -x -C DIR). Prints
 # one line per run, prefixed "before" or "after".
 set -eu

@@ -323,7 +323,7 @@ if [ "$GO" = 1 ]; then
         export HOME=$ORIG_HOME # go writes its telemetry under $HOME/.config
         go test -run '^$' -bench 'BenchmarkCompile$|BenchmarkPolicy$' -count "$COUNT" ./compiler
         go test -run '^$' -bench . -count "$COUNT" ./bench
-        go test -run '^$' -bench . -count "$COUNT" ./runtime
+        go test -run '^$' -bench . -count "$COUNT" ./runtime ./runtime/scan
         go test -run '^$' -bench 'BenchmarkCheckThousandFiles' -benchtime 1x -count "$COUNT" ./cmd/bwpolicy
     ) >"$OUT/go.txt" 2>&1 || { cat "$OUT/go.txt" >&2; die "go test -bench failed"; }
     after=$(loadavg)

@@ -15,7 +15,12 @@ the command: the children's rusage) and the wall time, medians; beside
 each, Hermes' own chain for the same mounts (prlimit, bwrap with the
 invocation's arguments, prlimit --nproc, /bin/true: the argv of
 integrations/hermes/bench.py, spawned as Hermes spawns it), in the same
-rounds. Then it
+rounds. Each tree is timed twice: with the environment's change watcher
+(bwrun starts it, detached, on the first run: its own CPU is not in
+bwrun's rusage, so it is read from /proc and reported per command
+beside), and without one (BWPOLICY_NO_WATCH=1, another invocation of the
+same tree: every scan walks the whole tree, with the directory index;
+Hermes' chain is not run again for it). Then it
 times `bwpolicy compile` of a tree of --compile-size entries (median of
 three) and bwrun's first run there (the ledger's recording). Prints a
 Markdown table.
@@ -70,12 +75,37 @@ def compile_inv(bin_dir, cwd, inv):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def run_once(bin_dir, inv, cwd, strict=True):
+def watcher_cpu(inv):
+    """CPU seconds each watcher of invocation inv (bwrun --watch INV) used
+    so far, by pid, read from /proc (schedstat: the scheduler's count, in
+    ns). A watcher that exits meanwhile (the previous run's, once its
+    invocation is recompiled) is not counted."""
+    total = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+            if len(argv) < 3 or argv[1] != b"--watch" or argv[2] != inv.encode():
+                continue
+            with open("/proc/%s/schedstat" % pid) as f:
+                total[pid] = int(f.read().split()[0]) / 1e9
+        except OSError:
+            continue
+    return total
+
+
+def run_once(bin_dir, inv, cwd, strict=True, watch=True):
     """One bwrun INV -- /bin/true: (cpu seconds of the chain, wall seconds);
-    strict: a failure or a warning ends the benchmark, else it is printed."""
+    strict: a failure or a warning ends the benchmark, else it is printed;
+    watch: with the environment's change watcher."""
+    env = dict(os.environ)
+    if not watch:
+        env["BWPOLICY_NO_WATCH"] = "1"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    r = subprocess.run([os.path.join(bin_dir, "bwrun"), inv, "--", "/bin/true"], cwd=cwd, capture_output=True)
+    r = subprocess.run([os.path.join(bin_dir, "bwrun"), inv, "--", "/bin/true"], cwd=cwd, capture_output=True, env=env)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0 or r.stderr:
@@ -114,25 +144,30 @@ def main():
     empty = os.path.join(a.out, "empty")
     os.makedirs(empty, exist_ok=True)
     rows = []
-    invs = {"empty": (os.path.join(state, "empty.json"), empty)}
+    # label: (invocation, working directory, with the watcher)
+    invs = {"empty": (os.path.join(state, "empty.json"), empty, True)}
     for size in [int(s) for s in a.sizes.split(",") if s]:
         d = os.path.join(a.out, "tree-%d" % size)
         gen_tree(d, size)
-        invs["tree %d" % size] = (os.path.join(state, "tree-%d.json" % size), d)
+        invs["tree %d" % size] = (os.path.join(state, "tree-%d.json" % size), d, True)
+        invs["tree %d, no watcher" % size] = (os.path.join(state, "tree-%d-nowatch.json" % size), d, False)
+    # Made before the compiles: OUT is the home directory in bench/run.sh,
+    # whose new entries make an invocation stale (H10).
+    empty_file = os.path.join(a.out, "empty-file")
+    if not os.path.exists(empty_file):
+        open(empty_file, "w").close()
+        os.chmod(empty_file, 0o400)
     first = {}
-    for label, (inv, cwd) in invs.items():
-        for f in (inv + ".ledger", inv + ".stale"):
+    for label, (inv, cwd, watch) in invs.items():
+        for f in (inv + ".ledger", inv + ".stale", inv + ".watch", inv + ".index"):
             if os.path.exists(f):
                 os.remove(f)
         compile_inv(a.bin, cwd, inv)
         t = time.perf_counter()
-        run_once(a.bin, inv, cwd)  # records the ledger
+        run_once(a.bin, inv, cwd, watch=watch)  # records the ledger, starts the watcher
         first[label] = time.perf_counter() - t
-    empty_file = os.path.join(a.out, "empty-file")
-    open(empty_file, "w").close()
-    os.chmod(empty_file, 0o400)
     hermes = {}
-    for label, (inv, cwd) in invs.items():
+    for label, (inv, cwd, _) in invs.items():
         with open(inv) as f:
             hermes[label] = hermes_argv(json.load(f), empty_file, "")[:-3] + ["/bin/true"]
     cpu = {k: [] for k in invs}
@@ -140,26 +175,36 @@ def main():
     hcpu = {k: [] for k in invs}
     hwall = {k: [] for k in invs}
     load0 = os.getloadavg()[0]
+    wcpu = {k: watcher_cpu(invs[k][0]) for k in invs}
     for _ in range(a.rounds):
-        for label, (inv, cwd) in invs.items():
-            c, w = run_once(a.bin, inv, cwd)
+        for label, (inv, cwd, watch) in invs.items():
+            c, w = run_once(a.bin, inv, cwd, watch=watch)
             cpu[label].append(c * 1000)
             wall[label].append(w * 1000)
+            if not watch:
+                continue
             c, w = run_hermes(hermes[label], cwd)
             hcpu[label].append(c * 1000)
             hwall[label].append(w * 1000)
     load1 = os.getloadavg()[0]
+    wcpu = {k: sum(c - wcpu[k].get(pid, 0) for pid, c in watcher_cpu(invs[k][0]).items()) * 1000 / a.rounds for k in invs}
     base = statistics.median(cpu["empty"])
-    print("| bwrun INV -- /bin/true in | CPU of the chain (median) | × empty | wall (median) | first run (records the ledger) "
-          "| Hermes' chain: CPU | wall | bwrun ÷ Hermes (CPU) | (wall) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for label in invs:
-        m, hm = statistics.median(cpu[label]), statistics.median(hcpu[label])
-        w, hw = statistics.median(wall[label]), statistics.median(hwall[label])
-        print("| %s | %.1f ms | %.2f× | %.1f ms | %.0f ms | %.1f ms | %.1f ms | %.2f× | %.2f× |"
-              % (label, m, m / base, w, first[label] * 1000, hm, hw, m / hm, w / hw))
+    print("| bwrun INV -- /bin/true in | CPU of the chain (median) | × empty | the watcher's CPU a command (mean) | wall (median) "
+          "| first run (records the ledger, starts the watcher) | Hermes' chain: CPU | wall | bwrun ÷ Hermes (CPU) | (wall) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for label, (_, _, watch) in invs.items():
+        m, w = statistics.median(cpu[label]), statistics.median(wall[label])
+        row = "| %s | %.1f ms | %.2f× | %s | %.1f ms | %.0f ms |" % (
+            label, m, m / base, "%.2f ms" % wcpu[label] if watch else "—", w, first[label] * 1000)
+        if watch:
+            hm, hw = statistics.median(hcpu[label]), statistics.median(hwall[label])
+            row += " %.1f ms | %.1f ms | %.2f× | %.2f× |" % (hm, hw, m / hm, w / hw)
+        else:
+            row += " — | — | — | — |"
+        print(row)
     print()
-    print("%d interleaved rounds; CPU is the children's rusage (bwrun, bwrap, the command); load average %.2f before, %.2f after."
+    print("%d interleaved rounds; CPU is the children's rusage (bwrun, bwrap, the command); the watcher's, a detached process, "
+          "is read from /proc/PID/schedstat (a mean over the rounds); load average %.2f before, %.2f after."
           % (a.rounds, load0, load1))
     if a.compile_size:
         d = os.path.join(a.out, "tree-%d" % a.compile_size)

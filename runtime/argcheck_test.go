@@ -61,6 +61,13 @@ var argEdits = []struct {
 	want string
 }{
 	{"no --unshare-all", func(inv *invocation.Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--unshare-all", 0) }, "the ipc namespace is shared with the host"},
+	// Every namespace but pid's: the environment's watcher refuses a
+	// peer in another pid namespace (runtime/watch), so a sandbox must
+	// never share the host's (every profile's golden passes this check:
+	// TestCheckArgsGolden).
+	{"pid namespace shared", func(inv *invocation.Invocation) {
+		inv.Bwrap.Args = append(dropArgs(inv.Bwrap.Args, "--unshare-all", 0), "--unshare-ipc", "--unshare-uts", "--unshare-cgroup", "--unshare-net")
+	}, "the pid namespace is shared with the host"},
 	{"no --unshare-user", func(inv *invocation.Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--unshare-user", 0) }, "no --unshare-user"},
 	{"--share-net under workspace", func(inv *invocation.Invocation) { inv.Bwrap.Args = append(inv.Bwrap.Args, "--share-net") }, "the host network is shared"},
 	{"no --die-with-parent", func(inv *invocation.Invocation) { inv.Bwrap.Args = dropArgs(inv.Bwrap.Args, "--die-with-parent", 0) }, "no --die-with-parent"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/runtime/ledger"
+	"github.com/bwpolicy/bwpolicy/runtime/scan"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,13 +22,25 @@ import (
 type EnvState struct {
 	// Ledger is what the post-command scan judges by (Stdio.Ledger).
 	Ledger *ledger.Ledger
-	// Index is the scan's directory index (Stdio.Index): a cache kept
-	// beside the ledger, saved by End.
-	Index *ledger.Index
 	// Warnings are for the caller to show (the recording's bounds).
 	Warnings []string
 	invPath  string
 	journal  *ledger.Journal
+	// idx is the scan's directory index (index()): a cache kept beside
+	// the ledger, loaded when a walk needs it, saved by End.
+	idx *ledger.Index
+	// invHash is the invocation's digest (invDigest); watched the scan
+	// that covered a watcher's generation (Scan), recorded by End.
+	invHash string
+	watched *watchedScan
+}
+
+// index is the environment's directory index, loaded the first time.
+func (e *EnvState) index() *ledger.Index {
+	if e.idx == nil && e.invPath != "" {
+		e.idx = loadIndex(e.invPath)
+	}
+	return e.idx
 }
 
 // BeginEnv prepares the run of the invocation at invPath (its bytes
@@ -65,8 +78,8 @@ func BeginEnv(invPath string, inv *invocation.Invocation, data []byte, home stri
 	if err := CheckStaleMark(invPath); err != nil {
 		return nil, err
 	}
-	e := &EnvState{Ledger: led, invPath: invPath, Index: loadIndex(invPath)}
-	if _, warns := recordLedger(inv, home, led, e.Index); led.Changed {
+	e := &EnvState{Ledger: led, invPath: invPath, invHash: invDigest(data)}
+	if _, warns := scan.RecordLedgerIndexed(inv, home, led, e.index); led.Changed {
 		e.Warnings = warns
 		if err := led.Save(invPath + ledger.Suffix); err != nil {
 			return nil, fmt.Errorf("cannot save the ledger %s: %v", invPath+ledger.Suffix, err)
@@ -96,11 +109,12 @@ func (e *EnvState) End(rep GitScanReport) error {
 		e.journal = nil
 		return fmt.Errorf("%v: the scan stays pending, the next command rescans first", err)
 	}
-	if e.Index != nil && e.Index.Changed {
+	if e.idx != nil && e.idx.Changed {
 		// A cache: one that cannot be saved costs the next scan a
 		// listing of every directory, nothing else.
-		_ = e.Index.Save(e.invPath + ledger.IndexSuffix)
+		_ = e.idx.Save(e.invPath + ledger.IndexSuffix)
 	}
+	e.recordWatched()
 	return e.journal.Done()
 }
 
@@ -211,7 +225,7 @@ func FinishPending(invPath, home string, led *ledger.Ledger) error {
 	if len(stale) > 0 {
 		return &StaleError{Mismatches: []Mismatch{{Precondition: invocation.Precondition{Path: invPath + StaleMarkSuffix, Why: invocation.ReasonProtectedEntries},
 			Note: fmt.Sprintf("%s (H9): a bwpolicy run that did not finish its scan left what a later host program would run; the scan finished now and set aside or reported: %s",
-				invPath+StaleMarkSuffix, strings.Join(firstN(stale, 8), ", "))}}}
+				invPath+StaleMarkSuffix, strings.Join(scan.FirstN(stale, 8), ", "))}}}
 	}
 	return nil
 }

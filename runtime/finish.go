@@ -37,7 +37,7 @@ func (r *runner) finish(setupErr error) (int, error) {
 	if setupErr != nil {
 		// bwrap ran: what it started may have written before it was
 		// killed. The scan runs whatever ended the run (H9).
-		r.scan = ScanGitIndexed(r.inv, os.Getenv("HOME"), time.Now(), r.ledger, r.index)
+		r.scan = r.postScan()
 		if r.gitScan != nil {
 			*r.gitScan = r.scan
 		}
@@ -49,7 +49,7 @@ func (r *runner) finish(setupErr error) (int, error) {
 	}
 	// The sandbox is dead: nothing can change the writable set while the
 	// scan looks at it and sets aside what a later host git would run.
-	r.scan = ScanGitIndexed(r.inv, os.Getenv("HOME"), time.Now(), r.ledger, r.index)
+	r.scan = r.postScan()
 	for _, w := range r.scan.Warnings {
 		r.warn(w)
 	}
@@ -57,6 +57,15 @@ func (r *runner) finish(setupErr error) (int, error) {
 		*r.gitScan = r.scan
 	}
 	return r.outcome(r.w)
+}
+
+// postScan is the post-command scan: Stdio.Scan, else ScanGit with the
+// run's ledger and index.
+func (r *runner) postScan() GitScanReport {
+	if r.scanFn != nil {
+		return r.scanFn(r.inv)
+	}
+	return ScanGitIndexed(r.inv, os.Getenv("HOME"), time.Now(), r.ledger, r.index)
 }
 
 // contain kills the sandbox's pid namespace: SIGKILL to its init through

@@ -71,6 +71,10 @@ type Stdio struct {
 	// the scan reads unchanged directories from and keeps what it read
 	// in. Nil: every directory is read.
 	Index *ledger.Index
+	// Scan, when set, is the post-command scan instead of ScanGit with
+	// Ledger and Index (cmd/bwrun: EnvState.Scan, which asks the
+	// environment's watcher what changed).
+	Scan func(inv *invocation.Invocation) GitScanReport
 }
 
 // Options are the per-run choices of the caller (bwrun's options).
@@ -193,7 +197,7 @@ func Run(ctx context.Context, inv *invocation.Invocation, argv []string, stdio S
 // ExitSetup with an error wrapping ctx.Err(). When a relayed signal ends
 // the sandbox, the status is 128+signal and the error nil.
 func RunWith(ctx context.Context, inv *invocation.Invocation, argv []string, stdio Stdio, opts Options) (Status, error) {
-	r := &runner{inv: inv, opts: opts, pidfd: -1, bwrapPidfd: -1, notified: make(chan struct{}), gitScan: stdio.GitScan, ledger: stdio.Ledger, index: stdio.Index}
+	r := &runner{inv: inv, opts: opts, pidfd: -1, bwrapPidfd: -1, notified: make(chan struct{}), gitScan: stdio.GitScan, ledger: stdio.Ledger, index: stdio.Index, scanFn: stdio.Scan}
 	code, err := r.runAll(ctx, argv, stdio)
 	return r.status(code, err), err
 }
@@ -233,12 +237,13 @@ type runner struct {
 	cgroup      *cgroup.Group         // the sandbox's own cgroup, if any
 	cgroupFound <-chan cgroup.Support // findCgroup's answer
 
-	exitCode *int           // from --json-status-fd
-	created  []string       // CreatedProtected after the command
-	scan     GitScanReport  // ScanGit after the command
-	gitScan  *GitScanReport // Stdio.GitScan
-	ledger   *ledger.Ledger // Stdio.Ledger
-	index    *ledger.Index  // Stdio.Index
+	exitCode *int                                       // from --json-status-fd
+	created  []string                                   // CreatedProtected after the command
+	scan     GitScanReport                              // ScanGit after the command
+	gitScan  *GitScanReport                             // Stdio.GitScan
+	ledger   *ledger.Ledger                             // Stdio.Ledger
+	index    *ledger.Index                              // Stdio.Index
+	scanFn   func(*invocation.Invocation) GitScanReport // Stdio.Scan
 
 	sigc     <-chan os.Signal
 	notified chan struct{}  // closed once sigc receives ForwardedSignals

@@ -3,6 +3,7 @@
 //
 //	bwrun [--status-fd N] [--status-file F] [--nonce N] [--timeout S] [--chdir DIR] [--expose FILE]... INVOCATION.json -- CMD [ARG...]
 //	bwrun --version
+//	bwrun --watch INVOCATION.json
 //
 // It reads and checks the invocation (format version, preconditions: a
 // stale invocation is refused), starts bwrap with the invocation's
@@ -21,6 +22,14 @@
 // status or 125 (bwrun reserves 125 for its own failures, as env(1) and
 // chroot(1) do). Messages start with "bwrun: ".
 //
+// With --watch, bwrun is the environment's change watcher
+// (runtime/watch): bwrun starts it, detached, when none answers, and asks
+// it after each command which directories changed, so that the
+// post-command scan re-reads those instead of the whole writable set. It
+// reports its start on descriptor 3 when that is open, and exits when
+// the invocation changes or goes away, or after WatcherIdle without a
+// request.
+//
 // bwrun depends on the standard library and golang.org/x/sys only, so
 // that it starts in about a millisecond.
 package main
@@ -35,6 +44,7 @@ import (
 
 	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"golang.org/x/sys/unix"
 )
 
 // version is set at build time with -ldflags "-X main.version=...";
@@ -78,6 +88,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return 0
 		}
+	}
+	if len(args) == 2 && args[0] == "--watch" {
+		return watchMode(args[1], stderr)
+	}
+	if exe, err := os.Executable(); err == nil {
+		bwruntime.WatcherExe = exe
 	}
 	flags, args, err := bwruntime.ParseRunFlags(args)
 	statusNonce = flags.Nonce
@@ -159,7 +175,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Signals: sigc,
 		GitScan: &scan,
 		Ledger:  env.Ledger,
-		Index:   env.Index,
+		Scan:    func(inv *invocation.Invocation) bwruntime.GitScanReport { return env.Scan(inv, os.Getenv("HOME")) },
 	}, flags.Options)
 	if err != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", err)
@@ -188,6 +204,19 @@ func writeStatus(f *os.File, st bwruntime.Status, stderr io.Writer) {
 		fmt.Fprintf(stderr, "bwrun: writing the status: %v\n", err)
 	}
 	f.Close()
+}
+
+// watchMode is bwrun --watch INVOCATION (runtime.ServeWatch).
+func watchMode(invPath string, stderr io.Writer) int {
+	var ready *os.File
+	if _, err := unix.FcntlInt(3, unix.F_GETFD, 0); err == nil {
+		ready = os.NewFile(3, "ready")
+	}
+	if err := bwruntime.ServeWatch(invPath, ready); err != nil {
+		fmt.Fprintf(stderr, "bwrun: watcher: %v\n", err)
+		return bwruntime.ExitSetup
+	}
+	return 0
 }
 
 func buildVersion() string { return bwruntime.ModuleVersion(version) }

@@ -33,7 +33,7 @@ var leaves = []string{"runtime/invocation", "runtime/hostprobe"}
 // and so does a listed one no longer used (delete its line).
 var knownRuntimeUses = map[string]string{
 	// The scan's directory listing, shared with the post-command scan
-	// (runtime/gitscan.go) -> hazard/git.
+	// (runtime/scan/gitwalk.go) -> hazard/git.
 	"facts.runtime.ListDir": "ledger",
 }
 

@@ -54,17 +54,32 @@ func (x *Index) Put(dir string, l *Listing) {
 	x.Changed = true
 }
 
+// Each calls f with every directory kept and its listing.
+func (x *Index) Each(f func(dir string, l *Listing)) {
+	for d, l := range x.dirs {
+		f(d, l)
+	}
+}
+
 // Len is the number of directories kept.
 func (x *Index) Len() int { return len(x.dirs) }
 
 // Save writes the index to p atomically, mode 0600.
 func (x *Index) Save(p string) error {
+	if err := writeAtomic(p, x.appendTo([]byte(indexHeader))); err != nil {
+		return err
+	}
+	x.Changed = false
+	return nil
+}
+
+// appendTo appends the encoded listings to b.
+func (x *Index) appendTo(b []byte) []byte {
 	keys := make([]string, 0, len(x.dirs))
 	for k := range x.dirs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	b := []byte(indexHeader)
 	str := func(s string) { b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
 	for _, k := range keys {
 		l := x.dirs[k]
@@ -79,11 +94,7 @@ func (x *Index) Save(p string) error {
 			str(n)
 		}
 	}
-	if err := writeAtomic(p, b); err != nil {
-		return err
-	}
-	x.Changed = false
-	return nil
+	return b
 }
 
 var errIndex = errors.New("malformed index")
@@ -99,7 +110,16 @@ func LoadIndex(p string) (*Index, error) {
 	if len(b) < len(indexHeader) || string(b[:len(indexHeader)]) != indexHeader {
 		return nil, fmt.Errorf("index %s: %w", p, errIndex)
 	}
-	b = b[len(indexHeader):]
+	x, err := parseIndex(b[len(indexHeader):])
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", p, err)
+	}
+	return x, nil
+}
+
+// parseIndex decodes listings appendTo encoded.
+func parseIndex(b []byte) (*Index, error) {
+	var err error
 	// One copy of the file as a string: the paths and names are slices
 	// of it, not an allocation each (tens of thousands per load).
 	all := string(b)
@@ -128,14 +148,14 @@ func LoadIndex(p string) (*Index, error) {
 		l := &Listing{Dev: uv(), Ino: uv()}
 		ct, n := binary.Varint(b)
 		if n <= 0 {
-			return nil, fmt.Errorf("index %s: %w", p, errIndex)
+			return nil, errIndex
 		}
 		b = b[n:]
 		l.Ctime = ct
 		l.Count = int(uv())
 		k := uv()
 		if err != nil || k > uint64(len(b)) {
-			return nil, fmt.Errorf("index %s: %w", p, errIndex)
+			return nil, errIndex
 		}
 		l.Names, l.Kinds = make([]string, 0, k), make([]byte, 0, k)
 		for i := uint64(0); i < k && err == nil; i++ {
@@ -151,7 +171,7 @@ func LoadIndex(p string) (*Index, error) {
 		x.dirs[dir] = l
 	}
 	if err != nil {
-		return nil, fmt.Errorf("index %s: %w", p, err)
+		return nil, err
 	}
 	return x, nil
 }
