@@ -293,13 +293,17 @@ if [ "$SCAN" = 1 ]; then
     log "post-command scan rows (bench/scan_cost.py), load average $before"
     SCANOUT=$OUT/scan
     mkdir -p "$SCANOUT"
-    cp "$REPO/bench/scan_cost.py" "$SCANOUT/"
-    scan_cmd=(env "HOME=$SCANOUT" "PATH=/usr/bin:/bin" "BWPOLICY_BWRAP=$BWRAP" python3 "$SCANOUT/scan_cost.py" "$BIN" "$SCANOUT")
+    # The script and the plugin's package beside it (it takes Hermes'
+    # argv from integrations/hermes/bench.py), where bwtest can read them.
+    mkdir -p "$SCANOUT/bench"
+    cp "$REPO/bench/scan_cost.py" "$SCANOUT/bench/"
+    rm -rf "$SCANOUT/integrations" && cp -r "$REPO/integrations" "$SCANOUT/"
+    scan_cmd=(env "HOME=$SCANOUT" "PATH=/usr/bin:/bin" "BWPOLICY_BWRAP=$BWRAP" python3 "$SCANOUT/bench/scan_cost.py" "$BIN" "$SCANOUT")
     if [ "$(id -u)" = 0 ]; then
         # Unprivileged, as a user runs it: bwtest (the sandbox tests' user).
         id bwtest >/dev/null 2>&1 || useradd -m bwtest
         chown -R bwtest "$SCANOUT"
-        chmod a+rx "$OUT" "$BIN" "$BIN"/* "$SCANOUT/scan_cost.py" # every directory above --out must let bwtest through
+        chmod -R a+rX "$SCANOUT/bench" "$SCANOUT/integrations" && chmod a+rx "$OUT" "$BIN" "$BIN"/* # every directory above --out must let bwtest through
         scan_cmd=(runuser -u bwtest -- "${scan_cmd[@]}")
     fi
     "${scan_cmd[@]}" >"$OUT/scan.md" 2>&1 || { cat "$OUT/scan.md" >&2; die "bench/scan_cost.py failed"; }
