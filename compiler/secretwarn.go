@@ -27,6 +27,9 @@ func (st *state) secretWarnings() {
 		host(string(invocation.ReasonCredentialLocations), n)
 	}
 	for _, sf := range f.SecretFiles {
+		if sf.Unread == facts.UnreadBudget || sf.Unread == facts.UnreadDepth {
+			continue // one note (facts.SecretNotes) names them all
+		}
 		host(string(invocation.ReasonCredentialLocations), secretFileWarning(sf))
 	}
 	for _, n := range f.CodeDirNotes {
@@ -57,6 +60,8 @@ func secretFileWarning(sf facts.SecretFile) string {
 	switch {
 	case sf.Part:
 		return fmt.Sprintf("%s is hidden: an allowed entry's logs record command lines, registry URLs and headers (facts.HomeAllowedLeft); a build that needs it: home.allow: [%s]", sf.File, rel)
+	case sf.Unread != facts.UnreadNone:
+		return fmt.Sprintf("%s is hidden: the check of the allowed home entries' contents did not read it (%s), so it could hold a credential; a build that needs it: home.allow: [%s] (shown unread)", sf.File, sf.Unread, rel)
 	case sf.NamedBy != "":
 		return fmt.Sprintf("%s is hidden wherever it is: %s line %d names it (%s)", sf.File, sf.NamedBy, sf.Line, secretRules(sf.Rules))
 	case rel == "":
@@ -117,6 +122,8 @@ func writeSecretFiles(w io.Writer, f *facts.Facts) {
 		switch {
 		case sf.Part:
 			fmt.Fprintf(w, "  %s: a log directory of an allowed entry\n", sf.File)
+		case sf.Unread != facts.UnreadNone:
+			fmt.Fprintf(w, "  %s: not read (%s); home.allow: [%s] shows it\n", sf.File, sf.Unread, sf.Rel)
 		case sf.NamedBy != "":
 			fmt.Fprintf(w, "  %s: named by %s line %d (%s)\n", sf.File, sf.NamedBy, sf.Line, secretRules(sf.Rules))
 		default:

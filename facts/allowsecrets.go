@@ -9,8 +9,8 @@ package facts
 // store.
 
 import (
-	"bytes"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -20,16 +20,21 @@ import (
 )
 
 // The budget of the contents check, per compile: the entries looked at,
-// the files read, the bytes read, a file's size (a larger file is not
-// configuration written by hand: it is not read), and the depth below
-// an allowed entry. The entries are checked breadth first (~/.gradle's
-// init.gradle before a file three directories down).
+// the files read, the bytes read, a file's size, and the depth below an
+// allowed entry. The entries are checked breadth first (~/.gradle's
+// init.gradle before a file three directories down). What the check
+// cannot read within them is hidden (UnreadWhy), at most
+// maxUnreadHidden paths (past it, their parent directories).
 const (
-	maxAllowVisits = 1024
-	maxAllowReads  = 32
-	maxAllowBytes  = 256 << 10
-	maxAllowFile   = 32 << 10
-	maxAllowDepth  = 4
+	maxAllowVisits  = 4096
+	maxAllowReads   = 160
+	maxAllowBytes   = 512 << 10
+	maxAllowFile    = 32 << 10
+	maxAllowDepth   = 6
+	maxUnreadHidden = 64
+	// magicBytes is what is read of a file first: its format
+	// (knownBinary), and the whole of a small text.
+	magicBytes = 512
 )
 
 // allowBudget counts what the contents check has spent; stopped names
@@ -45,11 +50,27 @@ type allowBudget struct {
 // names is shown as the user asked.
 var allowScanned = []string{HomeWhyBuiltin, HomeWhyCache, HomeWhyPath}
 
+// allowWalk is one contents check of the allowed entries.
+type allowWalk struct {
+	g *gatherer
+	l *HomeLayout
+	f *Facts
+	b allowBudget
+	// roots are the allowed entries checked (depth 0).
+	roots map[string]bool
+	// tracked are the files the git checkouts met list (checkoutTracked).
+	tracked map[string]bool
+	found   func(SecretFile, []SecretFile)
+	// unread are the entries not read, with why.
+	unread []SecretFile
+}
+
 // allowedSecrets hides, in the entries the home layout binds back, the
-// parts of HomeAllowedLeft and each text file the detector finds a
-// credential in, and the files they name as credential stores (and
-// those git's configuration names: gitStores); notes say when the
-// budget ran out.
+// parts of HomeAllowedLeft, each text file the detector finds a
+// credential in, each entry the check could not read (too large, past
+// its depth or its budget), and the files they name as credential
+// stores (and those git's configuration names: gitStores); a note names
+// what the budget left hidden.
 func (g *gatherer) allowedSecrets(h *Host, f *Facts) (out []Hidden, files []SecretFile, notes []string) {
 	l := f.HomeLayout
 	if !l.Active() {
@@ -63,15 +84,16 @@ func (g *gatherer) allowedSecrets(h *Host, f *Facts) (out []Hidden, files []Secr
 		out = append(out, g.hidden(p, SourceAllowedSecret))
 		files = append(files, SecretFile{File: p, Rel: rel, Part: true})
 	}
+	w := &allowWalk{g: g, l: l, f: f, roots: map[string]bool{}, tracked: map[string]bool{}}
 	var level []string
 	for _, e := range l.Entries {
 		if slices.Contains(allowScanned, e.Why) && e.Kind != invocation.KindSymlink {
 			level = append(level, e.Path)
+			w.roots[e.Path] = true
 		}
 	}
-	b := &allowBudget{}
 	var named []SecretFile
-	found := func(sf SecretFile, ns []SecretFile) {
+	w.found = func(sf SecretFile, ns []SecretFile) {
 		named = append(named, ns...)
 		if len(sf.Lines) == 0 {
 			return
@@ -80,83 +102,158 @@ func (g *gatherer) allowedSecrets(h *Host, f *Facts) (out []Hidden, files []Secr
 			out, files = append(out, x), append(files, sf)
 		}
 	}
-	for depth := 0; len(level) > 0 && b.stopped == ""; depth++ {
-		level = g.allowLevel(l, f, level, depth, b, found)
+	for depth := 0; len(level) > 0; depth++ {
+		var rest []string
+		level, rest = w.level(level, depth)
+		if w.b.stopped != "" {
+			w.unreadAll(rest, UnreadBudget)
+			break
+		}
+	}
+	var budget []string
+	for _, u := range w.unread {
+		x := g.hidden(u.File, SourceAllowedSecret)
+		if invocation.Missing(x.Kind) || alreadyUnreachable(x.Path, f) || slices.ContainsFunc(out, func(y Hidden) bool { return y.Path == x.Path }) {
+			continue
+		}
+		out, files = append(out, x), append(files, u)
+		if u.Unread != UnreadTooLarge {
+			budget = append(budget, u.Rel)
+		}
 	}
 	xs, ns := g.hideNamed(h, f, named, SourceAllowedSecret, out)
 	out, files = append(out, xs...), append(files, ns...)
 	xs, ns, _ = g.gitStores(h, f, append(out, xs...))
 	out, files = append(out, xs...), append(files, ns...)
-	if b.stopped != "" {
-		notes = append(notes, fmt.Sprintf("the check of the allowed home entries' contents stopped at %s (its budget: %d entries, %d files, %d bytes, breadth first): what lies beyond is shown unchecked; hide a directory that holds credentials (hide: [the path])",
-			b.stopped, maxAllowVisits, maxAllowReads, maxAllowBytes))
+	if len(budget) > 0 {
+		notes = append(notes, unreadNote(w.b.stopped, budget))
 	}
 	return out, files, notes
 }
 
-// allowLevel checks one level of the allowed entries, breadth first
-// (so a file near an entry's top is read before one deep down): it reads
-// each text file of level (calling found) and returns the entries of its
-// directories, the next level. It passes over the names of
-// allowScanSkip and HomeAllowedLeft, what home.allow names, the
-// start-up files (rcSecrets reads them) and binaryName, and does not
-// descend below maxAllowDepth. It looks through the facts' FS without
-// recording: the files it only reads are not preconditions.
-func (g *gatherer) allowLevel(l *HomeLayout, f *Facts, level []string, depth int, b *allowBudget, found func(SecretFile, []SecretFile)) (next []string) {
-	for _, p := range level {
-		rel, _ := strings.CutPrefix(p, l.Home+"/")
-		if alreadyUnreachable(p, f) || depth > 0 && l.Allowed[rel] == HomeWhySettings {
+// unreadNote says what the contents check hid because its budget or
+// depth left it unread, and the setting that shows it.
+func unreadNote(stopped string, rels []string) string {
+	shown := rels
+	if len(shown) > 8 {
+		shown = shown[:8]
+	}
+	list := strings.Join(shown, ", ")
+	if more := len(rels) - len(shown); more > 0 {
+		list += fmt.Sprintf(" and %d more (--explain lists them)", more)
+	}
+	why := fmt.Sprintf("deeper than %d levels", maxAllowDepth)
+	if stopped != "" {
+		why = fmt.Sprintf("its budget (%d entries, %d files, %d bytes, breadth first) ran out at %s", maxAllowVisits, maxAllowReads, maxAllowBytes, stopped)
+	}
+	return fmt.Sprintf("the check of the allowed home entries' contents did not read %s (%s): hidden, as it could hold a credential; a build that needs one: home.allow: [%s] (shown unread)",
+		list, why, shown[0])
+}
+
+// level checks one level of the allowed entries, breadth first (so a
+// file near an entry's top is read before one deep down): it reads each
+// file of level that is not a known binary (calling found), hides what
+// it cannot read, and returns the entries of its directories, the next
+// level; when the budget runs out, it returns the entries left unread
+// (rest). It passes over the package stores (allowStores), the files
+// git checkouts list (checkoutTracked; their .git/config is read),
+// HomeAllowedLeft, what home.allow names, the start-up files
+// (rcSecrets reads them), and does not descend below maxAllowDepth. It
+// looks through the facts' FS without recording: the files it only
+// reads are not preconditions.
+func (w *allowWalk) level(level []string, depth int) (next, rest []string) {
+	g, b := w.g, &w.b
+	for i, p := range level {
+		rel, _ := strings.CutPrefix(p, w.l.Home+"/")
+		if alreadyUnreachable(p, w.f) || depth > 0 && w.l.Allowed[rel] == HomeWhySettings {
 			continue // home.allow shows what it names as it is
 		}
 		if b.visits++; b.visits > maxAllowVisits || b.reads >= maxAllowReads || b.bytes >= maxAllowBytes {
 			b.stopped = p
-			return nil
+			return nil, append(level[i:], next...)
 		}
 		switch g.fs.Lstat(p).Kind {
 		case invocation.KindDir:
-			if depth >= maxAllowDepth || depth > 0 && slices.Contains(allowScanSkip, path.Base(p)) || slices.Contains(HomeAllowedLeft, rel) {
+			if depth > 0 && allowStore(p) || slices.Contains(HomeAllowedLeft, rel) {
 				continue
 			}
-			if names, err := g.fs.ReadDir(p); err == nil {
-				for _, n := range names {
-					next = append(next, path.Join(p, n))
-				}
+			names, err := g.fs.ReadDir(p)
+			if err != nil || len(names) == 0 {
+				continue
+			}
+			if depth >= maxAllowDepth {
+				w.unreadAll([]string{p}, UnreadDepth)
+				continue
+			}
+			if slices.Contains(names, ".git") && g.fs.Lstat(path.Join(p, ".git")).Kind == invocation.KindDir {
+				maps.Copy(w.tracked, g.checkoutTracked(p))
+				next = append(next, path.Join(p, ".git", "config"))
+			}
+			for _, n := range names {
+				next = append(next, path.Join(p, n))
 			}
 		case invocation.KindFile:
-			if slices.Contains(ShellStartupFiles, rel) || binaryName(p) {
+			if slices.Contains(ShellStartupFiles, rel) || w.tracked[p] {
 				continue
 			}
-			b.reads++
-			data, err := g.fs.ReadFile(p, maxAllowFile+1)
-			if err != nil || len(data) > maxAllowFile {
+			data, err := g.fs.ReadFile(p, magicBytes)
+			if err != nil || knownBinary(data) {
+				continue // an executable, an archive: shown as what it is
+			}
+			if b.reads++; len(data) == magicBytes {
+				if data, err = g.fs.ReadFile(p, maxAllowFile+1); err != nil {
+					continue
+				}
+			}
+			if len(data) > maxAllowFile {
+				w.unread = append(w.unread, SecretFile{File: p, Rel: rel, Unread: UnreadTooLarge})
 				continue
 			}
 			b.bytes += len(data)
-			if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
-				continue // not text
-			}
 			sf, ns := secretLines(p, string(data))
 			sf.Rel = rel
-			found(sf, ns)
+			w.found(sf, ns)
 		}
 	}
-	return next
+	return next, nil
 }
 
-// binaryName: the file's extension says it is not configuration a
-// person writes a credential into: archives, objects, images, compiled
-// code, and the source and documentation files of installed tools
-// (nvm's, pyenv's, a package's); it is not read.
-func binaryName(p string) bool {
-	switch path.Ext(p) {
-	case ".gz", ".tgz", ".xz", ".zst", ".bz2", ".zip", ".jar", ".whl", ".tar", ".so", ".a", ".o", ".dylib", ".dll",
-		".exe", ".pyc", ".class", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2", ".ttf", ".otf",
-		".wasm", ".node", ".db", ".sqlite", ".bin", ".pack", ".idx",
-		".js", ".mjs", ".cjs", ".ts", ".map", ".py", ".pyi", ".rb", ".pl", ".pm", ".go", ".rs", ".c", ".h", ".cc",
-		".java", ".kt", ".md", ".rst", ".html", ".css", ".svg", ".1", ".fish", ".zsh", ".bash":
-		return true
+// unreadAll records the entries ps (but the package stores and what
+// home.allow names) as unread for why; past maxUnreadHidden, their
+// parent directories stand for them (never above an allowed entry).
+func (w *allowWalk) unreadAll(ps []string, why UnreadWhy) {
+	var keep []string
+	for _, p := range ps {
+		rel, _ := strings.CutPrefix(p, w.l.Home+"/")
+		if !allowStore(p) && w.l.Allowed[rel] != HomeWhySettings && !slices.Contains(HomeAllowedLeft, rel) &&
+			!slices.Contains(ShellStartupFiles, rel) && !w.tracked[p] {
+			keep = append(keep, p)
+		}
 	}
-	return false
+	for len(keep) > maxUnreadHidden {
+		var up []string
+		seen := map[string]bool{}
+		for _, p := range keep {
+			if !w.roots[p] {
+				p = path.Dir(p)
+			}
+			if !seen[p] {
+				seen[p] = true
+				up = append(up, p)
+			}
+		}
+		if len(up) == len(keep) {
+			break
+		}
+		keep = up
+	}
+	for _, p := range keep {
+		if slices.ContainsFunc(keep, func(q string) bool { return q != p && Within(p, q) }) {
+			continue
+		}
+		rel, _ := strings.CutPrefix(p, w.l.Home+"/")
+		w.unread = append(w.unread, SecretFile{File: p, Rel: rel, Unread: why})
+	}
 }
 
 // gitStores hides the credential stores git's user configuration names

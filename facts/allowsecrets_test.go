@@ -36,11 +36,11 @@ func gatherSecrets(t *testing.T, tree factstest.Tree, s *settings.Settings) (hid
 	return hidden, f
 }
 
-// TestAllowedSecrets: in the allowed entries, logs are hidden, a text
-// file with a credential is hidden, a file the git config names as a
-// credential store is hidden wherever it is, home.allow shows what it
-// names, and harmless files, binaries and the skipped package stores
-// stay.
+// TestAllowedSecrets: in the allowed entries, logs are hidden, a file
+// with a credential is hidden whatever its name (tool.gz is text) or
+// its NUL bytes, a file the git config names as a credential store is
+// hidden wherever it is, home.allow shows what it names, and harmless
+// files and the package stores stay.
 func TestAllowedSecrets(t *testing.T) {
 	tree := factstest.Tree{
 		"/home/u/.npm/_logs/x.log":         {Kind: "file", Content: "0 verbose\n"},
@@ -57,7 +57,7 @@ func TestAllowedSecrets(t *testing.T) {
 	}
 	hidden, f := gatherSecrets(t, tree, &settings.Settings{Home: &settings.HomePolicy{Allow: []string{".m2/settings-ci.xml"}}})
 	slices.Sort(hidden)
-	want := []string{"/home/u/.gradle/init.gradle", "/home/u/.local/bin/deploy", "/home/u/.npm/_logs", "/srv/tok"}
+	want := []string{"/home/u/.gradle/init.gradle", "/home/u/.local/bin/blob", "/home/u/.local/bin/deploy", "/home/u/.local/bin/tool.gz", "/home/u/.npm/_logs", "/srv/tok"}
 	if !slices.Equal(hidden, want) {
 		t.Errorf("hidden:\n got %q\nwant %q", hidden, want)
 	}
@@ -75,17 +75,15 @@ func TestAllowedSecrets(t *testing.T) {
 }
 
 // TestAllowedSecretsBudget: one case per bound of the contents check:
-// past it the secret file is not read (and, where the check stopped, a
-// note says so); just inside it, it is hidden.
+// just inside it, the secret file is read and hidden for its line;
+// past it, it is hidden unread (UnreadBudget, UnreadTooLarge,
+// UnreadDepth), by itself or with its directory, and for the budget
+// and the depth a note names it.
 func TestAllowedSecretsBudget(t *testing.T) {
 	many := func(n int, content string) factstest.Tree {
 		tree := factstest.Tree{}
 		for i := 0; i < n; i++ {
-			name := fmt.Sprintf("/home/u/.local/bin/a%05d", i)
-			if content == "" {
-				name += ".gz" // visited, not read
-			}
-			tree[name] = Stat{Kind: "file", Content: content}
+			tree[fmt.Sprintf("/home/u/.local/bin/a%05d", i)] = Stat{Kind: "file", Content: content}
 		}
 		tree["/home/u/.local/bin/zz"] = Stat{Kind: "file", Content: secretLine}
 		return tree
@@ -95,39 +93,48 @@ func TestAllowedSecretsBudget(t *testing.T) {
 	}
 	line := strings.Repeat("x", 99) + "\n"
 	big := strings.Repeat(line, (maxAllowFile-len(secretLine))/len(line))
+	elf := "\x7fELF" + strings.Repeat("\x00", 16)
 	cases := []struct {
 		name   string
 		tree   factstest.Tree
-		hidden bool
+		unread UnreadWhy // of the one file hidden; UnreadNone: hidden for its line
+		hidden string    // the path hidden
 		note   bool
 	}{
-		{"visits past", many(maxAllowVisits, ""), false, true},
-		{"visits inside", many(maxAllowVisits-8, ""), true, false},
-		{"reads inside", many(maxAllowReads-2, "x\n"), true, false},
-		{"reads past", many(maxAllowReads, "x\n"), false, true},
-		{"bytes past", many(maxAllowBytes/len(big)+1, big), false, true},
-		{"bytes inside", many(maxAllowBytes/len(big)-2, big), true, false},
-		{"file past", factstest.Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big + line}}, false, false},
-		{"file inside", factstest.Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big}}, true, false},
+		{"visits inside", many(maxAllowVisits/2, elf), UnreadNone, "/home/u/.local/bin/zz", false},
+		{"reads inside", many(maxAllowReads-2, "x\n"), UnreadNone, "/home/u/.local/bin/zz", false},
+		{"reads past", many(maxAllowReads, "x\n"), UnreadBudget, "/home/u/.local/bin/zz", true},
+		{"reads far past", many(maxAllowReads+maxUnreadHidden, "x\n"), UnreadBudget, "/home/u/.local/bin", true},
+		{"bytes inside", many(maxAllowBytes/len(big)-2, big), UnreadNone, "/home/u/.local/bin/zz", false},
+		{"bytes past", many(maxAllowBytes/len(big)+1, big), UnreadBudget, "/home/u/.local/bin/zz", true},
+		{"file inside", factstest.Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big}}, UnreadNone, "/home/u/.local/bin/s", false},
+		{"file past", factstest.Tree{"/home/u/.local/bin/s": {Kind: "file", Content: secretLine + big + line}}, UnreadTooLarge, "/home/u/.local/bin/s", false},
 		{"shallowest first", func() factstest.Tree {
-			t := many(0, "")
-			delete(t, "/home/u/.local/bin/zz")
+			t := factstest.Tree{}
 			for i := 0; i < 2*maxAllowReads; i++ {
 				t[fmt.Sprintf("/home/u/.asdf/a/b/f%03d", i)] = Stat{Kind: "file", Content: "x\n"}
 			}
 			t["/home/u/.gradle/init.gradle"] = Stat{Kind: "file", Content: secretLine}
 			return t
-		}(), true, true},
-		{"depth past", deep(maxAllowDepth + 1), false, false},
-		{"depth inside", deep(maxAllowDepth), true, false},
+		}(), UnreadNone, "/home/u/.gradle/init.gradle", true},
+		{"depth inside", deep(maxAllowDepth), UnreadNone, "/home/u/.local/bin" + strings.Repeat("/d", maxAllowDepth-1) + "/s", false},
+		{"depth past", deep(maxAllowDepth + 1), UnreadDepth, "/home/u/.local/bin" + strings.Repeat("/d", maxAllowDepth), true},
 	}
 	for _, c := range cases {
 		hidden, f := gatherSecrets(t, c.tree, &settings.Settings{})
-		if got := len(hidden) == 1; got != c.hidden {
-			t.Errorf("%s: hidden %q, want hidden %v", c.name, hidden, c.hidden)
+		if !slices.Contains(hidden, c.hidden) {
+			t.Errorf("%s: hidden %q, want %s", c.name, hidden, c.hidden)
+		}
+		for _, sf := range f.SecretFiles {
+			if sf.File == c.hidden && sf.Unread != c.unread {
+				t.Errorf("%s: %s hidden as %+v, want unread %v", c.name, c.hidden, sf, c.unread)
+			}
 		}
 		if got := len(f.SecretNotes) > 0; got != c.note {
 			t.Errorf("%s: notes %q, want a note %v", c.name, f.SecretNotes, c.note)
+		}
+		if c.note && !strings.Contains(f.SecretNotes[0], "home.allow: [") {
+			t.Errorf("%s: the note names no setting: %s", c.name, f.SecretNotes[0])
 		}
 	}
 }

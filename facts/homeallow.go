@@ -42,16 +42,6 @@ func cacheShown(name string) bool {
 // URLs with tokens and request headers.
 var HomeAllowedLeft = []string{".npm/_logs", ".gradle/daemon", ".yarn/berry/logs"}
 
-// allowScanSkip are directory names the check of allowed entries'
-// contents does not descend into: package stores and toolchains,
-// thousands of files written by installers rather than by hand (the
-// check reads configuration, not packages).
-var allowScanSkip = []string{"node_modules", "_cacache", "_npx", "registry", "toolchains", "versions", "installs",
-	"candidates", "pkgs", "envs", "repository", "caches", "wrapper", "jdks", "native", "site-packages", "dist-packages",
-	"lib", "lib64", "include", "share", "downloads", "update-hashes", "git", ".git", "plugins", "tools", "bin",
-	"node", "python", "ruby", "go", "sdk", "install", "cache", ".cache", "deps", "gen", "npm", "completions", "man",
-	"doc", "docs", "test", "tests", "libexec", "src"}
-
 // HomeAllow is one built-in allowed entry, relative to HOME.
 type HomeAllow struct {
 	Path string

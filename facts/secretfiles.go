@@ -34,6 +34,9 @@ type SecretFile struct {
 	// Part is true for a part of an allowed entry hidden whatever it
 	// holds (HomeAllowedLeft).
 	Part bool
+	// Unread is, for an entry of an allowed directory hidden because
+	// the contents check could not read it, why (UnreadNone otherwise).
+	Unread UnreadWhy
 	// Startup is true for a shell start-up file (ShellStartupFiles).
 	Startup bool
 }
