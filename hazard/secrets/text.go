@@ -61,11 +61,15 @@ const maxJoined = 64
 
 // logicalLine cuts the first logical line off text, as a shell reads
 // it: lines ending in a backslash continue on the next (joined with a
-// blank), and a command whose here-document (<<WORD) has a single line
-// before WORD is read with that line as a here-string (<<< line), so
-// that `docker login --password-stdin <<EOF` / PW / `EOF` is one
-// command. It returns the line, the rest of text and how many lines it
-// took (at most maxJoined, and the line at most MaxLineBytes+1 long).
+// blank), and a command whose here-document (<<WORD) ends within
+// maxJoined lines is read with its body as a here-string in the
+// here-document's place (<<< line), so that `docker login
+// --password-stdin <<EOF` / PW / `EOF` is one command: a one-line body
+// is taken with the command; of a longer one, the first line that is a
+// literal (else the first not blank) stands in the command, and the
+// body's lines are read after it, each a line of its own. It returns the
+// line, the rest of text and how many lines it took (at most maxJoined,
+// and the line at most MaxLineBytes+1 long).
 func logicalLine(text string) (line, rest string, lines int) {
 	line, rest, _ = strings.Cut(text, "\n")
 	lines = 1
@@ -78,29 +82,80 @@ func logicalLine(text string) (line, rest string, lines int) {
 		joined = joined[:len(joined)-1] + " " + line
 		lines++
 	}
-	if word := hereDocWord(joined); word != "" {
-		body, after, _ := strings.Cut(rest, "\n")
-		end, next, _ := strings.Cut(after, "\n")
-		if strings.TrimSpace(end) == word && len(joined)+len(body) <= MaxLineBytes {
-			return joined + " <<< " + body, next, lines + 2
+	start, end, word := hereDoc(joined)
+	if word == "" {
+		return joined, rest, lines
+	}
+	body, after, ok := hereDocBody(rest, word)
+	if !ok || len(joined)+len(body[0]) > MaxLineBytes {
+		return joined, rest, lines
+	}
+	in := body[0]
+	for _, b := range body {
+		if f := strings.Fields(b); len(f) > 0 && literal(f[0]) {
+			in = b
+			break
 		}
+	}
+	joined = joined[:start] + "<<< " + in + " " + joined[end:]
+	if len(body) == 1 {
+		return joined, after, lines + 2
 	}
 	return joined, rest, lines
 }
 
-// hereDocWord returns the delimiter of a here-document the line opens
-// (<<WORD, <<-WORD, <<'WORD', <<"WORD"), "" when it opens none.
-func hereDocWord(line string) string {
+// hereDocBody returns the lines of text before the line that is word
+// alone (blanks around it allowed, as <<- strips tabs): the body of a
+// here-document, without its blank lines (at least one line kept); ok
+// is false when word does not end it within maxJoined lines.
+func hereDocBody(text, word string) (body []string, after string, ok bool) {
+	var all []string
+	for n := 0; n < maxJoined && text != ""; n++ {
+		l, r, _ := strings.Cut(text, "\n")
+		text = r
+		if strings.TrimSpace(l) == word {
+			for _, b := range all {
+				if strings.TrimSpace(b) != "" {
+					body = append(body, strings.TrimSpace(b))
+				}
+			}
+			if len(body) == 0 {
+				body = []string{""}
+			}
+			if len(all) == 1 {
+				body = []string{all[0]}
+			}
+			return body, text, len(all) > 0
+		}
+		all = append(all, l)
+	}
+	return nil, "", false
+}
+
+// hereDoc returns the delimiter of a here-document the line opens
+// (<<WORD, <<-WORD, <<'WORD', <<"WORD"), "" when it opens none, and
+// where its operator and word lie in line (line[start:end]).
+func hereDoc(line string) (start, end int, word string) {
 	i := strings.Index(line, "<<")
 	if i < 0 || strings.HasPrefix(line[i:], "<<<") {
-		return ""
+		return 0, 0, ""
 	}
-	w := strings.TrimLeft(strings.TrimPrefix(line[i+2:], "-"), " \t")
-	w = strings.Trim(strings.Fields(w + " ")[0], `"'`)
+	j := i + 2
+	if j < len(line) && line[j] == '-' {
+		j++
+	}
+	for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+		j++
+	}
+	k := j
+	for k < len(line) && line[k] != ' ' && line[k] != '\t' && line[k] != '|' && line[k] != ';' && line[k] != '&' && line[k] != ')' {
+		k++
+	}
+	w := strings.Trim(line[j:k], `"'`)
 	if !isName(w) {
-		return ""
+		return 0, 0, ""
 	}
-	return w
+	return i, k, w
 }
 
 // findLine applies the line rules (a comment's text too: it is as

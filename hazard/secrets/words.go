@@ -170,9 +170,11 @@ func findWords(line string, depth int, emit func(Finding) bool) bool {
 }
 
 // echoesLiteral: words is echo or printf of a literal (the last word not
-// a reference, not an option).
+// a reference, not an option), or cat of a here-string (a here-document
+// piped on: cat <<EOF | docker login --password-stdin).
 func echoesLiteral(words []string) bool {
-	return len(words) >= 2 && (words[0] == "echo" || words[0] == "printf") && literal(words[len(words)-1])
+	return len(words) >= 2 && ((words[0] == "echo" || words[0] == "printf") && literal(words[len(words)-1]) ||
+		words[0] == "cat" && hereString(words))
 }
 
 // hereString: words feed the command a literal on its standard input
