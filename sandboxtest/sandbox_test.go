@@ -76,6 +76,7 @@ var scenarios = []scenario{
 	{"H7_rc_command_lines", testRcCommandLines},
 	{"H7_allowed_contents", testAllowedContents},
 	{"H7_rc_variants", testRcVariants},
+	{"H7_allowed_unread", testAllowedUnread},
 	{"H7_credential_locations", testCredentialLocations},
 	{"H7_xdg_relocated", testXDGRelocated},
 	{"H7_credential_out_of_reach", testCredentialOutOfReach},
