@@ -27,8 +27,8 @@ import (
 // maxUnreadHidden paths (past it, their parent directories).
 const (
 	maxAllowVisits  = 4096
-	maxAllowReads   = 160
-	maxAllowBytes   = 512 << 10
+	maxAllowReads   = 48
+	maxAllowBytes   = 256 << 10
 	maxAllowFile    = 32 << 10
 	maxAllowDepth   = 6
 	maxUnreadHidden = 64
