@@ -94,7 +94,7 @@ func BenchmarkCompileHomeOnDisk(b *testing.B) {
 // developer's have: 24 text files of 2 KiB each (configuration, logs,
 // scripts; no secret), two levels deep, plus a package store of 200 files
 // the contents check skips (node_modules) — past the check's budget of
-// files read (512), so the benchmark measures the budget spent whole.
+// files read (maxAllowReads), so the benchmark measures the budget spent whole.
 func fillAllowed(b *testing.B, root string) {
 	line := "key_" + strings.Repeat("x", 60) + " = value\n"
 	text := []byte(strings.Repeat(line, 2048/len(line)))
@@ -123,7 +123,7 @@ func fillAllowed(b *testing.B, root string) {
 			}
 		}
 	}
-	if n < 512 {
+	if n < 512 { // well past the budget (maxAllowReads in facts)
 		b.Fatalf("%d text files in the allowed directories: fewer than the contents check's budget", n)
 	}
 }
