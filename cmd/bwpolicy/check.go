@@ -188,8 +188,10 @@ func runCheck(ctx context.Context, o *checkOptions) *report.Report {
 	// Every file is checked against the same host: each path is read
 	// once (facts.Memo), not once per file, and the facts of settings
 	// that differ only in what the host does not decide are gathered
-	// once (facts.Cache).
-	req := compiler.Request{Host: checkHost(), Facts: facts.NewCache()}
+	// once (facts.Cache). Each file is compiled for its findings alone
+	// (compiler.Lint): the rules' decisions are remembered by their
+	// exact input, and no invocation is built to be handed out.
+	req := compiler.Request{Host: checkHost(), Facts: facts.NewCache(), Lint: compiler.NewLint()}
 	req.Host.FS = facts.NewMemo(req.Host.FS)
 
 	// Organisation rules: a file that does not load makes the whole run

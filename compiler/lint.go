@@ -1,0 +1,157 @@
+package compiler
+
+// This file is the compilation for findings alone: `bwpolicy check` of
+// many settings files wants what each file's compile reports about the
+// file, not the invocation, and most of what a compile computes is the
+// same from one file to the next.
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+
+	"github.com/bwpolicy/bwpolicy/facts"
+	"github.com/bwpolicy/bwpolicy/policy"
+	"github.com/bwpolicy/bwpolicy/profile"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+)
+
+// Lint makes the compilations that share it compilations for their
+// findings (Request.Lint), and remembers what they have in common. A
+// Lint compilation reports what the same compilation without Lint
+// reports, less the self-check's findings, and has no invocation:
+//
+//   - a profile with the same limits is resolved once (profile.Set.Resolve
+//     is a function of them: a Set never changes), and shared, unchanged;
+//   - the rules' decisions are remembered by what makes their input: the
+//     settings (by their JSON, which the input is made of), the profile
+//     and the facts (each shared and never changed: a facts.Cache's and
+//     the one above). An engine whose decisions may depend on more than
+//     the input (organisation rules, evaluated in bounded child
+//     processes, among them: policy.Engine.Memoizable) is evaluated
+//     every time, and an error is never remembered;
+//   - the preconditions the emit stage records are remembered by the
+//     facts they are made of (a function of them alone);
+//   - the self-check (verify's invariants over the emitted invocation)
+//     does not run: its findings are about the invocation compiled on
+//     this machine (diag.Diagnostic.Host), never about the settings, and
+//     there is no invocation to hand out.
+//
+// The emit stage still runs on every file that reaches it: an internal
+// error it finds is the compilation's, with or without Lint. Safe for
+// concurrent use.
+type Lint struct {
+	mu        sync.Mutex
+	profiles  map[profileKey]*profile.Profile
+	handed    map[*profile.Profile]bool // the profiles resolve handed out
+	decisions map[decisionKey][]policy.Violation
+	pres      map[*facts.Facts][]invocation.Precondition
+}
+
+// profileKey is what profile.Set.Resolve reads; the limits are "" when
+// not set, else their decimal value.
+type profileKey struct {
+	set                            *profile.Set
+	name                           string
+	memoryMB, cpuSeconds, maxProcs string
+}
+
+// decisionKey is what the policy input is made of.
+type decisionKey struct {
+	eng      *policy.Engine
+	facts    *facts.Facts
+	profile  *profile.Profile
+	settings string // the merged settings' JSON
+}
+
+// maxLint bounds each of Lint's tables; past it, the table starts over.
+const maxLint = 4096
+
+// NewLint returns a Lint that remembers nothing yet.
+func NewLint() *Lint {
+	return &Lint{profiles: map[profileKey]*profile.Profile{}, handed: map[*profile.Profile]bool{}, decisions: map[decisionKey][]policy.Violation{},
+		pres: map[*facts.Facts][]invocation.Precondition{}}
+}
+
+// remember stores v under k in m, starting m over past maxLint.
+func remember[K comparable, V any](l *Lint, m map[K]V, k K, v V) {
+	l.mu.Lock()
+	if len(m) >= maxLint {
+		clear(m)
+	}
+	m[k] = v
+	l.mu.Unlock()
+}
+
+// lookup is m[k] under l's lock.
+func lookup[K comparable, V any](l *Lint, m map[K]V, k K) (V, bool) {
+	l.mu.Lock()
+	v, ok := m[k]
+	l.mu.Unlock()
+	return v, ok
+}
+
+// resolve is set.Resolve(name, memoryMB, cpuSeconds, maxProcs), once per
+// distinct argument (an error is not remembered). The profile is shared:
+// nothing may change it.
+func (l *Lint) resolve(set *profile.Set, name string, memoryMB, cpuSeconds, maxProcs *int64) (*profile.Profile, error) {
+	k := profileKey{set: set, name: name, memoryMB: limitKey(memoryMB), cpuSeconds: limitKey(cpuSeconds), maxProcs: limitKey(maxProcs)}
+	if p, ok := lookup(l, l.profiles, k); ok {
+		return p, nil
+	}
+	p, err := set.Resolve(name, memoryMB, cpuSeconds, maxProcs)
+	if err != nil {
+		return nil, err
+	}
+	remember(l, l.profiles, k, p)
+	remember(l, l.handed, p, true)
+	return p, nil
+}
+
+func limitKey(v *int64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatInt(*v, 10)
+}
+
+// evaluate is eng.Evaluate(ctx, in), remembered when eng is Memoizable
+// and in's profile is one resolve shared (never changed, so its pointer
+// names its content). The violations are the caller's.
+func (l *Lint) evaluate(ctx context.Context, eng *policy.Engine, in policyInput) ([]policy.Violation, error) {
+	if !eng.Memoizable() || !l.shared(in.Profile) {
+		return eng.Evaluate(ctx, in)
+	}
+	s, err := json.Marshal(in.Settings)
+	if err != nil {
+		return eng.Evaluate(ctx, in)
+	}
+	k := decisionKey{eng: eng, facts: in.Facts, profile: in.Profile, settings: string(s)}
+	if vs, ok := lookup(l, l.decisions, k); ok {
+		return policy.CloneViolations(vs), nil
+	}
+	vs, err := eng.Evaluate(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	remember(l, l.decisions, k, policy.CloneViolations(vs))
+	return vs, nil
+}
+
+// shared reports whether p is a profile resolve handed out.
+func (l *Lint) shared(p *profile.Profile) bool {
+	ok, _ := lookup(l, l.handed, p)
+	return ok
+}
+
+// preconditions is preconditions(f), once per f. They are shared by the
+// invocations of the compilations of l, which nobody sees.
+func (l *Lint) preconditions(f *facts.Facts) []invocation.Precondition {
+	if pcs, ok := lookup(l, l.pres, f); ok {
+		return pcs
+	}
+	pcs := preconditions(f)
+	remember(l, l.pres, f, pcs)
+	return pcs
+}
