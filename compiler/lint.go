@@ -9,12 +9,14 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/bwpolicy/bwpolicy/facts"
 	"github.com/bwpolicy/bwpolicy/policy"
 	"github.com/bwpolicy/bwpolicy/profile"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
+	"github.com/bwpolicy/bwpolicy/seccomp"
 )
 
 // Lint makes the compilations that share it compilations for their
@@ -32,7 +34,9 @@ import (
 //     processes, among them: policy.Engine.Memoizable) is evaluated
 //     every time, and an error is never remembered;
 //   - the preconditions the emit stage records are remembered by the
-//     facts they are made of (a function of them alone);
+//     facts they are made of, and its seccomp program by the
+//     architecture, the groups relaxed and the socket policy (each a
+//     function of them alone);
 //   - the self-check (verify's invariants over the emitted invocation)
 //     does not run: its findings are about the invocation compiled on
 //     this machine (diag.Diagnostic.Host), never about the settings, and
@@ -47,6 +51,14 @@ type Lint struct {
 	handed    map[*profile.Profile]bool // the profiles resolve handed out
 	decisions map[decisionKey][]policy.Violation
 	pres      map[*facts.Facts][]invocation.Precondition
+	programs  map[programKey]*seccomp.Program
+}
+
+// programKey is what seccomp.BuildNetwork reads: the groups relaxed are
+// their names, each quoted.
+type programKey struct {
+	arch, relax string
+	net         seccomp.Network
 }
 
 // profileKey is what profile.Set.Resolve reads; the limits are "" when
@@ -71,7 +83,7 @@ const maxLint = 4096
 // NewLint returns a Lint that remembers nothing yet.
 func NewLint() *Lint {
 	return &Lint{profiles: map[profileKey]*profile.Profile{}, handed: map[*profile.Profile]bool{}, decisions: map[decisionKey][]policy.Violation{},
-		pres: map[*facts.Facts][]invocation.Precondition{}}
+		pres: map[*facts.Facts][]invocation.Precondition{}, programs: map[programKey]*seccomp.Program{}}
 }
 
 // remember stores v under k in m, starting m over past maxLint.
@@ -154,4 +166,24 @@ func (l *Lint) preconditions(f *facts.Facts) []invocation.Precondition {
 	pcs := preconditions(f)
 	remember(l, l.pres, f, pcs)
 	return pcs
+}
+
+// program is seccomp.BuildNetwork(arch, relax, net), once per distinct
+// argument (an error is not remembered). The program is shared: nothing
+// may change it.
+func (l *Lint) program(arch string, relax []string, net seccomp.Network) (*seccomp.Program, error) {
+	var q strings.Builder
+	for _, r := range relax {
+		q.WriteString(strconv.Quote(r))
+	}
+	k := programKey{arch: arch, relax: q.String(), net: net}
+	if p, ok := lookup(l, l.programs, k); ok {
+		return p, nil
+	}
+	p, err := seccomp.BuildNetwork(arch, relax, net)
+	if err != nil {
+		return nil, err
+	}
+	remember(l, l.programs, k, p)
+	return p, nil
 }
