@@ -178,7 +178,7 @@ func (e *emitter) invocation() *invocation.Invocation {
 		inv.Home.Allowed = sortedUnique(inv.Home.Allowed)
 	}
 	if l := e.st.req.Lint; l != nil {
-		inv.Preconditions = l.preconditions(f)
+		inv.Preconditions = l.preconditions(e.st.req.Facts, f)
 	} else {
 		inv.Preconditions = preconditions(f)
 	}

@@ -28,15 +28,16 @@ import (
 //     is a function of them: a Set never changes), and shared, unchanged;
 //   - the rules' decisions are remembered by what makes their input: the
 //     settings (by their JSON, which the input is made of), the profile
-//     and the facts (each shared and never changed: a facts.Cache's and
-//     the one above). An engine whose decisions may depend on more than
-//     the input (organisation rules, evaluated in bounded child
-//     processes, among them: policy.Engine.Memoizable) is evaluated
-//     every time, and an error is never remembered;
+//     and the facts (each shared and never changed: the profile above,
+//     and facts of the Request's facts.Cache, the only ones remembered
+//     by). An engine whose decisions may depend on more than the input
+//     (organisation rules, evaluated in bounded child processes, among
+//     them: policy.Engine.Memoizable) is evaluated every time, and an
+//     error is never remembered;
 //   - the preconditions the emit stage records are remembered by the
-//     facts they are made of, and its seccomp program by the
-//     architecture, the groups relaxed and the socket policy (each a
-//     function of them alone);
+//     facts they are made of (a facts.Cache's), and its seccomp program
+//     by the architecture, the groups relaxed and the socket policy (each
+//     a function of them alone);
 //   - the self-check (verify's invariants over the emitted invocation)
 //     does not run: its findings are about the invocation compiled on
 //     this machine (diag.Diagnostic.Host), never about the settings, and
@@ -128,11 +129,12 @@ func limitKey(v *int64) string {
 	return strconv.FormatInt(*v, 10)
 }
 
-// evaluate is eng.Evaluate(ctx, in), remembered when eng is Memoizable
-// and in's profile is one resolve shared (never changed, so its pointer
-// names its content). The violations are the caller's.
-func (l *Lint) evaluate(ctx context.Context, eng *policy.Engine, in policyInput) ([]policy.Violation, error) {
-	if !eng.Memoizable() || !l.shared(in.Profile) {
+// evaluate is eng.Evaluate(ctx, in), remembered when eng is Memoizable,
+// in's profile is one resolve shared and its facts are cache's (each
+// never changed, so its pointer names its content, and cache keeps the
+// facts alive anyway). The violations are the caller's.
+func (l *Lint) evaluate(ctx context.Context, cache *facts.Cache, eng *policy.Engine, in policyInput) ([]policy.Violation, error) {
+	if !eng.Memoizable() || !l.shared(in.Profile) || !cache.Holds(in.Facts) {
 		return eng.Evaluate(ctx, in)
 	}
 	s, err := json.Marshal(in.Settings)
@@ -157,9 +159,13 @@ func (l *Lint) shared(p *profile.Profile) bool {
 	return ok
 }
 
-// preconditions is preconditions(f), once per f. They are shared by the
-// invocations of the compilations of l, which nobody sees.
-func (l *Lint) preconditions(f *facts.Facts) []invocation.Precondition {
+// preconditions is preconditions(f), once per f when cache holds f. They
+// are shared by the invocations of the compilations of l, which nobody
+// sees.
+func (l *Lint) preconditions(cache *facts.Cache, f *facts.Facts) []invocation.Precondition {
+	if !cache.Holds(f) {
+		return preconditions(f)
+	}
 	if pcs, ok := lookup(l, l.pres, f); ok {
 		return pcs
 	}

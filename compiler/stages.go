@@ -261,7 +261,7 @@ func evaluatePolicy(st *state) {
 	var vs []policy.Violation
 	var err error
 	if st.req.Lint != nil {
-		vs, err = st.req.Lint.evaluate(st.ctx, eng, in)
+		vs, err = st.req.Lint.evaluate(st.ctx, st.req.Facts, eng, in)
 	} else {
 		vs, err = eng.Evaluate(st.ctx, in)
 	}
