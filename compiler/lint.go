@@ -48,11 +48,11 @@ import (
 // concurrent use.
 type Lint struct {
 	mu        sync.Mutex
-	profiles  map[profileKey]*profile.Profile
-	handed    map[*profile.Profile]bool // the profiles resolve handed out
-	decisions map[decisionKey][]policy.Violation
-	pres      map[*facts.Facts][]invocation.Precondition
-	programs  map[programKey]*seccomp.Program
+	profiles  table[profileKey, *profile.Profile]
+	handed    table[*profile.Profile, bool] // the profiles resolve handed out
+	decisions table[decisionKey, []policy.Violation]
+	pres      table[*facts.Facts, []invocation.Precondition]
+	programs  table[programKey, *seccomp.Program]
 }
 
 // programKey is what seccomp.BuildNetwork reads: the groups relaxed are
@@ -78,31 +78,47 @@ type decisionKey struct {
 	settings string // the merged settings' JSON
 }
 
-// maxLint bounds each of Lint's tables; past it, the table starts over.
-const maxLint = 4096
-
 // NewLint returns a Lint that remembers nothing yet.
-func NewLint() *Lint {
-	return &Lint{profiles: map[profileKey]*profile.Profile{}, handed: map[*profile.Profile]bool{}, decisions: map[decisionKey][]policy.Violation{},
-		pres: map[*facts.Facts][]invocation.Precondition{}, programs: map[programKey]*seccomp.Program{}}
+func NewLint() *Lint { return &Lint{} }
+
+// maxLint bounds each generation of Lint's tables (see table).
+const maxLint = 256
+
+// table is one of Lint's tables, in two generations: what was used
+// since the current one began is in cur, and a lookup that finds an
+// entry of old moves it to cur. When cur is full, it becomes old, and
+// what old held and nobody used since is let go: a table holds at most
+// 2 × maxLint entries, and keeps those its files keep using.
+type table[K comparable, V any] struct {
+	cur, old map[K]V
 }
 
-// remember stores v under k in m, starting m over past maxLint.
-func remember[K comparable, V any](l *Lint, m map[K]V, k K, v V) {
+// recall is t's value for k, under l's lock.
+func recall[K comparable, V any](l *Lint, t *table[K, V], k K) (V, bool) {
 	l.mu.Lock()
-	if len(m) >= maxLint {
-		clear(m)
+	defer l.mu.Unlock()
+	if v, ok := t.cur[k]; ok {
+		return v, true
 	}
-	m[k] = v
+	v, ok := t.old[k]
+	if ok {
+		t.put(k, v)
+	}
+	return v, ok
+}
+
+// keep stores v under k in t, under l's lock.
+func keep[K comparable, V any](l *Lint, t *table[K, V], k K, v V) {
+	l.mu.Lock()
+	t.put(k, v)
 	l.mu.Unlock()
 }
 
-// lookup is m[k] under l's lock.
-func lookup[K comparable, V any](l *Lint, m map[K]V, k K) (V, bool) {
-	l.mu.Lock()
-	v, ok := m[k]
-	l.mu.Unlock()
-	return v, ok
+func (t *table[K, V]) put(k K, v V) {
+	if t.cur == nil || len(t.cur) >= maxLint {
+		t.old, t.cur = t.cur, make(map[K]V, maxLint)
+	}
+	t.cur[k] = v
 }
 
 // resolve is set.Resolve(name, memoryMB, cpuSeconds, maxProcs), once per
@@ -110,15 +126,15 @@ func lookup[K comparable, V any](l *Lint, m map[K]V, k K) (V, bool) {
 // nothing may change it.
 func (l *Lint) resolve(set *profile.Set, name string, memoryMB, cpuSeconds, maxProcs *int64) (*profile.Profile, error) {
 	k := profileKey{set: set, name: name, memoryMB: limitKey(memoryMB), cpuSeconds: limitKey(cpuSeconds), maxProcs: limitKey(maxProcs)}
-	if p, ok := lookup(l, l.profiles, k); ok {
+	if p, ok := recall(l, &l.profiles, k); ok {
 		return p, nil
 	}
 	p, err := set.Resolve(name, memoryMB, cpuSeconds, maxProcs)
 	if err != nil {
 		return nil, err
 	}
-	remember(l, l.profiles, k, p)
-	remember(l, l.handed, p, true)
+	keep(l, &l.profiles, k, p)
+	keep(l, &l.handed, p, true)
 	return p, nil
 }
 
@@ -142,20 +158,20 @@ func (l *Lint) evaluate(ctx context.Context, cache *facts.Cache, eng *policy.Eng
 		return eng.Evaluate(ctx, in)
 	}
 	k := decisionKey{eng: eng, facts: in.Facts, profile: in.Profile, settings: string(s)}
-	if vs, ok := lookup(l, l.decisions, k); ok {
+	if vs, ok := recall(l, &l.decisions, k); ok {
 		return policy.CloneViolations(vs), nil
 	}
 	vs, err := eng.Evaluate(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	remember(l, l.decisions, k, policy.CloneViolations(vs))
+	keep(l, &l.decisions, k, policy.CloneViolations(vs))
 	return vs, nil
 }
 
 // shared reports whether p is a profile resolve handed out.
 func (l *Lint) shared(p *profile.Profile) bool {
-	ok, _ := lookup(l, l.handed, p)
+	ok, _ := recall(l, &l.handed, p)
 	return ok
 }
 
@@ -166,11 +182,11 @@ func (l *Lint) preconditions(cache *facts.Cache, f *facts.Facts) []invocation.Pr
 	if !cache.Holds(f) {
 		return preconditions(f)
 	}
-	if pcs, ok := lookup(l, l.pres, f); ok {
+	if pcs, ok := recall(l, &l.pres, f); ok {
 		return pcs
 	}
 	pcs := preconditions(f)
-	remember(l, l.pres, f, pcs)
+	keep(l, &l.pres, f, pcs)
 	return pcs
 }
 
@@ -183,13 +199,13 @@ func (l *Lint) program(arch string, relax []string, net seccomp.Network) (*secco
 		q.WriteString(strconv.Quote(r))
 	}
 	k := programKey{arch: arch, relax: q.String(), net: net}
-	if p, ok := lookup(l, l.programs, k); ok {
+	if p, ok := recall(l, &l.programs, k); ok {
 		return p, nil
 	}
 	p, err := seccomp.BuildNetwork(arch, relax, net)
 	if err != nil {
 		return nil, err
 	}
-	remember(l, l.programs, k, p)
+	keep(l, &l.programs, k, p)
 	return p, nil
 }

@@ -30,7 +30,7 @@ func TestLintReportsWhatCompileReports(t *testing.T) {
 		for pass := range 2 {
 			c := loadCase(t, file)
 			c.req.Lint, c.req.Facts = l, cache
-			n := len(l.decisions)
+			n := len(l.decisions.cur) // fewer cases than maxLint: one generation
 			res := Compile(t.Context(), c.req)
 			if got := renderDiags(res.Diags); !bytes.Equal(got, want) {
 				t.Errorf("%s, pass %d: Lint says\n%s\nthe whole compilation\n%s", tc.name, pass, got, want)
@@ -38,7 +38,7 @@ func TestLintReportsWhatCompileReports(t *testing.T) {
 			if res.Invocation != nil {
 				t.Errorf("%s: a Lint compilation handed out an invocation", tc.name)
 			}
-			if pass == 1 && res.Profile != nil && res.Facts != nil && len(l.decisions) == n {
+			if pass == 1 && res.Profile != nil && res.Facts != nil && len(l.decisions.cur) == n {
 				hits++
 			}
 		}
@@ -87,5 +87,26 @@ func TestLintSharesProfiles(t *testing.T) {
 	rc := Compile(t.Context(), c.req)
 	if rc.Profile == nil || rc.Profile == ra.Profile || rc.Profile.Defaults.MemoryMB != 777 || ra.Profile.Defaults.MemoryMB == 777 {
 		t.Errorf("other limits shared a profile: %+v, %+v (%v)", ra.Profile.Defaults, rc.Profile, rc.Diags)
+	}
+}
+
+// TestLintTableGenerations: a table holds at most two generations of
+// maxLint entries; an entry used in each generation stays, one unused
+// for a whole generation is let go.
+func TestLintTableGenerations(t *testing.T) {
+	l := NewLint()
+	var tb table[int, int]
+	keep(l, &tb, -1, -1)
+	for i := range 5 * maxLint {
+		keep(l, &tb, i, i)
+		if _, ok := recall(l, &tb, -1); !ok {
+			t.Fatalf("the entry used all along was let go after %d others", i+1)
+		}
+		if n := len(tb.cur) + len(tb.old); n > 2*maxLint {
+			t.Fatalf("%d entries, want at most %d", n, 2*maxLint)
+		}
+	}
+	if _, ok := recall(l, &tb, 0); ok {
+		t.Errorf("an entry unused for generations is still held")
 	}
 }
