@@ -177,7 +177,11 @@ func (e *emitter) invocation() *invocation.Invocation {
 		}
 		inv.Home.Allowed = sortedUnique(inv.Home.Allowed)
 	}
-	inv.Preconditions = preconditions(f)
+	if l := e.st.req.Lint; l != nil {
+		inv.Preconditions = l.preconditions(e.st.req.Facts, f)
+	} else {
+		inv.Preconditions = preconditions(f)
+	}
 	for _, d := range e.st.res.Diags.Warnings() {
 		inv.Warnings = append(inv.Warnings, invocation.Warning{Rule: d.Rule, Message: d.Summary, Source: d.Pos.String()})
 	}

@@ -26,8 +26,8 @@ type seccompGroup struct {
 	RelaxReason string   `json:"relax_reason"`
 }
 
-// knownNames is the "known" section, built once.
-var knownNames = func() known {
+// knownNames is the "known" section, built once and never changed.
+var knownNames = func() *known {
 	k := known{ProtectNames: append(append(append([]string(nil), facts.ProtectedNames...), "core.hooksPath", facts.AllowPath, facts.AllowPastBound, "PYTHONPATH"), startup.FileVars...)}
 	for _, g := range seccomp.Groups() {
 		rw := g.RelaxWith
@@ -36,5 +36,5 @@ var knownNames = func() known {
 		}
 		k.SeccompGroups = append(k.SeccompGroups, seccompGroup{Name: g.Name, RelaxWith: rw, RelaxReason: seccomp.RelaxReason(g.Name)})
 	}
-	return k
+	return &k
 }()

@@ -32,7 +32,11 @@ func (e *emitter) seccomp() {
 	}
 	// The group names were checked by the policy stage
 	// (policy/host.rego); an error here is internal.
-	prog, err := seccomp.BuildNetwork(e.f.Arch, relax, net)
+	build := seccomp.BuildNetwork
+	if l := e.st.req.Lint; l != nil {
+		build = l.program
+	}
+	prog, err := build(e.f.Arch, relax, net)
 	if err != nil {
 		e.err = err
 		return

@@ -52,6 +52,10 @@ type Request struct {
 	// compilations (bwpolicy check of many files): Host must be the same
 	// for every request that shares it.
 	Facts *facts.Cache
+	// Lint, when set, compiles for the findings alone (bwpolicy check of
+	// many files): the result has no invocation, and what the
+	// compilations sharing it have in common is remembered (see Lint).
+	Lint *Lint
 }
 
 // Result is what a compilation produced. Invocation is nil when Diags
@@ -117,7 +121,7 @@ func Compile(ctx context.Context, req *Request) *Result {
 			break
 		}
 	}
-	if st.res.Diags.HasErrors() {
+	if st.res.Diags.HasErrors() || req.Lint != nil {
 		st.res.Invocation = nil
 	}
 	st.res.Diags.Sort()

@@ -13,10 +13,13 @@ import (
 )
 
 // selfCheck runs verify.Check on the compiled invocation; each
-// violation is an error, and the invocation is withheld.
+// violation is an error, and the invocation is withheld. A Lint
+// compilation hands out no invocation, and the self-check's findings
+// are about this machine's invocation, never the settings (Host): it
+// does not run there.
 func selfCheck(st *state) {
 	inv := st.res.Invocation
-	if inv == nil {
+	if inv == nil || st.req.Lint != nil {
 		return
 	}
 	vs := verify.Check(inv)

@@ -112,7 +112,13 @@ func resolveProfile(st *state) {
 		}
 	}
 	s := st.res.Settings
-	p, err := set.Resolve(s.Profile, s.MemoryMB, s.CPUSeconds, s.MaxProcs)
+	var p *profile.Profile
+	var err error
+	if st.req.Lint != nil {
+		p, err = st.req.Lint.resolve(set, s.Profile, s.MemoryMB, s.CPUSeconds, s.MaxProcs)
+	} else {
+		p, err = set.Resolve(s.Profile, s.MemoryMB, s.CPUSeconds, s.MaxProcs)
+	}
 	if err != nil {
 		st.res.Diags.Add(diag.Diagnostic{Severity: diag.Error, Rule: "profile", Path: "profile",
 			Pos: st.settingsPos("profile"), Summary: err.Error()})
@@ -192,7 +198,7 @@ type policyInput struct {
 	Settings map[string]any   `json:"settings"`
 	Profile  *profile.Profile `json:"profile"`
 	Facts    *facts.Facts     `json:"facts"`
-	Known    known            `json:"known"`
+	Known    *known           `json:"known"`
 }
 
 func init() {
@@ -204,6 +210,8 @@ func init() {
 	// Facts a facts.Cache hands out are shared between compiles and never
 	// changed: converted once per pointer.
 	policy.SharePointers(reflect.TypeFor[*facts.Facts]())
+	// The known names are one value, never changed.
+	policy.SharePointers(reflect.TypeFor[*known]())
 }
 
 // newPolicyInput is the policy input of a compilation that reached the
@@ -250,7 +258,13 @@ func evaluatePolicy(st *state) {
 		}
 	}
 	in := newPolicyInput(st.res)
-	vs, err := eng.Evaluate(st.ctx, in)
+	var vs []policy.Violation
+	var err error
+	if st.req.Lint != nil {
+		vs, err = st.req.Lint.evaluate(st.ctx, st.req.Facts, eng, in)
+	} else {
+		vs, err = eng.Evaluate(st.ctx, in)
+	}
 	if err != nil {
 		// An organisation rule that fails when evaluated: "policy" at
 		// its position; a built-in one: "internal" (see Failure).

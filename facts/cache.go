@@ -15,8 +15,9 @@ import (
 // gathers each host's facts once. The facts it hands out are shared:
 // nothing may change them. Safe for concurrent use.
 type Cache struct {
-	mu sync.Mutex
-	m  map[string]*cacheEntry
+	mu   sync.Mutex
+	m    map[string]*cacheEntry
+	held map[*Facts]bool // the facts it handed out
 }
 
 type cacheEntry struct {
@@ -28,7 +29,19 @@ type cacheEntry struct {
 const maxCached = 1024
 
 // NewCache returns an empty Cache.
-func NewCache() *Cache { return &Cache{m: map[string]*cacheEntry{}} }
+func NewCache() *Cache { return &Cache{m: map[string]*cacheEntry{}, held: map[*Facts]bool{}} }
+
+// Holds reports whether f is facts c handed out (and holds: shared, never
+// changed, as long as c lives): what a cache of c's users may key by
+// pointer without keeping more facts alive than c does.
+func (c *Cache) Holds(f *Facts) bool {
+	if c == nil || f == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held[f]
+}
 
 // Gather is Gather(h, s, p), once per distinct gatherKey. h must be the
 // same host, and p a profile of the same profile.Set, for every call.
@@ -48,7 +61,12 @@ func (c *Cache) Gather(h *Host, s *settings.Settings, p *profile.Profile) *Facts
 		c.m[key] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.facts = Gather(h, s, p) })
+	e.once.Do(func() {
+		e.facts = Gather(h, s, p)
+		c.mu.Lock()
+		c.held[e.facts] = true
+		c.mu.Unlock()
+	})
 	return e.facts
 }
 

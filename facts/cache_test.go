@@ -60,6 +60,9 @@ func TestGatherIgnoresWhatTheKeyLeavesOut(t *testing.T) {
 	if c.Gather(host, &moved, p) == a {
 		t.Error("settings with another working directory share the facts")
 	}
+	if !c.Holds(a) || c.Holds(Gather(host, base, p)) || c.Holds(nil) || (*Cache)(nil).Holds(a) || NewCache().Holds(a) {
+		t.Error("Holds: the cache's facts are not held, or other facts are")
+	}
 }
 
 // TestCanonicalHomePath: every spelling of the home (and of a path under

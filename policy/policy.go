@@ -60,6 +60,11 @@ type Engine struct {
 	// traced marks an engine that records, for the report of a crossed
 	// bound, the organisation rule being evaluated (in a child).
 	traced bool
+	// compiler compiled the built-in rules' query (nil for any other
+	// engine); Memoizable reads its modules once (pureOnce, pure).
+	compiler *ast.Compiler
+	pureOnce sync.Once
+	pure     bool
 }
 
 var (
@@ -210,11 +215,13 @@ func newEngine(extra map[string]string, reach Reach) (*Engine, error) {
 		}
 		opts = append(opts, rego.Module(n, mods[n]))
 	}
+	var compiler *ast.Compiler
 	if len(extra) == 0 {
 		// The built-in rules alone: OPA's checks that only report errors
 		// (TestBuiltinRulesMatchInputSchema runs them all) are left out of
 		// the preparation a cold compile waits for.
-		opts = append(opts, rego.Compiler(ast.NewCompiler().WithSkipStages(builtinSkippedChecks...)))
+		compiler = ast.NewCompiler().WithSkipStages(builtinSkippedChecks...)
+		opts = append(opts, rego.Compiler(compiler))
 	} else {
 		// Organisation rules reach no network and no environment unless
 		// allowed (Reach).
@@ -224,7 +231,7 @@ func newEngine(extra map[string]string, reach Reach) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{query: pq}, nil
+	return &Engine{query: pq, compiler: compiler}, nil
 }
 
 // builtinSkippedChecks are the stages of OPA's compiler that only check

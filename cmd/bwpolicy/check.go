@@ -51,6 +51,10 @@ type checkOptions struct {
 	stdin                       []byte // the settings read from "-"
 	jobs                        int
 	eval                        evalFlags
+	// wholeCompiles checks each file with the compile command's own
+	// compilation (no compiler.Lint, no facts.Cache): the reference the
+	// tests hold check's shared path to.
+	wholeCompiles bool
 }
 
 func checkSetup(fs *flag.FlagSet) runner {
@@ -188,9 +192,14 @@ func runCheck(ctx context.Context, o *checkOptions) *report.Report {
 	// Every file is checked against the same host: each path is read
 	// once (facts.Memo), not once per file, and the facts of settings
 	// that differ only in what the host does not decide are gathered
-	// once (facts.Cache).
-	req := compiler.Request{Host: checkHost(), Facts: facts.NewCache()}
+	// once (facts.Cache). Each file is compiled for its findings alone
+	// (compiler.Lint): the rules' decisions are remembered by their
+	// exact input, and no invocation is built to be handed out.
+	req := compiler.Request{Host: checkHost(), Facts: facts.NewCache(), Lint: compiler.NewLint()}
 	req.Host.FS = facts.NewMemo(req.Host.FS)
+	if o.wholeCompiles {
+		req.Facts, req.Lint = nil, nil
+	}
 
 	// Organisation rules: a file that does not load makes the whole run
 	// untrustworthy, so nothing is checked (exit 2).
