@@ -135,14 +135,6 @@ func setupFailure(err error) (int, error) {
 	return ExitSetup, &SetupError{Code: ExitSetup, Err: err}
 }
 
-// Run executes argv in the sandbox inv describes and returns the
-// command's exit status; it is RunWith without options, keeping only the
-// status and the error.
-func Run(ctx context.Context, inv *invocation.Invocation, argv []string, stdio Stdio) (int, error) {
-	st, err := RunWith(ctx, inv, argv, stdio, Options{})
-	return st.ExitStatus, err
-}
-
 // RunWith executes argv in the sandbox inv describes and returns the
 // run's Status (ExitStatus is the status to exit with). The steps, one
 // function each:

@@ -28,11 +28,6 @@ func ScanGitIndexed(inv *invocation.Invocation, home string, now time.Time, led 
 	return scan.ScanGitIndexed(inv, home, now, led, idx)
 }
 
-// RecordLedger is scan.RecordLedger.
-func RecordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger) (roots []string, warnings []string) {
-	return scan.RecordLedger(inv, home, led)
-}
-
 // RecordTrusted is scan.RecordTrusted.
 func RecordTrusted(led *ledger.Ledger, p string) error { return scan.RecordTrusted(led, p) }
 

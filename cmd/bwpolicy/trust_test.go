@@ -11,6 +11,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/hazard/git"
 	bwruntime "github.com/bwpolicy/bwpolicy/runtime"
 	"github.com/bwpolicy/bwpolicy/runtime/ledger"
+	"github.com/bwpolicy/bwpolicy/runtime/scan"
 )
 
 // TestCompileDeterministic (issue 26): two compiles of the same settings
@@ -120,7 +121,7 @@ func TestCompileFinishesPendingScan(t *testing.T) {
 	// then the run dies holding its journal entry.
 	loaded, _ := bwruntime.LoadTrusted(inv)
 	led := ledger.New()
-	bwruntime.RecordLedger(loaded, os.Getenv("HOME"), led)
+	scan.RecordLedgerIndexed(loaded, os.Getenv("HOME"), led, func() *ledger.Index { return nil })
 	if err := led.Save(inv + ledger.Suffix); err != nil {
 		t.Fatal(err)
 	}

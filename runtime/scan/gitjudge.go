@@ -140,20 +140,16 @@ func (s *gitScan) inRoots(p string) bool {
 	return false
 }
 
-// RecordLedger records in led what the post-command scan would judge in
-// inv's writable set, for the writable directories led does not cover
-// yet (ledger.Ledger.Roots): it runs before the first command that can
-// write them, so what is there is the user's. Everything below such a
-// root is recorded, read-only binds included (a later compile may leave
-// them writable); what led holds already is kept as it is. It returns
-// the roots recorded and the recording's warnings (a bound reached: what
-// lies past it is not recorded and will be judged as a command's).
-func RecordLedger(inv *invocation.Invocation, home string, led *ledger.Ledger) (roots []string, warnings []string) {
-	return recordLedger(inv, home, led, func() *ledger.Index { return nil })
-}
-
-// RecordLedgerIndexed is RecordLedger with the environment's directory
-// index, loaded (idx) only when some root is recorded.
+// RecordLedgerIndexed records in led what the post-command scan would
+// judge in inv's writable set, for the writable directories led does not
+// cover yet (ledger.Ledger.Roots): it runs before the first command that
+// can write them, so what is there is the user's. Everything below such
+// a root is recorded, read-only binds included (a later compile may
+// leave them writable); what led holds already is kept as it is. idx
+// loads the environment's directory index, called only when some root
+// is recorded; it may return nil. It returns the roots recorded and the
+// recording's warnings (a bound reached: what lies past it is not
+// recorded and will be judged as a command's).
 func RecordLedgerIndexed(inv *invocation.Invocation, home string, led *ledger.Ledger, idx func() *ledger.Index) (roots []string, warnings []string) {
 	return recordLedger(inv, home, led, idx)
 }

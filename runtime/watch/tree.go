@@ -322,5 +322,3 @@ func eachDirent(fd int, buf []byte, f func(name string, typ byte)) error {
 		}
 	}
 }
-
-func closeFD(fd int) { _ = unix.Close(fd) }
