@@ -3,10 +3,13 @@
 // bound and a memory bound. Go cannot bound one goroutine's memory, and
 // neither OPA's cancellation nor a context deadline interrupts a single
 // builtin call (numbers.range(1, 1e9)) or a CUE evaluation, so the work
-// runs in a re-executed bwpolicy: the child caps its own address space
-// (RLIMIT_AS) and heap (a watchdog over runtime/metrics), and reports
-// the position it was at when a bound is crossed; the parent kills it at
-// the time bound plus a grace period whatever it does. Trusted work (the
+// runs in a re-executed bwpolicy: a watchdog in the child samples its
+// resident memory and heap, and keeps its address space (RLIMIT_AS) at
+// what is left of the memory bound, so that even one allocation cannot
+// take it past the bound (aslimit.go); the child publishes the position
+// it is at in a page shared with the parent, so a crossed bound names it
+// even when the child dies inside an allocation (wherepage.go); the
+// parent kills it at the time bound plus a grace period whatever it does. Trusted work (the
 // embedded rules and profiles) never goes through here.
 package bounded
 
@@ -27,7 +30,8 @@ const (
 type Limits struct {
 	// Time bounds each call (wall clock); zero means DefaultTime.
 	Time time.Duration
-	// MemoryMiB bounds the child's heap; zero means DefaultMemoryMiB.
+	// MemoryMiB bounds the child's resident memory; zero means
+	// DefaultMemoryMiB.
 	MemoryMiB int64
 	// Env, when set, passes the process environment to the child (an
 	// organisation that allows opa.runtime()'s environment); otherwise

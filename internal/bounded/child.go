@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -49,14 +48,22 @@ func ServeIfChild() {
 
 // The child's state, read by the watchdog.
 var (
-	callStart atomic.Int64 // unix nanoseconds the current call (or Restart) began; 0 when idle
-	where     atomic.Pointer[Where]
+	// addressLimitOff stops the watchdog setting the address-space
+	// limit (the control of a test: what one allocation does without it).
+	addressLimitOff atomic.Bool
+	callStart       atomic.Int64 // unix nanoseconds the current call (or Restart) began; 0 when idle
+	where           atomic.Pointer[Where]
 )
 
 // Mark records where the evaluation is (the rule entered, the profile
 // file being read), for the report of a crossed bound. It is cheap
 // enough to call per rule.
-func Mark(w *Where) { where.Store(w) }
+func Mark(w *Where) {
+	where.Store(w)
+	if shared != nil {
+		shared.publish(w)
+	}
+}
 
 // Restart starts the time bound afresh inside a call (bwpolicy test:
 // the bound is per test).
@@ -90,14 +97,12 @@ func serve(kind string) int {
 	// the bound takes it there.
 	debug.SetGCPercent(100)
 	debug.SetMemoryLimit(int64(mem / 4 * 3))
-	// The hard bound: the address space the runtime has reserved so far
-	// (Go reserves hundreds of MiB at start) plus three times the heap bound.
-	// An allocation past it fails, and the runtime dies with "out of
-	// memory", which the parent reads as the memory bound.
-	if vm := vmSize(); vm > 0 {
-		as := vm + 3*mem + 256<<20
-		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as})
+	// An evaluation is one goroutine: more processors would only add
+	// threads, each a stack of address space out of the bound.
+	if runtime.GOMAXPROCS(0) > 2 {
+		runtime.GOMAXPROCS(2)
 	}
+	mapWherePage(5)
 	in := os.NewFile(3, "requests")
 	out := os.NewFile(4, "replies")
 	if in == nil || out == nil {
@@ -106,17 +111,19 @@ func serve(kind string) int {
 	}
 	c := newCodec(in, out)
 	var mu sync.Mutex // one writer: the loop or the watchdog
-	go watchdog(lim, mem, func(e *Exceeded) {
+	ready := make(chan struct{})
+	go watchdog(lim, mem, ready, func(e *Exceeded) {
 		mu.Lock() // never unlocked: the process exits
 		_ = c.enc.Encode(reply{Exceeded: e})
 		os.Exit(exitExceeded)
 	})
+	<-ready // the address-space limit holds before the first call
 	for {
 		var req request
 		if err := c.dec.Decode(&req); err != nil {
 			return 0 // the parent closed the pipe
 		}
-		where.Store(nil)
+		Mark(&Where{})
 		callStart.Store(time.Now().UnixNano())
 		body, err := h(req.Op, req.Body)
 		callStart.Store(0)
@@ -141,23 +148,45 @@ func serve(kind string) int {
 // bound, or the process's resident memory (what a user measures as its
 // memory: heap, stacks, runtime and the program's own pages) larger
 // than the memory bound, or a live heap (as the last collection
-// measured it) larger than it, sampled every two milliseconds; an
-// allocation too large to sample meets RLIMIT_AS.
-func watchdog(lim Limits, mem uint64, report func(*Exceeded)) {
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+// measured it) larger than it, sampled every two milliseconds. At each
+// sample it also sets the address-space limit to what is left of the
+// bound (addressLimit), so that one allocation larger than that, made
+// between two samples, fails instead of taking the child past the bound.
+func watchdog(lim Limits, mem uint64, ready chan<- struct{}, report func(*Exceeded)) {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
 	statm, _ := os.Open("/proc/self/statm")
+	_, rss := readStatm(statm)
+	reserveHeap(mem, rss)
+	check := func() {
+		metrics.Read(sample)
+		vm, rss := readStatm(statm)
+		if vm > 0 && !addressLimitOff.Load() {
+			heap := metricUint(sample[1]) + metricUint(sample[2]) + metricUint(sample[3]) + metricUint(sample[4]) + metricUint(sample[5])
+			setAddressLimit(addressLimit(usage{vm: vm, resident: rss, released: metricUint(sample[2]), heap: heap}, mem))
+		}
+		if rss > mem || metricUint(sample[0]) > mem || metricUint(sample[1]) > mem {
+			report(&Exceeded{Bound: Memory, Limit: fmt.Sprintf("%d MiB", lim.MemoryMiB), Where: here()})
+		}
+	}
+	check()
+	close(ready)
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for range tick.C {
 		if s := callStart.Load(); s != 0 && time.Since(time.Unix(0, s)) > lim.Time {
 			report(&Exceeded{Bound: Time, Limit: lim.Time.String(), Where: here()})
 		}
-		metrics.Read(sample)
-		if resident(statm) > mem || sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > mem ||
-			sample[1].Value.Kind() == metrics.KindUint64 && sample[1].Value.Uint64() > mem {
-			report(&Exceeded{Bound: Memory, Limit: fmt.Sprintf("%d MiB", lim.MemoryMiB), Where: here()})
-		}
+		check()
 	}
+}
+
+func metricUint(s metrics.Sample) uint64 {
+	if s.Value.Kind() == metrics.KindUint64 {
+		return s.Value.Uint64()
+	}
+	return 0
 }
 
 // Here is where the evaluation was last marked (Mark): a child's own
@@ -170,40 +199,4 @@ func here() Where {
 		return *w
 	}
 	return Where{}
-}
-
-// resident is the process's resident memory in bytes, read from
-// /proc/self/statm (its second field, in pages); 0 if unknown.
-func resident(statm *os.File) uint64 {
-	if statm == nil {
-		return 0
-	}
-	var buf [128]byte
-	n, _ := statm.ReadAt(buf[:], 0)
-	f := strings.Fields(string(buf[:n]))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, err := strconv.ParseUint(f[1], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return pages * uint64(os.Getpagesize())
-}
-
-// vmSize is this process's virtual memory size in bytes, 0 if unknown.
-func vmSize() uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmSize:"); ok {
-			n, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err == nil {
-				return n << 10
-			}
-		}
-	}
-	return 0
 }

@@ -24,6 +24,7 @@ type Child struct {
 	codec  *codec
 	in     *os.File // the write end of the requests pipe
 	stderr *headBuffer
+	where  *os.File      // the page the child publishes its position in (nil if none)
 	done   chan struct{} // closed when the process has been waited for
 	dead   error         // why the child can serve no more calls
 }
@@ -60,8 +61,9 @@ func Start(kind string, lim Limits) (*Child, error) {
 	}
 	cmd.Env = append(env, envKind+"="+kind, envTime+"="+strconv.FormatInt(int64(lim.Time), 10),
 		envMemory+"="+strconv.FormatInt(lim.MemoryMiB, 10))
-	cmd.ExtraFiles = []*os.File{reqR, repW}
-	c := &Child{lim: lim, cmd: cmd, in: reqW, stderr: &headBuffer{max: 8 << 10}, done: make(chan struct{})}
+	page := newWherePage()
+	cmd.ExtraFiles = []*os.File{reqR, repW, page}
+	c := &Child{lim: lim, cmd: cmd, in: reqW, stderr: &headBuffer{max: 8 << 10}, where: page, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = c.stderr, c.stderr
 	err = cmd.Start()
 	reqR.Close()
@@ -69,6 +71,9 @@ func Start(kind string, lim Limits) (*Child, error) {
 	if err != nil {
 		reqW.Close()
 		repR.Close()
+		if page != nil {
+			page.Close()
+		}
 		return nil, fmt.Errorf("bounded evaluation: %w", err)
 	}
 	c.codec = newCodec(repR, reqW)
@@ -77,6 +82,7 @@ func Start(kind string, lim Limits) (*Child, error) {
 		repR.Close()
 		close(c.done)
 	}()
+
 	return c, nil
 }
 
@@ -120,7 +126,7 @@ func (c *Child) Call(op string, body []byte) ([]byte, error) {
 	case <-timer.C:
 		c.cmd.Process.Kill()
 		<-c.done
-		return nil, c.fail(&Exceeded{Bound: Time, Limit: c.lim.Time.String()})
+		return nil, c.fail(&Exceeded{Bound: Time, Limit: c.lim.Time.String(), Where: c.lastWhere()})
 	}
 }
 
@@ -132,8 +138,10 @@ func (c *Child) fail(err error) error {
 }
 
 // died waits for a child that stopped answering and says why: running
-// out of memory (the runtime's fatal error under RLIMIT_AS) is the memory
-// bound; anything else a crash, with the runtime's first line.
+// out of address space (the runtime's fatal error, or a thread it could
+// not start, under the RLIMIT_AS the watchdog sets) is the memory bound;
+// anything else a crash, with the runtime's first line. Either names the
+// position the child last published.
 func (c *Child) died() error {
 	select {
 	case <-c.done:
@@ -143,8 +151,8 @@ func (c *Child) died() error {
 	}
 	out := c.stderr.String()
 	mem := fmt.Sprintf("%d MiB", c.lim.MemoryMiB)
-	if strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory") {
-		return &Exceeded{Bound: Memory, Limit: mem}
+	if outOfMemory(out) {
+		return &Exceeded{Bound: Memory, Limit: mem, Where: c.lastWhere()}
 	}
 	detail := "exit " + c.cmd.ProcessState.String()
 	if i := strings.Index(out, "fatal error: "); i >= 0 {
@@ -152,7 +160,23 @@ func (c *Child) died() error {
 	} else if s := strings.TrimSpace(out); s != "" {
 		detail = firstLine(s)
 	}
-	return &Exceeded{Bound: Crash, Limit: mem, Detail: detail}
+	return &Exceeded{Bound: Crash, Limit: mem, Detail: detail, Where: c.lastWhere()}
+}
+
+// outOfMemory says whether a dead child's output is the Go runtime (or
+// the C library starting a thread for it) failing for want of memory.
+func outOfMemory(out string) bool {
+	for _, s := range []string{"out of memory", "cannot allocate memory", "pthread_create failed", "errno=12"} {
+		if strings.Contains(out, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastWhere is the position the child last published, once it is gone.
+func (c *Child) lastWhere() Where {
+	return readWherePage(c.where)
 }
 
 // Close ends the child (it exits when its requests pipe closes).
@@ -168,6 +192,10 @@ func (c *Child) Close() {
 	case <-time.After(grace):
 		c.cmd.Process.Kill()
 		<-c.done
+	}
+	if c.where != nil {
+		c.where.Close()
+		c.where = nil
 	}
 }
 

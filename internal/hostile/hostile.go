@@ -95,6 +95,18 @@ func ruleSrc(expr string) string {
 	return "package bwpolicy.custom.hostile\n\n# the hostile expression\ndeny contains {\"msg\": \"never\"} if {\n\t" + expr + "\n}\n"
 }
 
+// tenfold is Rego that makes a string ten times longer n times in a row,
+// each step one strings.replace_n call: v0 is seed, v<n> seed's length
+// times 10^n.
+func tenfold(v, seed, repl string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s0 := %q", v, seed)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "\n\t%s%d := strings.replace_n(%s, %s%d)", v, i, repl, v, i-1)
+	}
+	return b.String()
+}
+
 // Rules returns the hostile rule files. SilentURL is the address of a
 // listener that accepts and never answers (for http.send).
 func Rules(silentURL string) []Rule {
@@ -103,6 +115,13 @@ func Rules(silentURL string) []Rule {
 		{Name: "array_concat_5e7", Src: ruleSrc("a := numbers.range(1, 25000000)\n\tcount(array.concat(a, a)) == 0"), Line: 4, RegoRule: "deny", Memory: true},
 		{Name: "cidr_expand_all", Src: ruleSrc(`count(net.cidr_expand("0.0.0.0/0")) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
 		{Name: "loop_1e10", Src: ruleSrc("every i in numbers.range(1, 100000) { every j in numbers.range(1, 100000) { i * j > 0 } }\n\tfalse"), Line: 4, RegoRule: "deny", Time: true},
+		{Name: "replace_n_1e9", Src: ruleSrc(tenfold("s", "aaaaaaaaaa", `{"a": "aaaaaaaaaa"}`, 9) + "\n\tcount(s9) == 0"), Line: 4, RegoRule: "deny", Memory: true},
+		{Name: "graph_reachable_3e6", Src: ruleSrc(`g := {sprintf("%d", [i]): [sprintf("%d", [i + 1])] | some i in numbers.range(1, 3000000)}` + "\n\t" + `count(graph.reachable(g, {"1"})) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
+		{Name: "walk_3e6", Src: ruleSrc("x := {i: [i] | some i in numbers.range(1, 3000000)}\n\tcount([p | walk(x, [p, _])]) == 0"), Line: 4, RegoRule: "deny", Memory: true, Time: true},
+		{Name: "json_unmarshal_2e7", Src: ruleSrc(tenfold("s", "0,0,", `{"0,": "0,0,0,0,0,0,0,0,0,0,"}`, 7) + "\n\t" + `count(json.unmarshal(concat("", ["[", s7, "0]"]))) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
+		{Name: "yaml_unmarshal_2e7", Src: ruleSrc(tenfold("s", "0,0,", `{"0,": "0,0,0,0,0,0,0,0,0,0,"}`, 7) + "\n\t" + `count(yaml.unmarshal(concat("", ["[", s7, "0]"]))) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
+		{Name: "base64_encode_240MB", Src: ruleSrc(tenfold("s", "aaaaaaaaaaaaaaaaaa", `{"a": "aaaaaaaaaa"}`, 7) + "\n\tcount(base64.encode(s7)) == 0"), Line: 4, RegoRule: "deny", Memory: true},
+		{Name: "jwt_key_50MB", Src: ruleSrc(tenfold("k", strings.Repeat("{},", 17), `{"{},": "{},{},{},{},{},{},{},{},{},{},"}`, 6) + "\n\t" + `io.jwt.decode_verify("eyJhbGciOiJSUzI1NiJ9.e30.eA", {"cert": concat("", ["{\"keys\": [", k6, "{}]}"])})[0]`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
 		{Name: "http_send_silent", Src: ruleSrc(`http.send({"method": "GET", "url": "` + silentURL + `", "timeout": "1h"}).status_code == 0`), Line: 4, RegoRule: "deny", Time: true, Net: true},
 	}
 }
@@ -126,8 +145,24 @@ func Profiles() []Profile {
 	return []Profile{
 		{Name: "list_range_1e8", Src: []byte("import \"list\"\n\nname: \"list_range_1e8\"\nx: [for i in list.Range(0, 100000000, 1) {i}]\n"), Memory: true, Time: true},
 		{Name: "struct_60000", Src: fieldsStruct("struct_60000", 60_000), Time: true},
+		{Name: "string_doubling", Src: doubling("string_doubling", "", `"x"`, "a%d: a%d + a%d\n", 40), Memory: true},
+		{Name: "list_concat_doubling", Src: doubling("list_concat_doubling", "import \"list\"\n\n", "[1]", "a%d: list.Concat([a%d, a%d])\n", 40), Memory: true, Time: true},
+		{Name: "comprehension_3_levels", Src: []byte("import \"list\"\n\nname: \"comprehension_3_levels\"\nr: list.Range(0, 1000, 1)\nx: [for i in r for j in r for k in r {[i, j, k]}]\n"), Memory: true, Time: true},
+		{Name: "struct_deep_20000", Src: []byte("name: \"struct_deep_20000\"\nx: " + strings.Repeat("a: {", 20_000) + "b: 1" + strings.Repeat("}", 20_000) + "\n"), Memory: true, Time: true},
 		{Name: "struct_300000", Src: fieldsStruct("struct_300000", 300_000)},
 	}
+}
+
+// doubling is a profile whose fields a1 … a<n> are each the one before
+// doubled (field, a format of the field's index and the previous one
+// twice): a0 is seed, a<n> 2^n times it.
+func doubling(name, head, seed, field string, n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(head + "name: \"" + name + "\"\na0: " + seed + "\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, field, i, i-1, i-1)
+	}
+	return b.Bytes()
 }
 
 // fieldsStruct is a profile with a struct of n fields.
