@@ -2,56 +2,20 @@ package bounded
 
 import (
 	"os"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
 )
 
-// slack is the address space the child may map beyond what is left of
-// its memory bound: a thread's stack, the runtime's own metadata. It is
-// the most one allocation can take the child's resident memory past the
-// bound before the allocation fails.
-const slack = 16 << 20
-
 // arenaBytes is the unit the Go runtime reserves its heap's address
-// space in (heapArenaBytes on 64-bit Linux).
+// space in (heapArenaBytes on 64-bit Linux): a heap that grows by a
+// page may reserve 64 MiB of address space, mostly never resident.
 const arenaBytes = 64 << 20
 
-// maxReserve caps the heap reserved at the start (reserveHeap): a larger
-// bound is enforced with the heap's 64 MiB arenas reserved as needed,
-// so an evaluation may be stopped up to an arena short of the bound.
-const maxReserve = 1 << 30
-
-// reserveHeap has the Go runtime map, once, the heap an evaluation may
-// use under the bound, and give it back to the kernel at once: it stays
-// mapped (in the address space) and released (not resident, not
-// touched: a few milliseconds). The runtime reserves its heap in 64 MiB
-// arenas, mostly not resident, so an address-space limit of "what is
-// left of the bound" alone would refuse an evaluation far below it; with
-// the heap reserved beforehand, the evaluation's heap grows into it
-// without new address space, and the limit can be what is left, plus
-// slack. Not under strict overcommit (mode 2), where the mapping would
-// count against the machine's commit limit.
-func reserveHeap(mem, resident uint64) {
-	if mem <= resident {
-		return
-	}
-	if b, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(b)) == "2" {
-		return
-	}
-	// An arena's part not mapped yet (at most one arena) is room the
-	// heap grows into without the address space growing: it is left out.
-	if mem-resident <= arenaBytes {
-		return
-	}
-	n := min(mem-resident-arenaBytes, maxReserve)
-	b := make([]byte, n)
-	runtime.KeepAlive(b)
-	b = nil
-	debug.FreeOSMemory()
-}
+// arenaMeta is the address space the runtime maps beside an arena it
+// reserves (the arena's metadata), a thread's stack and the like: the
+// least address space left to the child is an arena and this.
+const arenaMeta = 16 << 20
 
 // usage is what the watchdog reads of the child's memory.
 type usage struct {
@@ -75,20 +39,23 @@ func (u usage) unmappedArena() uint64 {
 }
 
 // addressLimit is the RLIMIT_AS that lets the child's resident memory
-// grow to the bound mem and no further, whatever one allocation asks
-// for: the address space in use now, plus what is left of the bound
-// (less the heap that can become resident again without the address
-// space growing: released, reserveHeap's included, and the unmapped
-// rest of the last arena), plus slack. The watchdog sets it at every sample, so a single builtin
-// call that asks for more than is left (a string doubled, a huge array)
-// fails inside the call and the runtime dies of "out of memory", which
-// the parent reads as the memory bound.
+// grow to the bound mem and not much further, whatever one allocation
+// asks for: the address space in use now, plus what is left of the
+// bound (less the heap that can become resident again without the
+// address space growing: released, and the unmapped rest of the last
+// arena), and never less than one arena (and its metadata), which the
+// runtime must be able to reserve to grow its heap at all. So one allocation larger than
+// what is left, and larger than an arena, fails inside the call (a
+// string doubled, a huge array), and the runtime dies of "out of
+// memory", which the parent reads as the memory bound; one of at most an
+// arena can take the child past the bound by what the arena exceeds what
+// is left (at most 80 MiB), and the watchdog's next sample stops it.
 func addressLimit(u usage, mem uint64) uint64 {
 	left := uint64(0)
 	if used := u.resident + u.released + u.unmappedArena(); used < mem {
 		left = mem - used
 	}
-	return u.vm + left + slack
+	return u.vm + max(left, arenaBytes+arenaMeta)
 }
 
 // setAddressLimit sets the soft RLIMIT_AS of the process (the hard

@@ -157,8 +157,6 @@ func watchdog(lim Limits, mem uint64, ready chan<- struct{}, report func(*Exceed
 		{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
 		{Name: "/memory/classes/heap/unused:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
 	statm, _ := os.Open("/proc/self/statm")
-	_, rss := readStatm(statm)
-	reserveHeap(mem, rss)
 	check := func() {
 		metrics.Read(sample)
 		vm, rss := readStatm(statm)

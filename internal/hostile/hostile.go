@@ -88,6 +88,10 @@ type Rule struct {
 	Memory, Time bool
 	// Net says the case needs --policy-net (it is refused without it).
 	Net bool
+	// Variant says the case is another builtin of a class an earlier
+	// case stands for under every command: the command-line tests run it
+	// under check alone (the package's own tests run every case).
+	Variant bool
 }
 
 // ruleSrc is a rule file whose deny rule, on line 4, holds expr.
@@ -115,13 +119,13 @@ func Rules(silentURL string) []Rule {
 		{Name: "array_concat_5e7", Src: ruleSrc("a := numbers.range(1, 25000000)\n\tcount(array.concat(a, a)) == 0"), Line: 4, RegoRule: "deny", Memory: true},
 		{Name: "cidr_expand_all", Src: ruleSrc(`count(net.cidr_expand("0.0.0.0/0")) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
 		{Name: "loop_1e10", Src: ruleSrc("every i in numbers.range(1, 100000) { every j in numbers.range(1, 100000) { i * j > 0 } }\n\tfalse"), Line: 4, RegoRule: "deny", Time: true},
-		{Name: "replace_n_1e9", Src: ruleSrc(tenfold("s", "aaaaaaaaaa", `{"a": "aaaaaaaaaa"}`, 9) + "\n\tcount(s9) == 0"), Line: 4, RegoRule: "deny", Memory: true},
-		{Name: "graph_reachable_3e6", Src: ruleSrc(`g := {sprintf("%d", [i]): [sprintf("%d", [i + 1])] | some i in numbers.range(1, 3000000)}` + "\n\t" + `count(graph.reachable(g, {"1"})) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
-		{Name: "walk_3e6", Src: ruleSrc("x := {i: [i] | some i in numbers.range(1, 3000000)}\n\tcount([p | walk(x, [p, _])]) == 0"), Line: 4, RegoRule: "deny", Memory: true, Time: true},
-		{Name: "json_unmarshal_2e7", Src: ruleSrc(tenfold("s", "0,0,", `{"0,": "0,0,0,0,0,0,0,0,0,0,"}`, 7) + "\n\t" + `count(json.unmarshal(concat("", ["[", s7, "0]"]))) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
-		{Name: "yaml_unmarshal_2e7", Src: ruleSrc(tenfold("s", "0,0,", `{"0,": "0,0,0,0,0,0,0,0,0,0,"}`, 7) + "\n\t" + `count(yaml.unmarshal(concat("", ["[", s7, "0]"]))) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
-		{Name: "base64_encode_240MB", Src: ruleSrc(tenfold("s", "aaaaaaaaaaaaaaaaaa", `{"a": "aaaaaaaaaa"}`, 7) + "\n\tcount(base64.encode(s7)) == 0"), Line: 4, RegoRule: "deny", Memory: true},
-		{Name: "jwt_key_50MB", Src: ruleSrc(tenfold("k", strings.Repeat("{},", 17), `{"{},": "{},{},{},{},{},{},{},{},{},{},"}`, 6) + "\n\t" + `io.jwt.decode_verify("eyJhbGciOiJSUzI1NiJ9.e30.eA", {"cert": concat("", ["{\"keys\": [", k6, "{}]}"])})[0]`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
+		{Name: "replace_n_1e9", Src: ruleSrc(tenfold("s", "aaaaaaaaaa", `{"a": "aaaaaaaaaa"}`, 9) + "\n\tcount(s9) == 0"), Line: 4, RegoRule: "deny", Memory: true, Variant: true},
+		{Name: "graph_reachable_3e6", Src: ruleSrc(`g := {sprintf("%d", [i]): [sprintf("%d", [i + 1])] | some i in numbers.range(1, 3000000)}` + "\n\t" + `count(graph.reachable(g, {"1"})) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true, Variant: true},
+		{Name: "walk_3e6", Src: ruleSrc("x := {i: [i] | some i in numbers.range(1, 3000000)}\n\tcount([p | walk(x, [p, _])]) == 0"), Line: 4, RegoRule: "deny", Memory: true, Time: true, Variant: true},
+		{Name: "json_unmarshal_2e7", Src: ruleSrc(tenfold("s", "0,0,", `{"0,": "0,0,0,0,0,0,0,0,0,0,"}`, 7) + "\n\t" + `count(json.unmarshal(concat("", ["[", s7, "0]"]))) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true, Variant: true},
+		{Name: "yaml_unmarshal_2e7", Src: ruleSrc(tenfold("s", "0,0,", `{"0,": "0,0,0,0,0,0,0,0,0,0,"}`, 7) + "\n\t" + `count(yaml.unmarshal(concat("", ["[", s7, "0]"]))) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true, Variant: true},
+		{Name: "base64_encode_240MB", Src: ruleSrc(tenfold("s", "aaaaaaaaaaaaaaaaaa", `{"a": "aaaaaaaaaa"}`, 7) + "\n\tcount(base64.encode(s7)) == 0"), Line: 4, RegoRule: "deny", Memory: true, Variant: true},
+		{Name: "jwt_key_50MB", Src: ruleSrc(tenfold("k", strings.Repeat("{},", 17), `{"{},": "{},{},{},{},{},{},{},{},{},{},"}`, 6) + "\n\t" + `io.jwt.decode_verify("eyJhbGciOiJSUzI1NiJ9.e30.eA", {"cert": concat("", ["{\"keys\": [", k6, "{}]}"])})[0]`), Line: 4, RegoRule: "deny", Memory: true, Time: true, Variant: true},
 		{Name: "http_send_silent", Src: ruleSrc(`http.send({"method": "GET", "url": "` + silentURL + `", "timeout": "1h"}).status_code == 0`), Line: 4, RegoRule: "deny", Time: true, Net: true},
 	}
 }
@@ -133,14 +137,34 @@ type Profile struct {
 	Name string
 	Src  []byte
 	// Memory, Time: the bound it crosses (both: whichever comes first).
-	// Neither: it is refused by its size, before CUE reads it.
+	// Neither: it is refused (Refusal), before or by CUE.
 	Memory, Time bool
+	// Refusal is a substring of the refusal of a case that crosses no
+	// bound, at line Line, a finding (exit 1 under compile and check).
+	Refusal string
+	Line    int
+	// MemoryMiB is the memory bound the tests use; 0 means TestMemoryMiB.
+	MemoryMiB int
+}
+
+// TestMemoryMiB is the memory bound the tests of the hostile profiles
+// and rules use: low, so that a case crosses it in a fraction of a second.
+const TestMemoryMiB = 64
+
+// Bound is the memory bound the tests use for p.
+func (p Profile) Bound() int {
+	if p.MemoryMiB > 0 {
+		return p.MemoryMiB
+	}
+	return TestMemoryMiB
 }
 
 // Profiles returns the hostile profiles: a comprehension over
 // list.Range(0, 1e8, 1), a struct of 60,000 fields (0.9 MB, which CUE
 // takes half a minute over) and one of 300,000 (4.9 MB, over the size
-// bound).
+// bound); a string doubled 40 times (one allocation a step), a list
+// doubled with list.Concat, a comprehension three levels deep (10^9
+// elements) and a struct nested 20,000 deep.
 func Profiles() []Profile {
 	return []Profile{
 		{Name: "list_range_1e8", Src: []byte("import \"list\"\n\nname: \"list_range_1e8\"\nx: [for i in list.Range(0, 100000000, 1) {i}]\n"), Memory: true, Time: true},
@@ -148,8 +172,11 @@ func Profiles() []Profile {
 		{Name: "string_doubling", Src: doubling("string_doubling", "", `"x"`, "a%d: a%d + a%d\n", 40), Memory: true},
 		{Name: "list_concat_doubling", Src: doubling("list_concat_doubling", "import \"list\"\n\n", "[1]", "a%d: list.Concat([a%d, a%d])\n", 40), Memory: true, Time: true},
 		{Name: "comprehension_3_levels", Src: []byte("import \"list\"\n\nname: \"comprehension_3_levels\"\nr: list.Range(0, 1000, 1)\nx: [for i in r for j in r for k in r {[i, j, k]}]\n"), Memory: true, Time: true},
-		{Name: "struct_deep_20000", Src: []byte("name: \"struct_deep_20000\"\nx: " + strings.Repeat("a: {", 20_000) + "b: 1" + strings.Repeat("}", 20_000) + "\n"), Memory: true, Time: true},
-		{Name: "struct_300000", Src: fieldsStruct("struct_300000", 300_000)},
+		// CUE refuses it itself, given the memory its parser needs
+		// (under 64 MiB the parser's stack crosses the bound first).
+		{Name: "struct_deep_20000", Src: []byte("name: \"struct_deep_20000\"\nx: " + strings.Repeat("a: {", 20_000) + "b: 1" + strings.Repeat("}", 20_000) + "\n"),
+			Refusal: "maximum nesting depth", Line: 2, MemoryMiB: 128},
+		{Name: "struct_300000", Src: fieldsStruct("struct_300000", 300_000), Refusal: "larger than", Line: 1},
 	}
 }
 
