@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,17 +28,21 @@ var evalInput = map[string]any{"settings": map[string]any{}, "profile": map[stri
 
 // TestHostileRulesAreBounded: each hostile rule (numbers.range(1, 1e9),
 // an array.concat of 5·10⁷, net.cidr_expand of 0.0.0.0/0, a loop of
-// 10¹⁰ steps, http.send to a listener that never answers) crosses
-// the bound it should, within the bound plus the grace period, and the
-// error is a "policy" diagnostic at the rule's file and line naming the
-// rule. Without the bounds each ran for tens of seconds and died with a
-// Go stack trace (or hung).
+// 10¹⁰ steps, http.send to a listener that never answers, and the
+// variants: strings.replace_n to 10⁹ bytes, graph.reachable over 3·10⁶
+// nodes, walk over 3·10⁶ keys, json.unmarshal and yaml.unmarshal of
+// 2·10⁷ elements, base64.encode of 240 MB, io.jwt.decode_verify with a
+// 50 MB key set) crosses the bound it should, within the bound plus the
+// grace period, and the error is a "policy" diagnostic at the rule's
+// file and line naming the rule. Without the bounds each ran for tens of
+// seconds and died with a Go stack trace (or hung).
 func TestHostileRulesAreBounded(t *testing.T) {
 	for _, h := range hostile.Rules(silentListener(t)) {
 		t.Run(h.Name, func(t *testing.T) {
+			t.Parallel() // each bound is mostly a wait, or a child of its own
 			// A case that must cross the memory bound gets time enough
 			// on a busy machine (the tests share it).
-			lim := bounded.Limits{Time: 2 * time.Second, MemoryMiB: 128}
+			lim := bounded.Limits{Time: 2 * time.Second, MemoryMiB: hostile.TestMemoryMiB}
 			if !h.Time {
 				lim.Time = 60 * time.Second
 			}
@@ -63,7 +68,7 @@ func TestHostileRulesAreBounded(t *testing.T) {
 				want = append(want, "time bound ("+lim.Time.String()+"); --eval-timeout")
 			}
 			if h.Memory {
-				want = append(want, "memory bound (128 MiB); --eval-memory")
+				want = append(want, fmt.Sprintf("memory bound (%d MiB); --eval-memory", hostile.TestMemoryMiB))
 			}
 			if len(ds) != 1 || ds[0].Rule != "policy" || ds[0].Pos.File != file || ds[0].Pos.Line != h.Line ||
 				!strings.Contains(ds[0].Summary, "rule bwpolicy.custom.hostile."+h.RegoRule) || !containsAny(ds[0].Summary, want) {

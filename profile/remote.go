@@ -30,6 +30,9 @@ func init() { bounded.Handle(childKind, serveChild) }
 // serveChild loads the profiles of the directories it is sent and
 // decodes each one, in the child.
 func serveChild(op string, body []byte) ([]byte, error) {
+	if op == opLocate {
+		return nil, locate(string(body))
+	}
 	if op != "load" {
 		return nil, errors.New("profile: unknown call " + op)
 	}
@@ -78,6 +81,12 @@ func LoadWith(dirs []string, lim bounded.Limits) (*Set, diag.List) {
 	defer c.Close()
 	out, err := c.Call("load", b.Bytes())
 	if err != nil {
+		var ex *bounded.Exceeded
+		if errors.As(err, &ex) && ex.Where.File != "" && ex.Where.Line == 0 {
+			if w, ok := locateField(ex.Where.File, lim); ok {
+				ex.Where = w
+			}
+		}
 		return nil, diag.List{exceededDiag(err, dirs)}
 	}
 	var l loaded
@@ -109,6 +118,9 @@ func exceededDiag(err error, dirs []string) diag.Diagnostic {
 	if ex.Where.File != "" {
 		d.Pos = diag.Pos{File: ex.Where.File, Line: ex.Where.Line, Col: ex.Where.Col}
 		what = "custom profile " + ex.Where.File
+		if strings.HasPrefix(ex.Where.Name, "field ") {
+			what += " (" + ex.Where.Name + ")"
+		}
 	}
 	switch ex.Bound {
 	case bounded.Time:

@@ -166,7 +166,8 @@ func (c *Child) died() error {
 // outOfMemory says whether a dead child's output is the Go runtime (or
 // the C library starting a thread for it) failing for want of memory.
 func outOfMemory(out string) bool {
-	for _, s := range []string{"out of memory", "cannot allocate memory", "pthread_create failed", "errno=12"} {
+	for _, s := range []string{"out of memory", "cannot allocate memory", "pthread_create failed", "errno=12",
+		"address space", "failed to allocate aligned heap memory", "cannot map pages"} {
 		if strings.Contains(out, s) {
 			return true
 		}

@@ -118,7 +118,7 @@ func Rules(silentURL string) []Rule {
 		{Name: "numbers_range_1e9", Src: ruleSrc("count(numbers.range(1, 1000000000)) == 0"), Line: 4, RegoRule: "deny", Memory: true},
 		{Name: "array_concat_5e7", Src: ruleSrc("a := numbers.range(1, 25000000)\n\tcount(array.concat(a, a)) == 0"), Line: 4, RegoRule: "deny", Memory: true},
 		{Name: "cidr_expand_all", Src: ruleSrc(`count(net.cidr_expand("0.0.0.0/0")) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true},
-		{Name: "loop_1e10", Src: ruleSrc("every i in numbers.range(1, 100000) { every j in numbers.range(1, 100000) { i * j > 0 } }\n\tfalse"), Line: 4, RegoRule: "deny", Time: true},
+		{Name: "loop_1e10", Src: ruleSrc("every i in numbers.range(1, 100000) { every j in numbers.range(1, 100000) { i * j > 0 } }\n\tfalse"), Line: 4, RegoRule: "deny", Memory: true, Time: true},
 		{Name: "replace_n_1e9", Src: ruleSrc(tenfold("s", "aaaaaaaaaa", `{"a": "aaaaaaaaaa"}`, 9) + "\n\tcount(s9) == 0"), Line: 4, RegoRule: "deny", Memory: true, Variant: true},
 		{Name: "graph_reachable_3e6", Src: ruleSrc(`g := {sprintf("%d", [i]): [sprintf("%d", [i + 1])] | some i in numbers.range(1, 3000000)}` + "\n\t" + `count(graph.reachable(g, {"1"})) == 0`), Line: 4, RegoRule: "deny", Memory: true, Time: true, Variant: true},
 		{Name: "walk_3e6", Src: ruleSrc("x := {i: [i] | some i in numbers.range(1, 3000000)}\n\tcount([p | walk(x, [p, _])]) == 0"), Line: 4, RegoRule: "deny", Memory: true, Time: true, Variant: true},
@@ -145,6 +145,9 @@ type Profile struct {
 	Line    int
 	// MemoryMiB is the memory bound the tests use; 0 means TestMemoryMiB.
 	MemoryMiB int
+	// Variant: as Rule.Variant (the command-line tests run it under
+	// check alone).
+	Variant bool
 }
 
 // TestMemoryMiB is the memory bound the tests of the hostile profiles
@@ -168,14 +171,14 @@ func (p Profile) Bound() int {
 func Profiles() []Profile {
 	return []Profile{
 		{Name: "list_range_1e8", Src: []byte("import \"list\"\n\nname: \"list_range_1e8\"\nx: [for i in list.Range(0, 100000000, 1) {i}]\n"), Memory: true, Time: true},
-		{Name: "struct_60000", Src: fieldsStruct("struct_60000", 60_000), Time: true},
-		{Name: "string_doubling", Src: doubling("string_doubling", "", `"x"`, "a%d: a%d + a%d\n", 40), Memory: true},
-		{Name: "list_concat_doubling", Src: doubling("list_concat_doubling", "import \"list\"\n\n", "[1]", "a%d: list.Concat([a%d, a%d])\n", 40), Memory: true, Time: true},
-		{Name: "comprehension_3_levels", Src: []byte("import \"list\"\n\nname: \"comprehension_3_levels\"\nr: list.Range(0, 1000, 1)\nx: [for i in r for j in r for k in r {[i, j, k]}]\n"), Memory: true, Time: true},
+		{Name: "struct_60000", Src: fieldsStruct("struct_60000", 60_000), Memory: true, Time: true},
+		{Name: "string_doubling", Src: doubling("string_doubling", "", `"x"`, "a%d: a%d + a%d\n", 40), Memory: true, Variant: true},
+		{Name: "list_concat_doubling", Src: doubling("list_concat_doubling", "import \"list\"\n\n", "[1]", "a%d: list.Concat([a%d, a%d])\n", 40), Memory: true, Time: true, Variant: true},
+		{Name: "comprehension_3_levels", Src: []byte("import \"list\"\n\nname: \"comprehension_3_levels\"\nr: list.Range(0, 1000, 1)\nx: [for i in r for j in r for k in r {[i, j, k]}]\n"), Memory: true, Time: true, Variant: true},
 		// CUE refuses it itself, given the memory its parser needs
 		// (under 64 MiB the parser's stack crosses the bound first).
 		{Name: "struct_deep_20000", Src: []byte("name: \"struct_deep_20000\"\nx: " + strings.Repeat("a: {", 20_000) + "b: 1" + strings.Repeat("}", 20_000) + "\n"),
-			Refusal: "maximum nesting depth", Line: 2, MemoryMiB: 128},
+			Refusal: "maximum nesting depth", Line: 2, MemoryMiB: 128, Variant: true},
 		{Name: "struct_300000", Src: fieldsStruct("struct_300000", 300_000), Refusal: "larger than", Line: 1},
 	}
 }
