@@ -58,18 +58,33 @@ func addressLimit(u usage, mem uint64) uint64 {
 	return u.vm + max(left, arenaBytes+arenaMeta)
 }
 
-// setAddressLimit sets the soft RLIMIT_AS of the process (the hard
-// limit stays: the watchdog raises the soft one as memory is freed).
-func setAddressLimit(limit uint64) {
+// addressLimiter sets the soft RLIMIT_AS of the process (the hard
+// limit stays: the watchdog raises the soft one as memory is freed),
+// rounded down to a MiB, and only when that changes.
+type addressLimiter struct {
+	hard, last uint64
+}
+
+func newAddressLimiter() *addressLimiter {
 	var r syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_AS, &r) != nil {
+		return nil
+	}
+	return &addressLimiter{hard: r.Max}
+}
+
+// set sets the soft limit to limit (at most the hard limit).
+func (a *addressLimiter) set(limit uint64) {
+	if a == nil {
 		return
 	}
-	if r.Max != ^uint64(0) && limit > r.Max {
-		limit = r.Max
+	limit = min(limit&^(1<<20-1), a.hard)
+	if limit == a.last {
+		return
 	}
-	r.Cur = limit
-	_ = syscall.Setrlimit(syscall.RLIMIT_AS, &r)
+	if syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: a.hard}) == nil {
+		a.last = limit
+	}
 }
 
 // readStatm reads the address space and resident memory of the process

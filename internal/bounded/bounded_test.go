@@ -43,7 +43,7 @@ func init() {
 		case "double", "double-unlimited": // a string doubled: each step one allocation
 			if op == "double-unlimited" {
 				addressLimitOff.Store(true)
-				setAddressLimit(^uint64(0))
+				newAddressLimiter().set(^uint64(0))
 			}
 			s := "x"
 			for i := 0; i < 28; i++ { // at most 256 MiB

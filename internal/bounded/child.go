@@ -157,12 +157,13 @@ func watchdog(lim Limits, mem uint64, ready chan<- struct{}, report func(*Exceed
 		{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
 		{Name: "/memory/classes/heap/unused:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
 	statm, _ := os.Open("/proc/self/statm")
+	limiter := newAddressLimiter()
 	check := func() {
 		metrics.Read(sample)
 		vm, rss := readStatm(statm)
 		if vm > 0 && !addressLimitOff.Load() {
 			heap := metricUint(sample[1]) + metricUint(sample[2]) + metricUint(sample[3]) + metricUint(sample[4]) + metricUint(sample[5])
-			setAddressLimit(addressLimit(usage{vm: vm, resident: rss, released: metricUint(sample[2]), heap: heap}, mem))
+			limiter.set(addressLimit(usage{vm: vm, resident: rss, released: metricUint(sample[2]), heap: heap}, mem))
 		}
 		if rss > mem || metricUint(sample[0]) > mem || metricUint(sample[1]) > mem {
 			report(&Exceeded{Bound: Memory, Limit: fmt.Sprintf("%d MiB", lim.MemoryMiB), Where: here()})
