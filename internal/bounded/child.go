@@ -60,7 +60,7 @@ var (
 // enough to call per rule.
 func Mark(w *Where) {
 	where.Store(w)
-	if shared != nil {
+	if shared != nil && w != nil {
 		shared.publish(w)
 	}
 }
