@@ -15,6 +15,10 @@ SANDBOX_PKGS = ./sandboxtest/... ./runtime/... ./seccomp/...
 FUZZ_SHORT_EXECS   ?= 3000x
 FUZZ_COMPILE_EXECS ?= 30000x
 FUZZ_VERIFY_EXECS  ?= 30000x
+# What `make test` runs with -short leaves out, and `make ci` runs: the
+# hostile rules and profiles under every command but check, the
+# 1,000-file check timing.
+LONG_TESTS = TestHostile|TestCheckThousandFiles
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # The Hermes plugin's tests (Debian's python3-pytest); pytest exits 5 when
 # it collects nothing, which fails the target too.
@@ -31,7 +35,7 @@ setup:
 # and a short fuzzing run of each fuzz target.
 test: lint
 	@test -x "$(SYSTEM_BWRAP)" || { echo "error: $(SYSTEM_BWRAP) not found; run 'make setup'" >&2; exit 1; }
-	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) BWPOLICY_SANDBOX_IDENTITIES=user $(GO) test -count=1 ./...
+	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) BWPOLICY_SANDBOX_IDENTITIES=user $(GO) test -short -count=1 ./...
 	$(MAKE) test-hermes
 	$(GO) test -run XXX -fuzz FuzzCompile -fuzztime $(FUZZ_SHORT_EXECS) ./compiler
 	$(GO) test -run XXX -fuzz FuzzVerify -fuzztime $(FUZZ_SHORT_EXECS) ./compiler
@@ -40,10 +44,12 @@ test: lint
 # system bwrap, the real-sandbox packages again with bwrap 0.12.0 (it
 # resolves mount destinations differently; both identities; one package
 # at a time, so no package's test mounts change the host's mount table
-# while another's bwrap copies it), and longer fuzzing.
+# while another's bwrap copies it), the tests -short leaves out
+# (LONG_TESTS), and longer fuzzing.
 ci:
 	@test -x "$(BWRAP_0_12)" || { echo "error: $(BWRAP_0_12) not found; run 'make setup'" >&2; exit 1; }
 	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) BWPOLICY_SANDBOX_IDENTITIES=root $(GO) test -count=1 -run TestSandbox ./sandboxtest
+	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) $(GO) test -count=1 -run '$(LONG_TESTS)' ./cmd/bwpolicy
 	BWPOLICY_BWRAP=$(BWRAP_0_12) $(GO) test -count=1 -p 1 $(SANDBOX_PKGS)
 	$(GO) test -run XXX -fuzz FuzzCompile -fuzztime $(FUZZ_COMPILE_EXECS) ./compiler
 	$(GO) test -run XXX -fuzz FuzzVerify -fuzztime $(FUZZ_VERIFY_EXECS) ./compiler
