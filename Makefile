@@ -17,8 +17,9 @@ FUZZ_COMPILE_EXECS ?= 30000x
 FUZZ_VERIFY_EXECS  ?= 30000x
 # What `make test` runs with -short leaves out, and `make ci` runs: the
 # hostile rules and profiles under every command but check, the
-# 1,000-file check timing.
-LONG_TESTS = TestHostile|TestCheckThousandFiles
+# 1,000-file check timing, the binary's check of the corpus in every
+# format but SARIF.
+LONG_TESTS = TestHostile|TestCheckThousandFiles|TestCheckCorpusConcurrentIsSequential
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # The Hermes plugin's tests (Debian's python3-pytest); pytest exits 5 when
 # it collects nothing, which fails the target too.

@@ -1,10 +1,11 @@
 package facts
 
 import (
-	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // UnixSocketsPath is where the compile reads the host's bound Unix
@@ -62,8 +63,8 @@ func (g *gatherer) userSockets(h *Host, f *Facts) (out []Hidden, notes []string)
 	}
 	seen := map[string]bool{}
 	for _, p := range ParseUnixSockets(data) {
-		if alreadyUnreachable(p, f) || !g.examinable(p) {
-			continue
+		if alreadyUnreachable(p, f) || !g.examinable(p) || invocation.IsWatchSocketTemp(p) {
+			continue // (a watcher's socket between its bind and its rename: bwpolicy's own, gone a moment later)
 		}
 		st := g.fs.Lstat(p)
 		if st.Kind != invocation.KindSocket || st.UID != h.UID {

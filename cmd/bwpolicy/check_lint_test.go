@@ -181,12 +181,18 @@ func TestCheckIsTheCompilePath(t *testing.T) {
 
 // TestCheckCorpusConcurrentIsSequential: the bwpolicy binary's report of
 // the corpus is the same, byte for byte and with the same exit status,
-// with --jobs 1 and --jobs 2, in every format.
+// with --jobs 1 and --jobs 2, in every format (under -short, `make
+// test`, in SARIF alone: TestCheckIsTheCompilePath compares every format
+// in process; `make ci` runs this one whole).
 func TestCheckCorpusConcurrentIsSequential(t *testing.T) {
 	t.Parallel() // runs bwpolicy in its own directories
 	dir := lintCorpus(t)
 	env := sandboxEnv(t)
-	for _, f := range report.Formats() {
+	formats := report.Formats()
+	if testing.Short() {
+		formats = []string{"sarif"}
+	}
+	for _, f := range formats {
 		for _, extra := range [][]string{nil, {"--policy", "policy", "--profiles", "profiles"}} {
 			args := append(append([]string{"check", "--format", f}, extra...), "sandbox")
 			one := run(t, dir, env, append(args[:len(args)-1:len(args)-1], "--jobs", "1", "sandbox")...)
