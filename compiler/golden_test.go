@@ -165,8 +165,17 @@ func parseTree(t *testing.T, tree factstest.Tree, s string) {
 		case "file":
 			p, content, _ := strings.Cut(rest, " = ")
 			tree[p] = facts.Stat{Kind: invocation.KindFile, Content: strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(content)}
-		case "socket":
-			tree[rest] = facts.Stat{Kind: invocation.KindSocket}
+		case "socket": // "socket PATH", or "socket PATH uid=N" (owned by N; else root)
+			p, owner, _ := strings.Cut(rest, " uid=")
+			st := facts.Stat{Kind: invocation.KindSocket}
+			if owner != "" {
+				uid, err := strconv.Atoi(owner)
+				if err != nil {
+					t.Fatalf("bad socket line %q", line)
+				}
+				st.UID = uid
+			}
+			tree[p] = st
 		case "denied":
 			tree[rest] = facts.Stat{Kind: invocation.KindDenied}
 		case "unexaminable":
