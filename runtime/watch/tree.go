@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/bwpolicy/bwpolicy/hazard/filekind"
 	"golang.org/x/sys/unix"
 )
 
@@ -283,42 +284,16 @@ func (t *tree) apply(wd int32, m uint32, name string) {
 	}
 }
 
-// eachDirent lists the directory open as fd with getdents, calling f
-// with each entry's name and type (DT_UNKNOWN on filesystems that keep
-// none), "." and ".." left out.
+// eachDirent lists the directory open as fd from its start
+// (filekind.EachDirent), calling f with each entry's name and type
+// (DT_UNKNOWN on filesystems that keep none), "." and ".." left out.
 func eachDirent(fd int, buf []byte, f func(name string, typ byte)) error {
 	if _, err := unix.Seek(fd, 0, 0); err != nil {
 		return err
 	}
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err == unix.EINTR {
-			continue
+	return filekind.EachDirent(fd, buf, func(name []byte, typ uint8) {
+		if s := string(name); s != "." && s != ".." {
+			f(s, typ)
 		}
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			return nil
-		}
-		b := buf[:n]
-		for len(b) > 0 {
-			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
-			if reclen == 0 || reclen > len(b) {
-				return errors.New("malformed getdents record")
-			}
-			typ := b[18]
-			nm := b[19:reclen]
-			for i, c := range nm {
-				if c == 0 {
-					nm = nm[:i]
-					break
-				}
-			}
-			if s := string(nm); s != "." && s != ".." {
-				f(s, typ)
-			}
-			b = b[reclen:]
-		}
-	}
+	})
 }
