@@ -58,16 +58,7 @@ val ignore 'cat {home}/.config/git/ignore'
 val cargoenv 'cat {home}/.cargo/env'
 ok elf '{home}/.cargo/bin/rtrue'
 `
-	r := f.exec(call{argv: []string{"/bin/sh", "-c", prelude + f.expand(script)}})
-	got := probes(r.stdout)
-	if !strings.Contains(got["bashrc"], f.marker) {
-		t.Fatalf("control: the host does not read ~/.bashrc: %v", r)
-	}
-	for _, k := range []string{"py", "push", "blob", "big", "budget"} {
-		if !strings.Contains(got[k], sec) {
-			t.Fatalf("control: the host does not read %s: %v", k, r)
-		}
-	}
+	f.hostReadsSecrets(script, sec, "py", "push", "blob", "big", "budget")
 	inv, stderr := f.compile("", call{})
 	for _, w := range []string{"{home}/.bashrc line 2 holds a credential", "{home}/.local/bin/deploy.py line 2 holds a credential",
 		"{home}/.cargo/bin/push line 2 holds a credential", "{home}/.gradle/blob line 1 holds a credential",

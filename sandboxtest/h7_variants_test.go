@@ -71,16 +71,7 @@ val docker 'cat {home}/.config/npm/docker.json'
 val gitname 'HOME={home} git config --global user.name'
 val ignore 'cat {home}/.config/git/ignore'
 `
-	r := f.exec(call{argv: []string{"/bin/sh", "-c", prelude + f.expand(script)}})
-	got := probes(r.stdout)
-	if !strings.Contains(got["bashrc"], f.marker) {
-		t.Fatalf("control: the host does not read ~/.bashrc: %v", r)
-	}
-	for _, k := range []string{"key", "pg", "store", "aws", "pgpass"} {
-		if !strings.Contains(got[k], sec) {
-			t.Fatalf("control: the host does not read %s: %v", k, r)
-		}
-	}
+	f.hostReadsSecrets(script, sec, "key", "pg", "store", "aws", "pgpass")
 	inv, stderr := f.compile("", call{})
 	if !strings.Contains(stderr, f.expand("{home}/.bashrc lines 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12 hold credentials")) {
 		t.Errorf("the compile does not name the file and each variant's line:\n%s", stderr)
@@ -93,7 +84,24 @@ val ignore 'cat {home}/.config/git/ignore'
 	f.expect(f.bwrun(inv, script, call{}), hidden)
 
 	allow := "home: {allow: [.config/git/deploy_key, .gradle/pg-{tag}, '.config/git/token store', .gradle/aws.json, .config/git/pgpass, .config/npm/docker.json]}\n"
-	r = f.sandbox(f.expand(allow), script, call{})
+	r := f.sandbox(f.expand(allow), script, call{})
 	f.expect(r, want{"bashrc": "", "key": "~" + sec, "pg": "~" + sec, "store": "~" + sec,
 		"aws": "~" + sec, "pgpass": "~" + sec, "docker": "~" + auth, "gitname": "U", "ignore": "*.swp"})
+}
+
+// hostReadsSecrets is the control of a secrets scenario: script run on
+// the host, without the sandbox, reads ~/.bashrc (its "bashrc" probe
+// shows the fixture's marker) and every probe of keys shows sec.
+func (f *fixture) hostReadsSecrets(script, sec string, keys ...string) {
+	f.t.Helper()
+	r := f.exec(call{argv: []string{"/bin/sh", "-c", prelude + f.expand(script)}})
+	got := probes(r.stdout)
+	if !strings.Contains(got["bashrc"], f.marker) {
+		f.t.Fatalf("control: the host does not read ~/.bashrc: %v", r)
+	}
+	for _, k := range keys {
+		if !strings.Contains(got[k], sec) {
+			f.t.Fatalf("control: the host does not read %s: %v", k, r)
+		}
+	}
 }
