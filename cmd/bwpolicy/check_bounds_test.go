@@ -66,6 +66,21 @@ func hasAny(s string, subs []string) bool {
 	return false
 }
 
+// hostileSlots bounds how many hostile cases run at once. Each is a
+// bwpolicy and a child at its memory bound; all of them side by side
+// (nineteen under -short, more under make ci) starve a 2-core machine
+// so that loading the rules alone outlasts a 2 s bound, or the
+// collector lags and parsing a profile crosses 64 MiB before any field
+// is evaluated: a bound crossed where the case does not put it. Four at
+// once keep the waits overlapped.
+var hostileSlots = make(chan struct{}, 4)
+
+// hostileSlot takes a slot for the rest of t.
+func hostileSlot(t *testing.T) {
+	hostileSlots <- struct{}{}
+	t.Cleanup(func() { <-hostileSlots })
+}
+
 // TestHostileRulesUnderEveryCommand: each hostile organisation rule
 // (numbers.range(1, 1e9), array.concat of 5·10⁷, net.cidr_expand of
 // 0.0.0.0/0, a loop of 10¹⁰ steps, http.send to a silent listener) is
@@ -83,6 +98,7 @@ func TestHostileRulesUnderEveryCommand(t *testing.T) {
 	for _, h := range hostile.Rules(url) {
 		t.Run(h.Name, func(t *testing.T) {
 			t.Parallel() // each bound is mostly a wait: the rules run side by side
+			hostileSlot(t)
 			dir := testtree.Write(t, map[string]string{
 				"policy/hostile.rego":     h.Src,
 				"tests/hostile.rego":      h.Src,
@@ -232,6 +248,7 @@ func TestHostileProfilesUnderEveryCommand(t *testing.T) {
 	for _, h := range hostile.Profiles() {
 		t.Run(h.Name, func(t *testing.T) {
 			t.Parallel() // each bound is mostly a wait: the profiles run side by side
+			hostileSlot(t)
 			dir := testtree.Write(t, map[string]string{
 				"profiles/" + h.Name + ".cue": string(h.Src),
 				"settings/sandbox.yaml":       "profile: workspace\n",

@@ -50,6 +50,12 @@ func init() {
 				s = s + s
 			}
 			return []byte(s[:1]), nil
+		case "threads", "threads-unlimited":
+			if op == "threads-unlimited" {
+				addressLimitOff.Store(true)
+				newAddressLimiter().set(^uint64(0))
+			}
+			return threadsOp(24)
 		case "env":
 			return []byte(strings.Join(os.Environ(), "\n")), nil
 		}

@@ -42,6 +42,7 @@ func Handle(kind string, h Handler) { handlers[kind] = h }
 // call it first.
 func ServeIfChild() {
 	if kind := os.Getenv(envKind); kind != "" {
+		smallStacks()
 		os.Exit(serve(kind))
 	}
 }
@@ -87,7 +88,7 @@ func serve(kind string) int {
 		lim.MemoryMiB = n
 	}
 	lim = lim.orDefault()
-	for _, k := range []string{envKind, envTime, envMemory} {
+	for _, k := range []string{envKind, envTime, envMemory, envStacks} {
 		os.Unsetenv(k)
 	}
 	mem := uint64(lim.MemoryMiB) << 20

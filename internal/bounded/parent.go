@@ -61,6 +61,11 @@ func Start(kind string, lim Limits) (*Child, error) {
 	}
 	cmd.Env = append(env, envKind+"="+kind, envTime+"="+strconv.FormatInt(int64(lim.Time), 10),
 		envMemory+"="+strconv.FormatInt(lim.MemoryMiB, 10))
+	if keepThreadStacks {
+		cmd.Env = append(cmd.Env, envStacks+"="+envStacksKept)
+	} else {
+		cmd.Env = append(cmd.Env, oneMallocArena...)
+	}
 	page := newWherePage()
 	cmd.ExtraFiles = []*os.File{reqR, repW, page}
 	c := &Child{lim: lim, cmd: cmd, in: reqW, stderr: &headBuffer{max: 8 << 10}, where: page, done: make(chan struct{})}
