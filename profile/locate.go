@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"runtime"
 	"time"
 
 	"cuelang.org/go/cue"
@@ -15,17 +16,32 @@ import (
 // CUE evaluates a file whole (cue.Context.CompileBytes), with no hook
 // between its fields, so a bound crossed while a custom profile is
 // evaluated names the file but not the field. Only then, a second bounded
-// child finds the field: it evaluates the file's first declaration, then
-// the first two, and so on, marking each declaration's position, so the
-// bound is crossed again at the declaration whose evaluation crosses it.
-// It costs nothing unless a bound was crossed, and at most locateTime
-// then.
+// child finds the field: it parses the file once, keeps each
+// declaration's position and end and lets the syntax tree go, then
+// evaluates the file's first declaration, then the first two, and so
+// on, each prefix on a fresh clock and marked with its last
+// declaration's position, so the bound is crossed again at the
+// declaration whose evaluation crosses it (not at a cheap one the
+// prefixes before used the time up to). It costs nothing unless a bound
+// was crossed, and then at most locateTime for the parse and
+// 2·locateTime for the prefixes. (A parse that shared the search's
+// clock, or whose tree stayed live beside the prefixes, crossed the
+// bound itself on a loaded machine: the file named, the field not.)
 
 // opLocate is the call of a child that finds the field of a crossed bound.
 const opLocate = "locate"
 
-// locateTime bounds the search for the field (the time bound, if lower).
-const locateTime = time.Second
+// locateTime bounds the parse and each prefix's evaluation in the search
+// for the field (the time bound, if lower); the prefixes together stop
+// at twice that.
+const locateTime = 3 * time.Second
+
+// decl is what the search keeps of a declaration: where it starts, its
+// field name if it is a field, and where it ends.
+type decl struct {
+	where bounded.Where
+	end   int
+}
 
 // locate evaluates ever longer prefixes of the profile file, in the
 // child, marking each one's last declaration; it returns when all of
@@ -35,10 +51,35 @@ func locate(file string) error {
 	if err != nil {
 		return err
 	}
-	f, err := parser.ParseFile(file, src)
+	decls, err := declsOf(file, src)
 	if err != nil {
 		return err
 	}
+	runtime.GC() // the syntax tree is garbage: the prefixes have the bound
+	stop := time.Now().Add(2 * locateTime)
+	for _, d := range decls {
+		if time.Now().After(stop) {
+			break // no field crossed the bound alone in time
+		}
+		bounded.Mark(&d.where)
+		bounded.Restart()
+		// A context of its own: the prefixes before are garbage, and the
+		// bound is crossed where the one evaluation crosses it.
+		v := cuecontext.New().CompileBytes(src[:d.end], cue.Filename(file))
+		_ = v.Validate()
+	}
+	bounded.Mark(&bounded.Where{File: file})
+	return nil
+}
+
+// declsOf parses file and returns its declarations that evaluate to
+// something (not the package clause, imports, comments or attributes).
+func declsOf(file string, src []byte) ([]decl, error) {
+	f, err := parser.ParseFile(file, src)
+	if err != nil {
+		return nil, err
+	}
+	var out []decl
 	for _, d := range f.Decls {
 		switch d.(type) {
 		case *ast.Package, *ast.ImportDecl, *ast.CommentGroup, *ast.Attribute:
@@ -46,22 +87,17 @@ func locate(file string) error {
 		}
 		end := d.End().Offset()
 		if end <= 0 || end > len(src) {
-			return errors.New("profile: a declaration without a position")
+			return nil, errors.New("profile: a declaration without a position")
 		}
-		w := &bounded.Where{File: file, Line: d.Pos().Line(), Col: d.Pos().Column()}
+		w := bounded.Where{File: file, Line: d.Pos().Line(), Col: d.Pos().Column()}
 		if fd, ok := d.(*ast.Field); ok {
 			if name, _, err := ast.LabelName(fd.Label); err == nil {
 				w.Name = "field " + name
 			}
 		}
-		bounded.Mark(w)
-		// A context of its own: the prefixes before are garbage, and the
-		// bound is crossed where the one evaluation crosses it.
-		v := cuecontext.New().CompileBytes(src[:end], cue.Filename(file))
-		_ = v.Validate()
+		out = append(out, decl{where: w, end: end})
 	}
-	bounded.Mark(&bounded.Where{File: file})
-	return nil
+	return out, nil
 }
 
 // locateField is the position of the field whose evaluation crosses a
