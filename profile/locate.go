@@ -32,8 +32,7 @@ import (
 const opLocate = "locate"
 
 // locateTime bounds the parse and each prefix's evaluation in the search
-// for the field (the time bound, if lower); the prefixes together stop
-// at twice that.
+// for the field; the prefixes together stop at twice that.
 const locateTime = 3 * time.Second
 
 // decl is what the search keeps of a declaration: where it starts, its
@@ -104,10 +103,11 @@ func declsOf(file string, src []byte) ([]decl, error) {
 // bound in file, found by a child under lim (locate); ok is false when
 // no field crosses one alone.
 func locateField(file string, lim bounded.Limits) (w bounded.Where, ok bool) {
-	lim.Time = min(lim.Time, locateTime)
-	if lim.Time <= 0 {
-		lim.Time = locateTime
-	}
+	// Its own clock, whatever the bound crossed: the field whose
+	// evaluation crossed a time bound crosses locateTime too (or is not
+	// the one that matters), and a parse that a loaded machine slowed
+	// past a short bound must not end the search before it began.
+	lim.Time = locateTime
 	c, err := bounded.Start(childKind, lim)
 	if err != nil {
 		return w, false
