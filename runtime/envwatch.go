@@ -69,7 +69,7 @@ func (e *EnvState) Scan(inv *invocation.Invocation, home string) GitScanReport {
 		rep, next, ok := scan.Changes(inv, home, now, e.Ledger, a.Dirty, state)
 		if ok {
 			next.Token, next.Gen = a.Token, a.Gen
-			e.watched = &watchedScan{answer: a, state: next}
+			e.watched = &watchedScan{answer: a, state: next, same: next.Same(state)}
 			return rep
 		}
 		prior = rep
@@ -94,6 +94,10 @@ func (e *EnvState) Scan(inv *invocation.Invocation, home string) GitScanReport {
 type watchedScan struct {
 	answer *watch.Answer
 	state  ledger.WatchState
+	// same: state is the record there already (the watcher answered
+	// the generation recorded, with nothing dirty, and the scan kept the
+	// same visits): nothing to save, nothing new to acknowledge.
+	same bool
 }
 
 // askWatcher asks the environment's watcher what changed since state
@@ -173,7 +177,7 @@ func startWatcher(invPath string) string {
 // record the watcher still answers for.
 func (e *EnvState) recordWatched() {
 	w := e.watched
-	if w == nil {
+	if w == nil || w.same {
 		return
 	}
 	if err := w.state.Save(e.invPath + ledger.WatchSuffix); err != nil {

@@ -31,6 +31,8 @@ type WatchState struct {
 	// watcher answered), false for a whole one.
 	Changes bool
 	Visits  *Index
+	// raw is the file LoadWatchState read (Same).
+	raw []byte
 }
 
 // scanKind is how the header names WatchState.Changes.
@@ -41,10 +43,21 @@ func scanKind(changes bool) string {
 	return "whole"
 }
 
+// encode is the state as Save writes it.
+func (w *WatchState) encode() []byte {
+	b := []byte(watchHeader + w.Token + " " + strconv.FormatUint(w.Gen, 10) + " " + strconv.Itoa(w.Entries) + " " + scanKind(w.Changes) + "\n")
+	return w.Visits.appendTo(b)
+}
+
 // Save writes the state to p atomically, mode 0600.
 func (w *WatchState) Save(p string) error {
-	b := []byte(watchHeader + w.Token + " " + strconv.FormatUint(w.Gen, 10) + " " + strconv.Itoa(w.Entries) + " " + scanKind(w.Changes) + "\n")
-	return writeAtomic(p, w.Visits.appendTo(b))
+	return writeAtomic(p, w.encode())
+}
+
+// Same reports whether w is, byte for byte, the state old was loaded
+// from (LoadWatchState): saving w would write the file that is there.
+func (w *WatchState) Same(old *WatchState) bool {
+	return old != nil && old.raw != nil && bytes.Equal(w.encode(), old.raw)
 }
 
 // LoadWatchState reads the state at p, the caller's own file as Load
@@ -57,6 +70,7 @@ func LoadWatchState(p string) (*WatchState, error) {
 	if !bytes.HasPrefix(b, []byte(watchHeader)) {
 		return nil, fmt.Errorf("watch state %s: %w", p, errIndex)
 	}
+	raw := b
 	b = b[len(watchHeader):]
 	nl := bytes.IndexByte(b, '\n')
 	if nl < 0 {
@@ -66,7 +80,7 @@ func LoadWatchState(p string) (*WatchState, error) {
 	if len(f) != 4 || f[3] != scanKind(true) && f[3] != scanKind(false) {
 		return nil, fmt.Errorf("watch state %s: %w", p, errIndex)
 	}
-	w := &WatchState{Token: f[0], Changes: f[3] == scanKind(true)}
+	w := &WatchState{Token: f[0], Changes: f[3] == scanKind(true), raw: raw}
 	if w.Gen, err = strconv.ParseUint(f[1], 10, 64); err == nil {
 		w.Entries, err = strconv.Atoi(f[2])
 	}

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -72,7 +71,7 @@ func (s *gitScan) inspect(g, top, via string) {
 	if s.tick(g) {
 		return
 	}
-	real, err := filepath.EvalSymlinks(g)
+	real, err := s.evalSymlinks(g)
 	if err != nil || s.seen[real] {
 		return
 	}
@@ -88,7 +87,7 @@ func (s *gitScan) inspect(g, top, via string) {
 		if s.pointerThroughProc(cd, v) {
 			return
 		}
-		if common, err = filepath.EvalSymlinks(joinPhysical(real, v)); err != nil {
+		if common, err = s.evalSymlinks(joinPhysical(real, v)); err != nil {
 			return // git dies
 		}
 	case errors.Is(err, errTooLarge) && s.writable(cd):
@@ -110,13 +109,19 @@ func (s *gitScan) inspect(g, top, via string) {
 	if !s.admit(g, real, via) {
 		return // past the bound: set aside whole, or reported
 	}
-	if wt := coreWorktree(common, real); wt != "" {
+	// The configuration git reads, read once: for core.worktree, then
+	// judged (nothing changes in between: the sandbox is dead).
+	cfgs := [2]configFile{{p: path.Join(common, "config")}, {p: path.Join(real, "config.worktree")}}
+	for i := range cfgs {
+		cfgs[i].b, cfgs[i].err = readSmall(cfgs[i].p)
+	}
+	if wt := coreWorktree(cfgs, real); wt != "" {
 		top = wt // where git runs hooks, whatever led here
 	}
 	hp := ""
 	var found []string
-	for _, c := range []string{path.Join(common, "config"), path.Join(real, "config.worktree")} {
-		found = append(found, s.config(c, 0, &hp, true)...)
+	for _, c := range cfgs {
+		found = append(found, s.configRead(c, 0, &hp, true)...)
 	}
 	if hp == "" {
 		hp = s.globalHP
@@ -145,20 +150,19 @@ func (s *gitScan) inspect(g, top, via string) {
 }
 
 // coreWorktree returns the worktree core.worktree names in the
-// configuration of git directory g (common/config, then
+// configuration of git directory g (cfgs, as read: common/config, then
 // g/config.worktree; the last one set wins), relative to g as git's
 // setup.c reads it; "" when neither sets it. A submodule's git
 // directory (.git/modules/NAME) names its checkout so: a relative
 // core.hooksPath there is relative to the checkout, not to the git
 // directory.
-func coreWorktree(common, g string) string {
+func coreWorktree(cfgs [2]configFile, g string) string {
 	wt := ""
-	for _, c := range []string{path.Join(common, "config"), path.Join(g, "config.worktree")} {
-		b, err := readSmall(c)
-		if err != nil {
+	for _, c := range cfgs {
+		if c.err != nil {
 			continue
 		}
-		entries, _ := git.ParseConfig(b)
+		entries, _ := git.ParseConfig(c.b)
 		for _, e := range entries {
 			if e.Key == "core.worktree" && !e.Bool && e.Value != "" {
 				wt = e.Value
@@ -206,6 +210,19 @@ func (s *gitScan) config(p string, depth int, hp *string, strict bool) []string 
 		return nil // git dies ("exceeded maximum include depth")
 	}
 	b, err := readSmall(p)
+	return s.configRead(configFile{p: p, b: b, err: err}, depth, hp, strict)
+}
+
+// configFile is a configuration file git reads, as readSmall read it.
+type configFile struct {
+	p   string
+	b   []byte
+	err error
+}
+
+// configRead is config with the file already read (c).
+func (s *gitScan) configRead(c configFile, depth int, hp *string, strict bool) []string {
+	p, b, err := c.p, c.b, c.err
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || !s.writable(p) || !s.changedConfig(p) {
 			return nil // absent (git passes it by), or not the command's

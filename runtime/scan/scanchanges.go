@@ -66,7 +66,17 @@ func (s *gitScan) walkChanges(root string) {
 	w := s.repoWalk(root, buf)
 	w.List = func(dir string, de *git.DirEntries) error {
 		s.read++
-		return ListDir(dir, buf, de)
+		err := ListDir(dir, buf, de)
+		if err == nil && c.dirty[dir] == 0 && !c.under(dir) {
+			// A directory on the way down to a dirty one: its entries
+			// did not change since the finished scan whose count
+			// (st.Entries) holds them already; the walk adds them
+			// again, so they are taken off first. The count stays a
+			// bound of the tree's entries, and a command that changed
+			// nothing leaves it as it was.
+			s.entries -= de.Len()
+		}
+		return err
 	}
 	w.Enter = func(p string) bool {
 		return (c.anc[p] || c.dirty[p] != 0 || c.under(p)) && s.enter(p)

@@ -48,8 +48,15 @@ func (g *generations) known(since uint64) bool {
 }
 
 // cut closes the open set as a new generation and returns it with the
-// union of the sets after since (since must be known).
+// union of the sets after since (since must be known). When nothing
+// happened since the last cut and since is that cut, it is the answer
+// again (no new generation): the asker's record of it stays as it is,
+// so that a command that changed nothing writes nothing (bwrun then
+// neither saves its state nor acknowledges).
 func (g *generations) cut(since uint64) (uint64, Set) {
+	if since == g.gen && len(g.open) == 0 {
+		return g.gen, Set{}
+	}
 	g.gen++
 	g.closed[g.gen] = g.open
 	g.open = Set{}
