@@ -8,6 +8,10 @@ and `ls`:
       /bin/bash -c CMD, the status read and judged, the output relayed),
       read to the end — what the environment's _run_bash returns and
       Hermes' _wait_for_process drains;
+  (b) bwrun alone: the same bwrun argv (status pipe, nonce, timeout,
+      chdir) from a minimal Popen in the calling thread, its status read
+      and judged, no supervisor: (p) - (b) is the plugin's Python side,
+      (b) - (h) bwrun's own work;
   (h) Hermes' backend's argv: prlimit --as --cpu bwrap <the same mounts>
       -- prlimit --nproc /bin/bash -c CMD (the compiled bwrap arguments
       without the seccomp, info, block and status descriptors, each
@@ -24,7 +28,9 @@ bwrun on PATH or in BWPOLICY_BIN_DIR:
 
   python3 integrations/hermes/bench.py [ROUNDS]
 
-It prints the medians, their ratios and the load average."""
+It prints the medians, their ratios, the plugin's and bwrun-alone's CPU
+time in this Python process per command (all its threads) and the load
+average."""
 
 import os
 import shutil
@@ -35,7 +41,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from hermes.process import run_to_end  # noqa: E402
+from hermes.process import _OWN_GROUP, judge, new_nonce, read_status, run_to_end  # noqa: E402
 from hermes.sandbox import Sandbox, sandbox_id_for  # noqa: E402
 
 COMMANDS = ("true", "pwd", "ls")
@@ -85,6 +91,17 @@ def main():
             out, code = run_to_end(h)
             assert code == 0 and h.status["outcome"] == "exited", (out, code, h.reason)
 
+        def bwrun_alone(cmd):
+            nonce = new_nonce()
+            r, w = os.pipe()
+            argv = sb.argv(["/bin/bash", "-c", cmd], chdir=inv["chdir"], timeout=60, status_fd=w, nonce=nonce)
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 pass_fds=(w,), **_OWN_GROUP)
+            os.close(w)
+            out, _ = p.communicate()
+            st, why = judge(read_status(r), nonce)
+            assert p.returncode == 0 and st is not None and st["outcome"] == "exited", (out, why)
+
         def hermes(cmd):
             p = subprocess.Popen(hermes_argv(inv, empty, cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True, preexec_fn=os.setsid)
@@ -97,27 +114,34 @@ def main():
             out, _ = p.communicate()
             assert p.returncode == 0, out
 
-        kinds = (("plugin", plugin), ("hermes", hermes), ("hermes0", hermes0))
+        kinds = (("plugin", plugin), ("bwrun", bwrun_alone), ("hermes", hermes), ("hermes0", hermes0))
         for cmd in COMMANDS:
             for _, fn in kinds:
                 for _ in range(5):
                     fn(cmd)
         times = {(k, c): [] for k, _ in kinds for c in COMMANDS}
+        cpu = {k: [] for k, _ in kinds}
         load0 = os.getloadavg()[0]
         for _ in range(rounds):
             for cmd in COMMANDS:
                 for name, fn in kinds:
+                    c = time.process_time()
                     t = time.perf_counter()
                     fn(cmd)
                     times[(name, cmd)].append(time.perf_counter() - t)
+                    cpu[name].append(time.process_time() - c)
         load1 = os.getloadavg()[0]
         print("rounds %d (interleaved), uid %d, bwrap %s, load average %.2f before, %.2f after"
               % (rounds, os.getuid(), inv["bwrap"]["path"], load0, load1))
-        print("| command | (p) plugin | (h) Hermes' argv, as Hermes spawns | (h0) the same, plain Popen | (p) ÷ (h) | (p) ÷ (h0) |")
-        print("|---|--:|--:|--:|--:|--:|")
+        print("| command | (p) plugin | (b) bwrun alone | (h) Hermes' argv, as Hermes spawns | (h0) the same, plain Popen "
+              "| (p) ÷ (h) | (b) ÷ (h) | (p) ÷ (h0) |")
+        print("|---|--:|--:|--:|--:|--:|--:|--:|")
         for cmd in COMMANDS:
-            mp, mh, m0 = (statistics.median(times[(k, cmd)]) for k in ("plugin", "hermes", "hermes0"))
-            print("| `%s` | %.2f ms | %.2f ms | %.2f ms | %.2f× | %.2f× |" % (cmd, mp * 1000, mh * 1000, m0 * 1000, mp / mh, mp / m0))
+            mp, mb, mh, m0 = (statistics.median(times[(k, cmd)]) for k in ("plugin", "bwrun", "hermes", "hermes0"))
+            print("| `%s` | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f× | %.2f× | %.2f× |"
+                  % (cmd, mp * 1000, mb * 1000, mh * 1000, m0 * 1000, mp / mh, mb / mh, mp / m0))
+        print("CPU time of this Python process per command (mean, all threads): %s"
+              % ", ".join("(%s) %.2f ms" % (k, statistics.mean(cpu[k]) * 1000) for k, _ in kinds))
     finally:
         sb.cleanup()
         shutil.rmtree(base, ignore_errors=True)

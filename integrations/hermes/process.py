@@ -3,7 +3,8 @@
 SandboxedProcess is what the environment's _run_bash returns: the duck
 type Hermes' BaseEnvironment._wait_for_process drains, polls, kills and
 times out (tools/environments/base_output.py, ProcessHandle: poll(),
-wait(), kill(), stdout, returncode). Behind it a supervisor thread
+wait(), kill(), stdout, returncode). Behind it a supervisor (on a daemon
+thread that the next command reuses, workers.py)
 
 - starts `bwrun --status-fd W --nonce N --timeout T --chdir D
   [--expose F]... INVOCATION -- ARGV` in its own process group, W the write end
@@ -40,10 +41,14 @@ import collections
 import json
 import os
 import secrets
+import select
 import signal
 import subprocess
 import sys
 import threading
+import time
+
+from . import workers
 
 #: What output lines the plugin adds start with.
 TAG = "[bwpolicy]"
@@ -195,8 +200,7 @@ class SandboxedProcess:
         r, w = os.pipe()
         self._out_w = w
         self.stdout = os.fdopen(r, "r", encoding="utf-8", errors="replace")
-        self._thread = threading.Thread(target=self._supervise, name="bwpolicy-run", daemon=True)
-        self._thread.start()
+        workers.submit(self._supervise)
 
     # -- the ProcessHandle duck type --------------------------------------
 
@@ -369,26 +373,34 @@ def _signal(proc, sig, group=False):
 
 def run_to_end(handle, wait=None):
     """Wait for handle and return (output str, returncode): the plain
-    reader the standalone environment and the probe use. wait bounds the
-    wait in seconds (then handle.kill())."""
+    reader the standalone environment, the probe and bench.py use. It
+    reads the handle's output in the calling thread until EOF (the
+    supervisor closes it once the run is judged); wait bounds the wait in
+    seconds, then handle.kill() runs on a thread of its own while the
+    output is still read (the supervisor may be blocked writing it)."""
+    dec = codecs.getincrementaldecoder("utf-8")("replace")
     data = []
-
-    def drain():
-        dec = codecs.getincrementaldecoder("utf-8")("replace")
-        fd = handle.stdout.fileno()
-        while True:
+    fd = handle.stdout.fileno()
+    deadline = None if wait is None else time.monotonic() + wait
+    killer = None
+    while True:
+        if deadline is not None and killer is None:
+            left = deadline - time.monotonic()
+            ready = select.select([fd], [], [], max(0.0, left))[0] if left > 0 else []
+            if not ready:
+                killer = threading.Thread(target=handle.kill, name="bwpolicy-kill", daemon=True)
+                killer.start()
+                continue
+        try:
             b = os.read(fd, 65536)
-            if not b:
-                break
-            data.append(dec.decode(b))
-        data.append(dec.decode(b"", final=True))
-
-    t = threading.Thread(target=drain, daemon=True)
-    t.start()
-    try:
-        handle.wait(wait)
-    except subprocess.TimeoutExpired:
-        handle.kill()
-    t.join()
+        except InterruptedError:
+            continue
+        if not b:
+            break
+        data.append(dec.decode(b))
+    data.append(dec.decode(b"", final=True))
+    handle.wait()
+    if killer is not None:
+        killer.join()
     handle.stdout.close()
     return "".join(data), handle.returncode

@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import threading
+import time
 
 import pytest
 
@@ -363,6 +364,61 @@ def test_a_command_that_ends_within_the_grace_is_not_tainted(plugin, fakes, tmp_
     monkeypatch.delenv("FAKE_IGNORE_TERM")
     assert env.execute("echo ok")["returncode"] == 0
     env.cleanup()
+
+
+def test_run_to_end_past_its_wait_still_reads_a_long_proven_output(fakes, tmp_path, monkeypatch):
+    """run_to_end's wait expires while bwrun still runs its checks (here:
+    ignores SIGTERM for 2 s after the command): the kill waits for it, the
+    run is proven, and its 1 MB of output (more than a pipe holds: the
+    supervisor blocks writing it until someone reads) all comes back.
+    Killing on the reading thread instead would never return."""
+    plugin = load_plugin("standalone")
+    monkeypatch.setattr(plugin.process, "NATURAL_END", 0.2)
+    monkeypatch.setattr(plugin.process, "KILL_GRACE", 10.0)
+    _, env = make(plugin, tmp_path)
+    monkeypatch.setenv("FAKE_IGNORE_TERM", "2")
+    h = env._sandbox.run(["/bin/sh", "-c", "head -c 1000000 /dev/zero | tr '\\0' x"])
+    got = []
+    t = threading.Thread(target=lambda: got.append(plugin.process.run_to_end(h, 0.5)), daemon=True)
+    t.start()
+    t.join(20)
+    assert got, "run_to_end did not return"
+    out, code = got[0]
+    assert code == 0 and h.status is not None and out.count("x") == 1000000, (code, h.reason, out[-300:])
+    env.cleanup()
+
+
+# -- the supervisors' threads (workers.py) -------------------------------------------
+
+def test_workers_are_reused_and_never_queue_a_command_behind_another():
+    """A worker that finished its job takes the next one (no new thread
+    per command); jobs submitted while every worker is busy each get a
+    thread at once: four jobs that wait for each other all run (one
+    shared worker would never let them meet)."""
+    plugin = load_plugin("standalone")
+    w = plugin.workers
+    seen, done = [], threading.Event()
+    w.submit(lambda: (seen.append(threading.get_ident()), done.set()))
+    assert done.wait(10)
+    deadline = time.monotonic() + 10
+    while w._idle == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    before = threading.active_count()
+    done.clear()
+    w.submit(lambda: (seen.append(threading.get_ident()), done.set()))
+    assert done.wait(10) and seen[0] == seen[1] and threading.active_count() == before
+    meet = threading.Barrier(4, timeout=10)
+    met = []
+
+    def job():
+        meet.wait()
+        met.append(1)
+    for _ in range(4):
+        w.submit(job)
+    deadline = time.monotonic() + 15
+    while len(met) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(met) == 4
 
 
 # -- configuration ------------------------------------------------------------------
