@@ -3,13 +3,16 @@
 SandboxedProcess is what the environment's _run_bash returns: the duck
 type Hermes' BaseEnvironment._wait_for_process drains, polls, kills and
 times out (tools/environments/base_output.py, ProcessHandle: poll(),
-wait(), kill(), stdout, returncode). Behind it a supervisor (on a daemon
-thread that the next command reuses, workers.py)
+wait(), kill(), stdout, returncode). Creating it, on the caller's thread,
 
 - starts `bwrun --status-fd W --nonce N --timeout T --chdir D
   [--expose F]... INVOCATION -- ARGV` in its own process group, W the write end
   of a pipe only the plugin holds (bwrun marks it close-on-exec: the
   command never sees it), N a fresh random nonce for this run;
+
+and a supervisor, on a daemon thread that the next command reuses
+(workers.py: its wake-up overlaps bwrun's run),
+
 - buffers bwrun's output (stdout and stderr merged, as Hermes reads it);
 - when bwrun has exited, reads one status object from the pipe and
   accepts the run only when it parses, carries N, and reports an outcome
@@ -18,8 +21,8 @@ thread that the next command reuses, workers.py)
   without the nonce or with another one, a report that does not parse) is
   returncode 125 with one [bwpolicy] line, and the buffered output is
   withheld, since nothing proves where it came from;
-- on "stale", recompiles once (Sandbox.recompile_after_stale) and runs
-  again; nothing ran the first time;
+- on "stale", recompiles once (Sandbox.recompile_after_stale) and starts
+  bwrun again itself; nothing ran the first time;
 - only then writes the output (and the plugin's lines) to the pipe the
   handle's stdout reads, closes it, and sets returncode.
 
@@ -200,6 +203,15 @@ class SandboxedProcess:
         r, w = os.pipe()
         self._out_w = w
         self.stdout = os.fdopen(r, "r", encoding="utf-8", errors="replace")
+        # bwrun starts here, on the caller's thread: the supervisor's
+        # thread wakes up while bwrun runs, not before it starts.
+        self._seen = sandbox.generation
+        self._first = None
+        try:
+            if sandbox.refusal() is None:
+                self._first = self._start()
+        except Exception as e:  # a bug or an OS error: the supervisor reports it, nothing ran
+            self._first = (None, None, "the plugin could not start bwrun: %s" % one_line(e))
         workers.submit(self._supervise)
 
     # -- the ProcessHandle duck type --------------------------------------
@@ -247,14 +259,21 @@ class SandboxedProcess:
         code = SETUP_FAILED
         lines = ["%s %s" % (TAG, one_line(n)) for n in self._notes]
         try:
-            seen = self._sandbox.generation
+            seen = self._seen
             for attempt in range(2):
-                why = self._sandbox.refusal()
-                if why:
-                    out, code, st = b"", SETUP_FAILED, None
-                    lines.append("%s %s" % (TAG, why))
-                    break
-                out, code, st, why = self._attempt()
+                started = self._first if attempt == 0 else None
+                if started is None:
+                    why = self._sandbox.refusal()
+                    if why:
+                        out, code, st = b"", SETUP_FAILED, None
+                        lines.append("%s %s" % (TAG, why))
+                        break
+                    started = self._start()
+                proc, nonce, status_r = started
+                if proc is None:
+                    out, code, st, why = b"", SETUP_FAILED, None, status_r
+                else:
+                    out, code, st, why = self._collect(proc, nonce, status_r)
                 self.status, self.reason = st, why
                 if st is None:
                     out = b""
@@ -282,30 +301,37 @@ class SandboxedProcess:
         finally:
             self._finish(out, code, lines)
 
-    def _attempt(self):
-        """Run bwrun once: (output bytes, exit status, accepted status or
-        None, why not)."""
+    def _start(self):
+        """Start bwrun once: (process, nonce, read end of its status pipe),
+        or (None, None, why it did not start)."""
         nonce = new_nonce()
         status_r, status_w = os.pipe()
-        argv = self._sandbox.argv(self._argv, chdir=self._chdir, timeout=self._timeout, status_fd=status_w,
-                                  nonce=nonce, expose=self._expose)
         try:
+            argv = self._sandbox.argv(self._argv, chdir=self._chdir, timeout=self._timeout, status_fd=status_w,
+                                      nonce=nonce, expose=self._expose)
             with self._lock:
                 if self._killing:
-                    os.close(status_w)
                     os.close(status_r)
-                    return b"", SETUP_FAILED, None, "stopped before bwrun started"
+                    return None, None, "stopped before bwrun started"
                 proc = subprocess.Popen(argv, stdin=subprocess.PIPE if self._stdin is not None else subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=self._env,
                                         pass_fds=(status_w,), close_fds=True, **_OWN_GROUP)
                 self._proc = proc
         except OSError as e:
-            os.close(status_w)
             os.close(status_r)
-            return b"", SETUP_FAILED, None, "bwrun could not be started: %s" % e
-        os.close(status_w)
+            return None, None, "bwrun could not be started: %s" % e
+        except BaseException:
+            os.close(status_r)
+            raise
+        finally:
+            os.close(status_w)
         if self._stdin is not None:
             threading.Thread(target=_feed, args=(proc.stdin, self._stdin), daemon=True).start()
+        return proc, nonce, status_r
+
+    def _collect(self, proc, nonce, status_r):
+        """Read a started bwrun to its end: (output bytes, exit status,
+        accepted status or None, why not)."""
         buf = _Buffer()
         fd = proc.stdout.fileno()
         while True:

@@ -305,6 +305,39 @@ def test_cleanup_leaves_nothing(plugin, fakes, tmp_path):
         assert not os.path.exists(d)
 
 
+def test_a_bwrun_that_cannot_start_is_125_and_runs_nothing(plugin, fakes, tmp_path):
+    """bwrun missing when the command starts (removed since the
+    environment was created): returncode 125, one line, nothing ran."""
+    _, env = make(plugin, tmp_path)
+    n = len(runs(fakes))
+    env._sandbox.bwrun = str(tmp_path / "gone" / "bwrun")
+    r = env.execute("echo should-not-run")
+    assert r["returncode"] == 125 and r["exit_code"] == 125, r
+    assert "should-not-run" not in r["output"].replace("echo should-not-run", "")
+    assert r["output"].count("bwrun could not be started") == 1, r
+    assert len(runs(fakes)) == n
+    env._sandbox.bwrun = None  # cleanup needs nothing of it
+    env.cleanup()
+
+
+def test_a_failure_while_starting_bwrun_is_125_not_an_exception(plugin, fakes, tmp_path, monkeypatch):
+    """Anything that goes wrong while the handle starts bwrun (here the
+    argv cannot be built) is the command's 125 with one line, as a
+    failure in the supervisor is: never an exception out of _run_bash,
+    never a run."""
+    _, env = make(plugin, tmp_path)
+    n = len(runs(fakes))
+
+    def broken(*a, **k):
+        raise RuntimeError("argv broke")
+    monkeypatch.setattr(env._sandbox, "argv", broken)
+    r = env.execute("echo should-not-run")
+    assert r["returncode"] == 125, r
+    assert r["output"].count("argv broke") == 1, r
+    assert len(runs(fakes)) == n
+    env.cleanup()
+
+
 # -- timeouts and the kill ------------------------------------------------------------
 
 def test_kill_waits_for_bwrun_then_taints(plugin, fakes, tmp_path, monkeypatch):
