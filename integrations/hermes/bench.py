@@ -11,7 +11,9 @@ and `ls`:
   (b) bwrun alone: the same bwrun argv (status pipe, nonce, timeout,
       chdir) from a minimal Popen in the calling thread, its status read
       and judged, no supervisor: (p) - (b) is the plugin's Python side,
-      (b) - (h) bwrun's own work;
+      (b) - (h0) what bwrun adds to the same mounts (its Go start-up,
+      checks and post-command scan; the seccomp, info, block and status
+      descriptors);
   (h) Hermes' backend's argv: prlimit --as --cpu bwrap <the same mounts>
       -- prlimit --nproc /bin/bash -c CMD (the compiled bwrap arguments
       without the seccomp, info, block and status descriptors, each
@@ -28,9 +30,9 @@ bwrun on PATH or in BWPOLICY_BIN_DIR:
 
   python3 integrations/hermes/bench.py [ROUNDS]
 
-It prints the medians, their ratios, the plugin's and bwrun-alone's CPU
-time in this Python process per command (all its threads) and the load
-average."""
+It prints the medians, their ratios, the CPU time this Python process
+spends per command of each kind (all its threads; not the children's)
+and the load average."""
 
 import os
 import shutil
