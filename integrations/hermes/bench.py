@@ -35,6 +35,7 @@ spends per command of each kind (all its threads; not the children's)
 and the load average."""
 
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -124,16 +125,21 @@ def main():
         times = {(k, c): [] for k, _ in kinds for c in COMMANDS}
         cpu = {k: [] for k, _ in kinds}
         load0 = os.getloadavg()[0]
+        order = random.Random(25)
         for _ in range(rounds):
             for cmd in COMMANDS:
-                for name, fn in kinds:
+                # A new order each time: a bwrun right after another
+                # bwrun of the same invocation runs warmer than one after
+                # Hermes' argv, so a fixed (or rotated) order favours
+                # whichever kind follows the plugin.
+                for name, fn in order.sample(kinds, len(kinds)):
                     c = time.process_time()
                     t = time.perf_counter()
                     fn(cmd)
                     times[(name, cmd)].append(time.perf_counter() - t)
                     cpu[name].append(time.process_time() - c)
         load1 = os.getloadavg()[0]
-        print("rounds %d (interleaved), uid %d, bwrap %s, load average %.2f before, %.2f after"
+        print("rounds %d (interleaved, each in a shuffled order), uid %d, bwrap %s, load average %.2f before, %.2f after"
               % (rounds, os.getuid(), inv["bwrap"]["path"], load0, load1))
         print("| command | (p) plugin | (b) bwrun alone | (h) Hermes' argv, as Hermes spawns | (h0) the same, plain Popen "
               "| (p) ÷ (h) | (b) ÷ (h) | (p) ÷ (h0) |")
