@@ -10,7 +10,7 @@ tree like a node_modules directory (directories of nine files, ten
 repositories with a hook and a code key among them), compiles an
 invocation for it and one for an empty working directory, runs each once
 (the first run records the ledger), then times `bwrun INV -- /bin/true`
-in interleaved pairs: the CPU time of the whole chain (bwrun, bwrap and
+in interleaved rounds (each round's runs in a shuffled order): the CPU time of the whole chain (bwrun, bwrap and
 the command: the children's rusage) and the wall time, medians; beside
 each, Hermes' own chain for the same mounts (prlimit, bwrap with the
 invocation's arguments, prlimit --nproc, /bin/true: the argv of
@@ -28,6 +28,7 @@ Markdown table.
 import argparse
 import json
 import os
+import random
 import resource
 import statistics
 import subprocess
@@ -176,16 +177,24 @@ def main():
     hwall = {k: [] for k in invs}
     load0 = os.getloadavg()[0]
     wcpu = {k: watcher_cpu(invs[k][0]) for k in invs}
+    # Each round runs its kinds in a shuffled order (seeded): on a busy
+    # machine a run right after a bwrun run is faster than one right
+    # after another kind, so a fixed order (bwrun, then Hermes' chain)
+    # favours whichever kind always comes second.
+    order = random.Random(20261202)
+    kinds = [(label, False) for label in invs] + [(label, True) for label, (_, _, watch) in invs.items() if watch]
     for _ in range(a.rounds):
-        for label, (inv, cwd, watch) in invs.items():
+        order.shuffle(kinds)
+        for label, is_hermes in kinds:
+            inv, cwd, watch = invs[label]
+            if is_hermes:
+                c, w = run_hermes(hermes[label], cwd)
+                hcpu[label].append(c * 1000)
+                hwall[label].append(w * 1000)
+                continue
             c, w = run_once(a.bin, inv, cwd, watch=watch)
             cpu[label].append(c * 1000)
             wall[label].append(w * 1000)
-            if not watch:
-                continue
-            c, w = run_hermes(hermes[label], cwd)
-            hcpu[label].append(c * 1000)
-            hwall[label].append(w * 1000)
     load1 = os.getloadavg()[0]
     wcpu = {k: sum(c - wcpu[k].get(pid, 0) for pid, c in watcher_cpu(invs[k][0]).items()) * 1000 / a.rounds for k in invs}
     base = statistics.median(cpu["empty"])
