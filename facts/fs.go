@@ -7,11 +7,9 @@ package facts
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -72,23 +70,6 @@ func (OS) Lstat(p string) Stat {
 		st.MTime = time.Unix(sys.Mtim.Unix()).UnixNano()
 	}
 	return st
-}
-
-// ReadDir implements FS.
-func (OS) ReadDir(p string) ([]string, error) {
-	// The names alone (getdents gives them), sorted as os.ReadDir
-	// would, without a DirEntry for each.
-	d, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(names)
-	return names, nil
 }
 
 // maxLinks bounds symlink resolution, as the kernel does (ELOOP).
@@ -189,37 +170,4 @@ func KindAt(fsys FS, p string) (string, string) {
 		return invocation.KindOther, p
 	}
 	return fsys.Lstat(real).Kind, real
-}
-
-// ReadFile implements FS: it reads at most max bytes, and only from a
-// regular file (never a FIFO or a device a command could block it on).
-func (OS) ReadFile(p string, max int) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("not a regular file")}
-	}
-	// One buffer of the file's size (plus one byte, to see it grew), not
-	// io.ReadAll's doubling from 512 bytes: the contents check reads
-	// dozens of small files per compile.
-	buf := make([]byte, 0, min(fi.Size(), int64(max))+1)
-	for {
-		n, err := f.Read(buf[len(buf):min(cap(buf), max)])
-		buf = buf[:len(buf)+n]
-		switch {
-		case err == io.EOF || len(buf) >= max:
-			return buf, nil
-		case err != nil:
-			return buf, err
-		case len(buf) == cap(buf):
-			buf = append(buf, 0)[:len(buf)] // grew since the stat
-		}
-	}
 }

@@ -180,13 +180,24 @@ func EnvVars() []string {
 	return slices.Compact(out)
 }
 
+// envDeclared is EnvVars as a set, built once: Getenv asks it on every
+// read (a compile reads the variables a few hundred times), and the
+// registry it derives from is fixed at build time.
+var envDeclared = sync.OnceValue(func() map[string]bool {
+	set := map[string]bool{}
+	for _, v := range EnvVars() {
+		set[v] = true
+	}
+	return set
+})
+
 // Getenv returns the value of the host variable name ("" when unset). It
 // panics when name is not one of EnvVars: a gatherer reading a variable
 // no row declares would work in a test host and see nothing on the real
 // one (FromEnvironment reads only EnvVars), and bwrun would not re-check
 // it.
 func (h *Host) Getenv(name string) string {
-	if !slices.Contains(EnvVars(), name) {
+	if !envDeclared()[name] {
 		panic("facts: variable " + name + " is read but no registry row declares it (Protection.Env)")
 	}
 	return h.Env[name]
