@@ -28,7 +28,7 @@ func (e *emitter) homeLayoutBinds(skip map[string]bool) []hostBind {
 	if s := e.st.res.Settings; s.Home != nil && s.Home.Layout != "" {
 		pos = e.settingsPos("home", "layout")
 	}
-	out := make([]hostBind, 0, len(l.Dirs)+len(l.Entries)) // a hostBind is large: grown by appends, it would be copied over and over
+	out := make([]hostBind, 0, len(l.Dirs)+len(facts.HomeCacheFresh)+len(l.Entries)) // a hostBind is large: grown by appends, it would be copied over and over
 	for _, d := range l.Dirs {
 		rel := strings.TrimPrefix(strings.TrimPrefix(d, l.Home), "/")
 		what := "HOME"

@@ -28,7 +28,7 @@ func onePerPath(inv *invocation.Invocation) *invocation.Invocation {
 }
 
 func newRecorded(inv *invocation.Invocation) recorded {
-	r := recorded{}
+	r := make(recorded, len(inv.Preconditions))
 	for _, p := range inv.Preconditions {
 		r[p.Path] = p
 	}
