@@ -24,21 +24,27 @@ const (
 // and braces outside quotes) of words (at blanks), removing quotes and
 // backslashes; $(…), ${…} and `…` stay whole inside their word.
 func commands(line string) [][]string {
-	var out [][]string
-	var cmd []string
-	var w strings.Builder
+	// The words of every command share one array (all; a command is
+	// all[cmd:], capped when it is handed out, so that appending to it
+	// copies), and a rewritten word is built in one buffer reused for
+	// each: a line costs a few allocations, not one per word.
+	out := make([][]string, 0, 2)
+	all := make([]string, 0, min(strings.Count(line, " ")+2, maxWords+1))
+	cmd := 0
+	var buf [128]byte
+	w := buf[:0]
 	start, raw := -1, true // the word so far is line[start:i], unless raw is false (then w holds it)
 	n := 0
 	endWord := func(i int) {
 		if start >= 0 && n < maxWords {
 			if raw {
-				cmd = append(cmd, line[start:i])
+				all = append(all, line[start:i])
 			} else {
-				cmd = append(cmd, w.String())
+				all = append(all, string(w))
 			}
 			n++
 		}
-		w.Reset()
+		w = w[:0]
 		start, raw = -1, true
 	}
 	cooked := func(i int) { // the word needs rewriting from line[i] on
@@ -46,16 +52,16 @@ func commands(line string) [][]string {
 			start = i
 		}
 		if raw {
-			w.WriteString(line[start:i])
+			w = append(w, line[start:i]...)
 			raw = false
 		}
 	}
 	endCmd := func(i int) {
 		endWord(i)
-		if len(cmd) > 0 {
-			out = append(out, cmd)
+		if len(all) > cmd {
+			out = append(out, all[cmd:len(all):len(all)])
 		}
-		cmd = nil
+		cmd = len(all)
 	}
 	for i := 0; i < len(line); i++ {
 		c := line[i]
@@ -66,7 +72,7 @@ func commands(line string) [][]string {
 			if j < 0 {
 				j = len(line) - i - 1
 			}
-			w.WriteString(line[i+1 : i+1+j])
+			w = append(w, line[i+1:i+1+j]...)
 			i += j + 1
 		case c == '"':
 			cooked(i)
@@ -77,11 +83,11 @@ func commands(line string) [][]string {
 				}
 				j++
 			}
-			w.WriteString(strings.ReplaceAll(line[i+1:min(j, len(line))], `\"`, `"`))
+			w = append(w, strings.ReplaceAll(line[i+1:min(j, len(line))], `\"`, `"`)...)
 			i = j
 		case c == '\\' && i+1 < len(line):
 			cooked(i)
-			w.WriteByte(line[i+1])
+			w = append(w, line[i+1])
 			i++
 		case c == '$' && i+1 < len(line) && (line[i+1] == '\'' || line[i+1] == '"'):
 			cooked(i) // $'…' (ANSI-C) and $"…" (locale) quote a literal: the '$' goes
@@ -91,7 +97,7 @@ func commands(line string) [][]string {
 				start = i
 			}
 			if !raw {
-				w.WriteString(line[i:j])
+				w = append(w, line[i:j]...)
 			}
 			i = j - 1
 		case c == ' ' || c == '\t' || c == '\r':
@@ -99,14 +105,14 @@ func commands(line string) [][]string {
 		case strings.IndexByte(";|&\n(){}", c) >= 0:
 			endCmd(i)
 			if c == '|' && (i+1 == len(line) || line[i+1] != '|') && (i == 0 || line[i-1] != '|') {
-				cmd = []string{pipeMark} // the next command reads this one's output
+				all = append(all, pipeMark) // the next command reads this one's output
 			}
 		default:
 			if start < 0 {
 				start = i
 			}
 			if !raw {
-				w.WriteByte(c)
+				w = append(w, c)
 			}
 		}
 	}
