@@ -19,7 +19,7 @@ type Memo struct {
 	stats map[string]Stat
 	dirs  map[string]memoDir
 	lists map[string]memoList
-	files map[memoFileKey]memoFile
+	files map[string][]memoFile
 }
 
 type memoDir struct {
@@ -34,14 +34,18 @@ type memoList struct {
 	err   error
 }
 
-type memoFileKey struct {
-	path string
-	max  int
-}
-
+// memoFile is one read of a file: its bound, and what it returned.
 type memoFile struct {
+	max  int
 	data []byte
 	err  error
+}
+
+// covers reports whether r answers a read of the same file bounded by
+// max: r read without error up to a bound at least max, or found the
+// file's end before its bound (it holds the whole file).
+func (r memoFile) covers(max int) bool {
+	return r.err == nil && (r.max >= max || len(r.data) < r.max)
 }
 
 // NewMemo returns a Memo reading through fsys.
@@ -49,7 +53,7 @@ func NewMemo(fsys FS) *Memo {
 	// A compile over a home of a few hundred entries asks about 500
 	// paths: the table starts at that size rather than growing to it.
 	return &Memo{fs: fsys, stats: make(map[string]Stat, 512), dirs: map[string]memoDir{},
-		lists: map[string]memoList{}, files: map[memoFileKey]memoFile{}}
+		lists: map[string]memoList{}, files: map[string][]memoFile{}}
 }
 
 // Lstat implements FS.
@@ -76,17 +80,28 @@ func (m *Memo) ReadDir(p string) ([]string, error) {
 	return append([]string(nil), d.names...), d.err
 }
 
-// ReadFile implements FS.
+// ReadFile implements FS. A file read before with the same bound, or
+// read whole or to a larger bound without error, is answered from
+// memory (its first max bytes): ~/.gitconfig is read with three bounds
+// by three steps.
 func (m *Memo) ReadFile(p string, max int) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k := memoFileKey{p, max}
-	f, ok := m.files[k]
-	if !ok {
-		f.data, f.err = m.fs.ReadFile(p, max)
-		m.files[k] = f
+	reads := m.files[p]
+	for _, r := range reads {
+		if r.max == max {
+			return append([]byte(nil), r.data...), r.err
+		}
 	}
-	return append([]byte(nil), f.data...), f.err
+	for _, r := range reads {
+		if r.covers(max) {
+			return append([]byte(nil), r.data[:min(len(r.data), max)]...), nil
+		}
+	}
+	r := memoFile{max: max}
+	r.data, r.err = m.fs.ReadFile(p, max)
+	m.files[p] = append(reads, r)
+	return append([]byte(nil), r.data...), r.err
 }
 
 // ListDir implements FS: it replays the listing into de.

@@ -157,3 +157,34 @@ func TestMemoAsksForEveryName(t *testing.T) {
 		t.Errorf("Lstat(/w/proj/.git/config) = %s, want file", st.Kind)
 	}
 }
+
+// TestMemoReadFileBounds: a read with another bound is answered from an
+// earlier read that covers it (a larger bound, or the whole file), with
+// the bytes a read of its own returns; a read that stopped at its bound,
+// or failed, does not answer a larger one.
+func TestMemoReadFileBounds(t *testing.T) {
+	tree := factstest.Tree{
+		"/short": {Kind: invocation.KindFile, Content: strings.Repeat("s", 300)},
+		"/long":  {Kind: invocation.KindFile, Content: strings.Repeat("l", 2000)},
+	}
+	under := &countingFS{FS: tree, calls: map[string]int{}}
+	m := NewMemo(under)
+	for _, tc := range []struct {
+		p     string
+		max   int
+		reads int // reads of p that reached the FS so far
+	}{
+		{"/short", 512, 1}, {"/short", 100, 1}, {"/short", 1 << 20, 1}, {"/short", 300, 1},
+		{"/long", 512, 1}, {"/long", 100, 1}, {"/long", 1000, 2}, {"/long", 700, 2}, {"/long", 1 << 20, 3}, {"/long", 5, 3},
+		{"/absent", 10, 1}, {"/absent", 5, 2},
+	} {
+		got, err := m.ReadFile(tc.p, tc.max)
+		want, werr := tree.ReadFile(tc.p, tc.max)
+		if string(got) != string(want) || (err == nil) != (werr == nil) {
+			t.Errorf("ReadFile(%s, %d) = %d bytes, %v; want %d bytes, %v", tc.p, tc.max, len(got), err, len(want), werr)
+		}
+		if n := under.calls["readfile "+tc.p]; n != tc.reads {
+			t.Errorf("after ReadFile(%s, %d): %d reads reached the FS, want %d", tc.p, tc.max, n, tc.reads)
+		}
+	}
+}

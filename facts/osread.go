@@ -78,11 +78,24 @@ func (OS) ReadFile(p string, limit int) ([]byte, error) {
 	// io.ReadAll's doubling from 512 bytes: the contents check reads
 	// dozens of small files per compile.
 	buf := make([]byte, 0, min(st.Size, int64(limit))+1)
-	for {
-		n, err := unix.Read(fd, buf[len(buf):min(cap(buf), limit)])
-		if err == unix.EINTR {
-			continue
+	if st.Size == 0 {
+		// A file the kernel writes as it is read (/proc/self/mountinfo,
+		// /proc/net/unix) has size 0 whatever it holds: a first read
+		// into a block on the stack tells an empty file (nothing
+		// allocated) from one read on from there, doubling, rather than
+		// from one byte (a dozen reads of mountinfo).
+		var first [4096]byte
+		n, err := readFd(fd, first[:min(len(first), limit)])
+		if err != nil {
+			return buf, &fs.PathError{Op: "read", Path: p, Err: err}
 		}
+		if n == 0 || n >= limit {
+			return append(buf, first[:n]...), nil
+		}
+		buf = append(make([]byte, 0, min(2*len(first), limit)+1), first[:n]...)
+	}
+	for {
+		n, err := readFd(fd, buf[len(buf):min(cap(buf), limit)])
 		if err != nil {
 			return buf, &fs.PathError{Op: "read", Path: p, Err: err}
 		}
@@ -92,6 +105,16 @@ func (OS) ReadFile(p string, limit int) ([]byte, error) {
 			return buf, nil
 		case len(buf) == cap(buf):
 			buf = append(buf, 0)[:len(buf)] // grew since the stat
+		}
+	}
+}
+
+// readFd is read(2) of fd into b, again when a signal interrupts it.
+func readFd(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, b)
+		if err != unix.EINTR {
+			return n, err
 		}
 	}
 }

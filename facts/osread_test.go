@@ -45,6 +45,34 @@ func TestOSReadFile(t *testing.T) {
 			t.Errorf("ReadFile(%s, %d) = %d bytes, %v; want %d bytes", tc.name, tc.limit, len(got), err, len(tc.want))
 		}
 	}
+	// A file the kernel writes as it is read says size 0: read whole all
+	// the same (past the first 4 KiB block when it is larger), or up to
+	// the bound. mountinfo can change between two reads: a few tries.
+	for _, limit := range []int{1 << 22, 100, 4096, 5000} {
+		for try := 0; ; try++ {
+			got, err := OS{}.ReadFile("/proc/self/mountinfo", limit)
+			want, werr := os.ReadFile("/proc/self/mountinfo")
+			if err != nil || werr != nil {
+				t.Fatal(err, werr)
+			}
+			want = want[:min(len(want), limit)]
+			if bytes.Equal(got, want) {
+				break
+			}
+			if try == 3 {
+				t.Fatalf("ReadFile(/proc/self/mountinfo, %d) = %d bytes, want %d", limit, len(got), len(want))
+			}
+		}
+	}
+	kallsyms, err := os.ReadFile("/proc/kallsyms") // megabytes, unchanging, size 0
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{10000, 300000} {
+		if got, err := (OS{}).ReadFile("/proc/kallsyms", limit); err != nil || !bytes.Equal(got, kallsyms[:limit]) {
+			t.Errorf("ReadFile(/proc/kallsyms, %d) = %d bytes, %v; want the first %d", limit, len(got), err, limit)
+		}
+	}
 	done := make(chan error, 1)
 	go func() { _, err := OS{}.ReadFile(filepath.Join(dir, "fifo"), 100); done <- err }()
 	select {
@@ -58,7 +86,7 @@ func TestOSReadFile(t *testing.T) {
 	if _, err := (OS{}).ReadFile(dir, 100); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("ReadFile of a directory: %v, want not a regular file", err)
 	}
-	_, err := OS{}.ReadFile(filepath.Join(dir, "none"), 100)
+	_, err = OS{}.ReadFile(filepath.Join(dir, "none"), 100)
 	_, osErr := os.Open(filepath.Join(dir, "none"))
 	if !errors.Is(err, fs.ErrNotExist) || err.Error() != osErr.Error() {
 		t.Errorf("ReadFile of an absent file: %v, want %v", err, osErr)
