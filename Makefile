@@ -18,14 +18,17 @@ FUZZ_VERIFY_EXECS  ?= 30000x
 # What `make test` runs with -short leaves out, and `make ci` runs: the
 # hostile rules and profiles under every command but check, the
 # 1,000-file check timing, the binary's check of the corpus in every
-# format but SARIF.
-LONG_TESTS = TestHostile|TestCheckThousandFiles|TestCheckCorpusConcurrentIsSequential
+# format but SARIF, check against whole compilations with the built-in
+# rules alone (make test compares them with organisation rules and custom
+# profiles, and compiler's TestLintReportsWhatCompileReports holds the
+# built-in rules' findings to Compile's on every golden case).
+LONG_TESTS = TestHostile|TestCheckThousandFiles|TestCheckCorpusConcurrentIsSequential|TestCheckIsTheCompilePath
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # The Hermes plugin's tests (Debian's python3-pytest); pytest exits 5 when
 # it collects nothing, which fails the target too.
 PYTEST       = /usr/bin/python3 -m pytest -q -p no:cacheprovider
 
-.PHONY: setup test ci lint test-hermes build demo
+.PHONY: setup test test-main test-side ci lint test-hermes build demo
 
 setup:
 	.ci/setup.sh
@@ -34,10 +37,39 @@ setup:
 # with the system bwrap (0.8.0 on bookworm; the sandbox scenarios as the
 # unprivileged user, the way agents run them), the Hermes plugin's tests,
 # and a short fuzzing run of each fuzz target.
-test: lint
+#
+# Two lines of work at once (test-main, test-side), since much of the
+# first waits (sandboxes, timeouts) rather than computes:
+# - test-main: go vet (it compiles every package's dependencies, which go
+#   test then finds in the build cache), go test -short (-vet=off: the
+#   whole go vet ran just before, a superset of go test's vet checks),
+#   then the plugin's end-to-end tests (real sandboxes as bwtest: after go
+#   test, not beside its sandbox scenarios, which run as bwtest too).
+# - test-side: the plugin's unit tests (fakes, no sandbox), then at the
+#   lowest CPU priority, on the CPU that the waiting above leaves free,
+#   the fuzzing's build (every package again, instrumented: the largest
+#   compile of the command) and staticcheck (after it, by when go vet's
+#   compile has left the export data staticcheck reads in the build
+#   cache), then the fuzzing itself at normal priority (a fuzz worker
+#   that an input holds 10 s is reported as deadlocked; test-side's
+#   timed steps do not run starved).
+# go test starts once go vet has filled the build cache, so no package is
+# compiled twice the same way.
+test:
 	@test -x "$(SYSTEM_BWRAP)" || { echo "error: $(SYSTEM_BWRAP) not found; run 'make setup'" >&2; exit 1; }
-	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) BWPOLICY_SANDBOX_IDENTITIES=user $(GO) test -short -count=1 ./...
-	$(MAKE) test-hermes
+	@/usr/bin/python3 -c 'import pytest' 2>/dev/null || { echo "error: python3-pytest missing; run 'make setup'" >&2; exit 1; }
+	@test -x "$(STATICCHECK)" || { echo "error: staticcheck not found; run 'make setup'" >&2; exit 1; }
+	$(MAKE) --no-print-directory -j2 --output-sync=line test-main test-side
+
+test-main:
+	$(GO) vet ./...
+	BWPOLICY_BWRAP=$(SYSTEM_BWRAP) BWPOLICY_SANDBOX_IDENTITIES=user $(GO) test -short -vet=off -count=1 ./...
+	$(PYTEST) integrations/hermes/tests/test_e2e.py
+
+test-side:
+	$(PYTEST) integrations/hermes/tests/test_unit.py
+	nice -n 19 $(GO) test -c -o /dev/null -fuzz FuzzCompile ./compiler
+	nice -n 19 $(STATICCHECK) ./...
 	$(GO) test -run XXX -fuzz FuzzCompile -fuzztime $(FUZZ_SHORT_EXECS) ./compiler
 	$(GO) test -run XXX -fuzz FuzzVerify -fuzztime $(FUZZ_SHORT_EXECS) ./compiler
 

@@ -127,7 +127,8 @@ func render(t *testing.T, rep *report.Report) map[string][]byte {
 // two, as the report made of each file's own whole compilation (the
 // compile command's findings for it, without what check leaves to the
 // host), with the built-in rules alone and with organisation rules and
-// custom profiles. The corpus is checked to hold errors, warnings and
+// custom profiles (under -short, `make test`, the latter alone; `make
+// ci` runs both). The corpus is checked to hold errors, warnings and
 // the rules named, so that the comparison cannot pass on an empty
 // report.
 func TestCheckIsTheCompilePath(t *testing.T) {
@@ -149,6 +150,13 @@ func TestCheckIsTheCompilePath(t *testing.T) {
 		{"organisation", []string{"policy", "profiles"}, []string{"schema", "profile", "R9", "R13", "custom.limits"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
+			if testing.Short() && mode.args == nil {
+				// make test: the organisation mode below runs the same
+				// comparison, and compiler's TestLintReportsWhatCompileReports
+				// holds the built-in rules' findings to Compile's on every
+				// golden case; make ci runs this mode too (LONG_TESTS).
+				t.Skip("the built-in rules alone: make ci (LONG_TESTS)")
+			}
 			ref := checkReport(t, dir, 1, true, mode.args...)
 			if len(ref.Failures) > 0 {
 				t.Fatalf("the reference check failed: %v", ref.Failures)
