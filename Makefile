@@ -45,7 +45,7 @@ setup:
 #   whole go vet ran just before, a superset of go test's vet checks),
 #   then the plugin's end-to-end tests (real sandboxes as bwtest: after go
 #   test, not beside its sandbox scenarios, which run as bwtest too).
-# - test-side: the plugin's unit tests (fakes, no sandbox), then at the
+# - test-side: the plugin's other tests (fakes, no sandbox), then at the
 #   lowest CPU priority, on the CPU that the waiting above leaves free,
 #   the fuzzing's build (every package again, instrumented: the largest
 #   compile of the command) and staticcheck (after it, by when go vet's
@@ -67,7 +67,7 @@ test-main:
 	$(PYTEST) integrations/hermes/tests/test_e2e.py
 
 test-side:
-	$(PYTEST) integrations/hermes/tests/test_unit.py
+	$(PYTEST) --ignore=integrations/hermes/tests/test_e2e.py integrations/hermes/tests
 	nice -n 19 $(GO) test -c -o /dev/null -fuzz FuzzCompile ./compiler
 	nice -n 19 $(STATICCHECK) ./...
 	$(GO) test -run XXX -fuzz FuzzCompile -fuzztime $(FUZZ_SHORT_EXECS) ./compiler
