@@ -109,7 +109,7 @@ func call(socket string, req []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if why := checkPeer(fd, os.Getuid(), ns); why != "" {
+	if why := CheckPeer(fd, os.Getuid(), ns); why != "" {
 		return nil, fmt.Errorf("not the watcher at %s: %s", socket, why)
 	}
 	if err := writeAll(fd, req); err != nil {
