@@ -77,6 +77,9 @@ class Server:
         self._generation = None
         self._fell_back = False
         self._stopped = False
+        #: strict: a command the server cannot be asked fails (125)
+        #: instead of running through bwrun (attach's proof).
+        self.strict = False
 
     # -- life --------------------------------------------------------------
 
@@ -167,11 +170,9 @@ class Server:
         with self._lock:
             if not self._ready():
                 raise Unreachable("no server")
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            s.connect(socket_of(self._sandbox.invocation_path))
+            s = _connect(socket_of(self._sandbox.invocation_path))
         except OSError as e:
-            s.close()
             with self._lock:
                 self._fall_back("connect: %s" % e)
                 self._stop_locked()
@@ -314,13 +315,37 @@ def attach(sandbox):
         logger.warning("bwpolicy: the environment's runtime did not start (%s): each command runs through its own bwrun", e)
         return None
     sandbox.warm = srv
-    why = sandbox.probe()
+    srv.strict = True  # the proof goes through the server or fails
+    try:
+        why = sandbox.probe()
+    finally:
+        srv.strict = False
     if why is not None:
         sandbox.warm = None
         srv.stop()
         logger.warning("bwpolicy: the environment's runtime did not prove itself (%s): each command runs through its own bwrun", why)
         return None
     return srv
+
+
+def _connect(path):
+    """A stream socket connected to path; a path longer than an address
+    holds is reached through its directory held open
+    (/proc/self/fd/N/NAME), as runtime/watch.SockAddr does."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        if len(os.fsencode(path)) < 100:
+            s.connect(path)
+        else:
+            fd = os.open(os.path.dirname(path), os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                s.connect("/proc/self/fd/%d/%s" % (fd, os.path.basename(path)))
+            finally:
+                os.close(fd)
+    except OSError:
+        s.close()
+        raise
+    return s
 
 
 def _read_line(fd, wait):

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 
+	"github.com/bwpolicy/bwpolicy/runtime/watch"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -20,7 +22,13 @@ func Dial(socket string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: socket}); err != nil {
+	addr, release, err := watch.SockAddr(socket)
+	if err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	defer release()
+	if err := unix.Connect(fd, addr); err != nil {
 		unix.Close(fd)
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func call(socket string, req []byte) ([]string, error) {
 	}
 	defer unix.Close(fd)
 	setTimeouts(fd)
-	addr, release, err := sockAddr(socket)
+	addr, release, err := SockAddr(socket)
 	if err != nil {
 		return nil, ErrNoWatcher
 	}

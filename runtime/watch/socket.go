@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sockAddr is p as a unix socket address. A path longer than the
+// SockAddr is p as a unix socket address. A path longer than the
 // address can hold is reached through its directory held open
 // (/proc/self/fd/N/NAME); release closes that descriptor.
-func sockAddr(p string) (addr *unix.SockaddrUnix, release func(), err error) {
+func SockAddr(p string) (addr *unix.SockaddrUnix, release func(), err error) {
 	if len(p) < 100 {
 		return &unix.SockaddrUnix{Name: p}, func() {}, nil
 	}
@@ -35,7 +35,7 @@ func Listen(p string) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	addr, release, err := sockAddr(tmp)
+	addr, release, err := SockAddr(tmp)
 	if err != nil {
 		unix.Close(fd)
 		return -1, err

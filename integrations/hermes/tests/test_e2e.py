@@ -206,6 +206,7 @@ def test_a_bwrun_that_proves_nothing_is_refused(plugin, host, monkeypatch, how):
     provider = plugin.register(Ctx())
     with pytest.raises(plugin.sandbox.SandboxUnavailable, match="no proof|probe failed"):
         provider.create_environment(cwd=host["proj"], timeout=60, task_id="fake")
+    env._sandbox.warm and env._sandbox.warm.stop()  # bwrun per command (test_warm.py: the server's own)
     env._sandbox.bwrun = os.path.join(d, "bwrun")
     r = env.execute("cat ~/.ssh/id_rsa")
     assert r["returncode"] == 125 and "SECRET" not in r["output"], r

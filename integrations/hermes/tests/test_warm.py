@@ -1,0 +1,165 @@
+"""End-to-end tests of the environment's runtime (warm.py: bwrun
+--serve), in real sandboxes as an unprivileged user (test_e2e.py's
+fixtures; as root, test_e2e.test_as_unprivileged_user's counterpart
+here re-runs this file as bwtest)."""
+
+import logging
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import Ctx
+from test_e2e import BWTEST, ROOT, SECRETS, build_binaries, create, fake_bwrun, host, needs_user  # noqa: F401 (host: fixture)
+
+
+@pytest.mark.skipif(not ROOT, reason="run directly: this user is already unprivileged")
+def test_warm_as_unprivileged_user():
+    """Root runs this file as bwtest."""
+    built = not os.environ.get("BWPOLICY_E2E_BIN")
+    bins = build_binaries()
+    try:
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "BWPOLICY_E2E_BIN": bins}
+        if os.environ.get("BWPOLICY_BWRAP"):
+            env["BWPOLICY_BWRAP"] = os.environ["BWPOLICY_BWRAP"]
+        r = subprocess.run(["runuser", "-u", BWTEST, "--", "/usr/bin/env", "-i"] + ["%s=%s" % kv for kv in env.items()] +
+                           ["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", os.path.abspath(__file__)],
+                           cwd="/", capture_output=True, text=True, timeout=1200)
+        assert r.returncode == 0, "the runtime's tests failed as %s:\n%s\n%s" % (BWTEST, r.stdout[-20000:], r.stderr[-5000:])
+        last = r.stdout.strip().splitlines()[-1]
+        assert " passed" in last and "failed" not in last and ("skipped" not in last or "1 skipped" in last), last
+    finally:
+        if built:
+            import shutil
+            shutil.rmtree(bins, ignore_errors=True)
+
+
+def no_spawn(monkeypatch, plugin):
+    """Make every process start of the plugin's command path fail: what
+    runs after this went through the server."""
+    def refuse(*a, **k):
+        raise OSError("no process may be started here (the server must run the command)")
+    monkeypatch.setattr(plugin.process.subprocess, "Popen", refuse)
+
+
+@needs_user
+def test_commands_go_through_the_server_sandboxed(plugin, host, monkeypatch):
+    """create_environment leaves a proven server; with process starts
+    forbidden, commands still run (through it), in the sandbox: the
+    credentials are not there (control: the host reads them), the exit
+    status and a cd come back."""
+    env = create(plugin, host)
+    srv = env._sandbox.warm
+    assert srv is not None and srv.alive()
+    no_spawn(monkeypatch, plugin)
+    r = env.execute("cat ~/.ssh/id_rsa ~/.aws/credentials $HERMES_HOME/.env; echo rc=$?")
+    assert not any(s in r["output"] for s in SECRETS) and "rc=1" in r["output"], r
+    r = env.execute("echo hello; echo err >&2; exit 7")
+    assert r["returncode"] == 7 and "hello" in r["output"] and "err" in r["output"], r
+    r = env.execute("cd sub && pwd")
+    assert r["output"].strip() == host["proj"] + "/sub", r
+    r = env.execute("cat", stdin_data="fed\n") if plugin.variant == "standalone" else env.execute("echo fed | cat")
+    assert "fed" in r["output"], r
+    monkeypatch.undo()
+    assert open(os.path.join(host["home"], ".ssh", "id_rsa")).read() == "SECRET-SSH\n"
+    env.cleanup()
+    assert not srv.alive()
+
+
+@needs_user
+def test_timeout_through_the_server(plugin, host, monkeypatch):
+    """The timeout is bwrun's, in the server: 124, nothing left, the next
+    command runs (through the server)."""
+    env = create(plugin, host)
+    no_spawn(monkeypatch, plugin)
+    token = "warm-to-%d" % os.getpid()
+    r = env.execute("bash -c 'sleep 300; :' %s &\nsleep 30; echo late" % token, timeout=2)
+    assert r["returncode"] == 124 and "late" not in r["output"], r
+    assert not _procs(token)
+    assert env.execute("echo ok")["output"].strip() == "ok"
+    monkeypatch.undo()
+    env.cleanup()
+
+
+@needs_user
+@pytest.mark.parametrize("how", ["none", "nononce"])
+def test_a_dead_server_falls_back_with_the_proof(plugin, host, monkeypatch, caplog, how):
+    """The server killed: the next command runs through bwrun (one log
+    line), proven: with the real bwrun it runs sandboxed; with a bwrun
+    that runs on the host and proves nothing it is 125 and the output
+    (the secret) is withheld."""
+    env = create(plugin, host)
+    srv = env._sandbox.warm
+    os.kill(srv._proc.pid, signal.SIGKILL)
+    srv._proc.wait()
+    with caplog.at_level(logging.WARNING):
+        r = env.execute("cat ~/.ssh/id_rsa; echo rc=$?")
+        assert "SECRET" not in r["output"] and "rc=1" in r["output"], r
+        r = env.execute("echo again")
+        assert r["output"].strip() == "again", r
+    lines = [x for x in caplog.messages if "runtime is unreachable" in x]
+    assert len(lines) == 1, caplog.messages
+    env._sandbox.bwrun = os.path.join(fake_bwrun(host, how), "bwrun")
+    r = env.execute("cat ~/.ssh/id_rsa")
+    assert r["returncode"] == 125 and "SECRET" not in r["output"], r
+    assert [x for x in r["output"].splitlines() if x.startswith("[bwpolicy] no proof")], r
+    env.cleanup()
+
+
+@needs_user
+def test_a_server_killed_mid_command_is_125_not_output(plugin, host):
+    """The server SIGKILLed while a command runs: no status, so 125 and
+    the output it printed is withheld; the next command (through bwrun)
+    finishes the scan the dead server left pending before it runs."""
+    env = create(plugin, host)
+    srv = env._sandbox.warm
+    marker = os.path.join(host["proj"], "started")
+    res = {}
+    t = threading.Thread(target=lambda: res.update(r=env.execute("echo PRINTED-%s; touch %s; sleep 30" % ("X", marker))))
+    t.start()
+    deadline = time.monotonic() + 60
+    while not os.path.exists(marker) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert os.path.exists(marker)
+    os.kill(srv._proc.pid, signal.SIGKILL)
+    t.join(60)
+    r = res["r"]
+    assert r["returncode"] == 125 and "PRINTED-X" not in r["output"], r
+    assert [x for x in r["output"].splitlines() if x.startswith("[bwpolicy] no proof")], r
+    r = env.execute("echo next")
+    assert r["returncode"] == 0 and r["output"].strip() == "next", r
+    env.cleanup()
+
+
+@needs_user
+def test_kill_through_the_server_finishes_the_scan(hermes_plugin, host):
+    """Hermes' kill path (handle.kill: SIGTERM, i.e. the kill request):
+    the sandbox dies, the reply comes after the scan, the environment is
+    not tainted."""
+    env = create(hermes_plugin, host)
+    h = env._run_bash("echo up; sleep 60", timeout=120)
+    deadline = time.monotonic() + 30
+    while h.returncode is None and time.monotonic() < deadline and not _procs("sleep 60"):
+        time.sleep(0.02)
+    t0 = time.monotonic()
+    h.kill()
+    assert h.returncode is not None and time.monotonic() - t0 < 20
+    assert h.status is not None and h.status["outcome"] == "signaled", (h.status, h.reason)
+    assert env._sandbox.tainted is None
+    env.cleanup()
+
+
+def _procs(token):
+    out = []
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % p, "rb") as f:
+                    if token.encode() in f.read().replace(b"\0", b" "):
+                        out.append(p)
+            except OSError:
+                pass
+    return out
