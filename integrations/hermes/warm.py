@@ -9,7 +9,7 @@ sandbox, post-command scan). Its socket is INVOCATION.serve/sock, in a
 0700 directory beside the ledger that the sandbox does not show; it
 answers only peers of its own uid and pid namespace.
 
-One command (Server.attempt, what SandboxedProcess._attempt runs when the
+One command (start, what SandboxedProcess._start runs when the
 environment has a server): a 4-byte length and the JSON request {"args":
 bwrun's arguments (the same Sandbox.argv builds, without the program and
 the status descriptor), "env": the command's environment}, with the
@@ -135,6 +135,14 @@ class Server:
             except subprocess.TimeoutExpired:
                 _end(proc)
 
+    def state(self):
+        """The server process's state, for a log line."""
+        proc = self._proc
+        if proc is None:
+            return "not running"
+        code = proc.poll()
+        return "pid %d running" % proc.pid if code is None else "pid %d exited %d" % (proc.pid, code)
+
     def alive(self):
         return self._proc is not None and self._proc.poll() is None
 
@@ -198,7 +206,8 @@ class Call:
     request) and signal_group (stop waiting). The reply's bytes are
     written to a pipe (status_w), read as bwrun's status pipe is."""
 
-    def __init__(self, sock, out_r, status_w, no_reply):
+    def __init__(self, sock, out_r, status_w, no_reply, server_state=lambda: "unknown"):
+        self._server_state = server_state
         self._sock = sock
         self.stdout = os.fdopen(out_r, "rb", buffering=0)
         self._status_w = status_w
@@ -221,6 +230,9 @@ class Call:
         raw = b"".join(chunks)
         with self._slock:
             self._sock.close()
+        if not raw:
+            logger.warning("bwpolicy: the environment's runtime closed a command's connection without a status (%s): "
+                           "the command's result is withheld (125)", self._server_state())
         try:
             code = json.loads(raw.decode("utf-8")).get("exit_status")
             if isinstance(code, int):
@@ -284,7 +296,7 @@ def start(handle, server):
                 why = "stopped before the command was sent"
             else:
                 sock = server.call(args, handle._env if handle._env is not None else dict(os.environ), in_r, out_w)
-                call = Call(sock, out_r, status_w, SETUP_FAILED)
+                call = Call(sock, out_r, status_w, SETUP_FAILED, server.state)
                 handle._proc = call
     except Unreachable as e:
         if server.strict:
