@@ -46,7 +46,8 @@ def test_as_unprivileged_user():
         if os.environ.get("BWPOLICY_BWRAP"):
             env["BWPOLICY_BWRAP"] = os.environ["BWPOLICY_BWRAP"]
         r = subprocess.run(["runuser", "-u", BWTEST, "--", "/usr/bin/env", "-i"] + ["%s=%s" % kv for kv in env.items()] +
-                           ["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", os.path.abspath(__file__)],
+                           ["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", os.path.abspath(__file__),
+                            os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_warm.py")],
                            cwd="/", capture_output=True, text=True, timeout=1200)
         print(r.stdout[-20000:], r.stderr[-5000:])
         assert r.returncode == 0, "the end-to-end tests failed as %s:\n%s\n%s" % (BWTEST, r.stdout[-20000:], r.stderr[-5000:])
