@@ -129,3 +129,39 @@ def test_kill_through_the_server_finishes_the_scan(hermes_plugin, host):
     assert h.status is not None and h.status["outcome"] == "signaled", (h.status, h.reason)
     assert env._sandbox.tainted is None
     env.cleanup()
+
+
+@needs_user
+def test_the_server_ends_with_the_plugin_process(host):
+    """A plugin process that dies (SIGKILL: no cleanup) takes its server
+    along (the --parent-fd pipe); control: while it lives, the server
+    does."""
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = ("import sys, time; sys.path.insert(0, %r); import conftest; p = conftest.load_plugin('standalone'); "
+              "from conftest import Ctx; e = p.register(Ctx()).create_environment(cwd=%r, timeout=60, task_id='die'); "
+              "print(e._sandbox.warm._proc.pid, flush=True); time.sleep(600)" % (here, host["proj"]))
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        pid = int(child.stdout.readline())
+        time.sleep(1.5)
+        assert _alive(pid), "control: the server died while the plugin process lives"
+        child.kill()
+        child.wait()
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), "the server outlived the plugin process"
+    finally:
+        child.kill()
+        child.wait()
+
+
+def _alive(pid):
+    """Whether pid runs (a zombie does not)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
