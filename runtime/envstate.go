@@ -101,11 +101,13 @@ func (e *EnvState) End(rep GitScanReport) error {
 	}
 	if rep.Stale() {
 		if err := MarkStale(e.invPath, rep); err != nil {
-			e.journal = nil // left in place, its lock dropped at exit
+			e.journal.Leave() // left in place for the next run to finish
+			e.journal = nil
 			return fmt.Errorf("cannot mark the invocation stale (%v): the scan stays pending, the next command rescans first", err)
 		}
 	}
 	if err := keepUnresolved(e.invPath, e.Ledger, rep); err != nil {
+		e.journal.Leave()
 		e.journal = nil
 		return fmt.Errorf("%v: the scan stays pending, the next command rescans first", err)
 	}

@@ -65,7 +65,8 @@ func (r *runner) postScan() GitScanReport {
 	if r.scanFn != nil {
 		return r.scanFn(r.inv)
 	}
-	return ScanGitIndexed(r.inv, os.Getenv("HOME"), time.Now(), r.ledger, r.index)
+	home, _ := r.opts.lookupEnv("HOME")
+	return ScanGitIndexed(r.inv, home, time.Now(), r.ledger, r.index)
 }
 
 // contain kills the sandbox's pid namespace: SIGKILL to its init through

@@ -97,6 +97,39 @@ type Options struct {
 	// PinnedDir is the directory of the pinned copies (PinnedDirOf the
 	// invocation file; bwrun sets it).
 	PinnedDir string
+	// Environ is the environment the command is given (filtered by the
+	// invocation) and the checks read, "NAME=VALUE" each; nil is the
+	// runtime's own (os.Environ: bwrun's CLI). bwrun --serve passes its
+	// caller's.
+	Environ []string
+}
+
+// environ is the run's environment (Options.Environ, else os.Environ).
+func (o Options) environ() []string {
+	if o.Environ == nil {
+		return os.Environ()
+	}
+	return o.Environ
+}
+
+// lookupEnv is os.LookupEnv over the run's environment.
+func (o Options) lookupEnv(name string) (string, bool) {
+	if o.Environ == nil {
+		return os.LookupEnv(name)
+	}
+	return LookupIn(o.Environ, name)
+}
+
+// LookupIn is os.LookupEnv over environ ("NAME=VALUE" each; the last
+// one of a name wins, as for exec).
+func LookupIn(environ []string, name string) (string, bool) {
+	val, found := "", false
+	for _, kv := range environ {
+		if len(kv) > len(name) && kv[len(name)] == '=' && kv[:len(name)] == name {
+			val, found = kv[len(name)+1:], true
+		}
+	}
+	return val, found
 }
 
 // SetupError is the error Run returns when the command did not run to
@@ -337,10 +370,10 @@ func (r *runner) prepare(argv []string, stdio Stdio) ([]string, error) {
 		r.inv, inv = gone, gone
 		r.warn(note)
 	}
-	if err := CheckCredentialEnv(inv, os.LookupEnv); err != nil {
+	if err := CheckCredentialEnv(inv, r.opts.lookupEnv); err != nil {
 		return nil, err
 	}
-	if err := CheckCheckedEnv(inv, os.LookupEnv); err != nil {
+	if err := CheckCheckedEnv(inv, r.opts.lookupEnv); err != nil {
 		return nil, err
 	}
 	if inv.Seccomp != nil && inv.Seccomp.Arch != "" {

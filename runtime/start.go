@@ -36,7 +36,7 @@ func (r *runner) start(argv []string) (unlock func(), err error) {
 		fdnums[i] = f.Fd() // a nil *os.File gives ^0: closed in the child
 	}
 	attr := &syscall.ProcAttr{
-		Env:   filterEnvWarn(os.Environ(), inv.Env, r.warn),
+		Env:   filterEnvWarn(r.opts.environ(), inv.Env, r.warn),
 		Files: fdnums,
 		Sys:   &syscall.SysProcAttr{}, // same process group: terminal job control still reaches bwrap
 	}

@@ -107,6 +107,7 @@ var scenarios = []scenario{
 	{"H9_watch_lost", testWatchLost},
 	{"H9_watch_killed_scan", testWatchKilledScan},
 	{"H9_watch_socket_peer", testWatchSocketPeer},
+	{"S_serve_runtime", testServeRuntime},
 	{"H9_protection_under_foreign_bind", testProtectionUnderForeignBind},
 	{"H9_moved_bind_protected", testMovedBindProtected},
 	{"H9_profile_home_rc", testProfileHomeRC},

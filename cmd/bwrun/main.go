@@ -4,6 +4,7 @@
 //	bwrun [--status-fd N] [--status-file F] [--nonce N] [--timeout S] [--chdir DIR] [--expose FILE]... INVOCATION.json -- CMD [ARG...]
 //	bwrun --version
 //	bwrun --watch INVOCATION.json
+//	bwrun --serve INVOCATION.json [--socket PATH] [--ready-fd N] [--parent-fd N]
 //
 // It reads and checks the invocation (format version, preconditions: a
 // stale invocation is refused), starts bwrap with the invocation's
@@ -30,13 +31,20 @@
 // the invocation changes or goes away, or after WatcherIdle without a
 // request.
 //
+// With --serve, bwrun is the environment's runtime for as long as its
+// caller lives (runtime/serve): it holds the invocation and runs each
+// command asked on its socket (INVOCATION.serve/sock by default) through
+// the same per-command path as the CLI (runtime.RunCommand), answering
+// with the status record. It writes "ready" or "fail REASON" on
+// --ready-fd, and exits when --parent-fd reaches end of file, on a
+// signal, or when the invocation changes on disk.
+//
 // bwrun depends on the standard library and golang.org/x/sys only, so
 // that it starts in about a millisecond.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -95,6 +103,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if exe, err := os.Executable(); err == nil {
 		bwruntime.WatcherExe = exe
 	}
+	if len(args) > 0 && args[0] == "--serve" {
+		return serveMode(args[1:], stderr)
+	}
 	flags, args, err := bwruntime.ParseRunFlags(args)
 	statusNonce = flags.Nonce
 	if err != nil {
@@ -132,60 +143,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		close(notified)
 	}()
 	inv, data, err := bwruntime.LoadTrustedData(args[0])
-	flags.Options.PinnedDir = bwruntime.PinnedDirOf(args[0])
 	status, serr := flags.OpenStatus(inv)
 	if serr != nil {
 		fmt.Fprintf(stderr, "bwrun: %v\n", serr)
 		return bwruntime.ExitSetup
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "bwrun: %v\n", err)
-		writeStatus(status, bwruntime.Status{Outcome: bwruntime.OutcomeSetupFailed, ExitStatus: bwruntime.ExitSetup, Message: err.Error()}, stderr)
-		return bwruntime.ExitSetup
-	}
-	if err := bwruntime.CheckStaleMark(args[0]); err != nil {
-		fmt.Fprintf(stderr, "bwrun: %v\n", err)
-		st := bwruntime.Status{Outcome: bwruntime.OutcomeStale, ExitStatus: bwruntime.ExitSetup, Message: err.Error(), StalePaths: []string{args[0] + bwruntime.StaleMarkSuffix}}
-		writeStatus(status, st, stderr)
-		return bwruntime.ExitSetup
-	}
-	// H9: a scan a killed bwrun left pending is finished first; the
-	// ledger is loaded (and new writable directories recorded); this
-	// run's journal entry is written before the command starts.
-	env, err := bwruntime.BeginEnv(args[0], inv, data, os.Getenv("HOME"))
-	if err != nil {
-		fmt.Fprintf(stderr, "bwrun: %v\n", err)
-		st := bwruntime.Status{Outcome: bwruntime.OutcomeSetupFailed, ExitStatus: bwruntime.ExitSetup, Message: err.Error()}
-		var se *bwruntime.StaleError
-		if errors.As(err, &se) {
-			st.Outcome, st.StalePaths = bwruntime.OutcomeStale, []string{args[0] + bwruntime.StaleMarkSuffix}
-		}
-		writeStatus(status, st, stderr)
-		return bwruntime.ExitSetup
-	}
-	for _, w := range env.Warnings {
-		fmt.Fprintf(stderr, "bwrun: warning: %s\n", w)
-	}
-	<-notified
-	var scan bwruntime.GitScanReport
-	st, err := bwruntime.RunWith(context.Background(), inv, args[2:], bwruntime.Stdio{
-		Stdin:   os.Stdin,
-		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
-		Signals: sigc,
-		GitScan: &scan,
-		Ledger:  env.Ledger,
-		Scan:    func(inv *invocation.Invocation) bwruntime.GitScanReport { return env.Scan(inv, os.Getenv("HOME")) },
-	}, flags.Options)
-	if err != nil {
-		fmt.Fprintf(stderr, "bwrun: %v\n", err)
-	}
-	// The scan has finished: a stale one marks the invocation (the next
-	// command must be compiled again, so that what the command left is
-	// protected), then the journal entry goes (H9).
-	if err := env.End(scan); err != nil {
-		fmt.Fprintf(stderr, "bwrun: warning: %v\n", err)
-	}
+	st := bwruntime.RunCommand(context.Background(), bwruntime.Command{
+		InvPath: args[0], Inv: inv, Data: data, LoadErr: err,
+		Argv:    args[2:],
+		Options: flags.Options,
+		Stdin:   os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Messages: stderr,
+		Signals: sigc, Ready: notified,
+	})
 	writeStatus(status, st, stderr)
 	return st.ExitStatus
 }

@@ -8,6 +8,9 @@ and `ls`:
       /bin/bash -c CMD, the status read and judged, the output relayed),
       read to the end — what the environment's _run_bash returns and
       Hermes' _wait_for_process drains;
+  (w) the same through the environment's runtime (warm.py: bwrun
+      --serve, started once; each command a request on its socket, the
+      status its reply);
   (b) bwrun alone: the same bwrun argv (status pipe, nonce, timeout,
       chdir) from a minimal Popen in the calling thread, its status read
       and judged, no supervisor: (p) - (b) is the plugin's Python side,
@@ -46,6 +49,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from hermes.process import _OWN_GROUP, judge, new_nonce, read_status, run_to_end  # noqa: E402
 from hermes.sandbox import Sandbox, sandbox_id_for  # noqa: E402
+from hermes import warm as _warm  # noqa: E402
 
 COMMANDS = ("true", "pwd", "ls")
 
@@ -88,8 +92,12 @@ def main():
     sb = Sandbox(sandbox_id=sandbox_id_for("bench"), cwd=os.path.join(home, "proj"), timeout=60)
     try:
         inv = sb.compile()
+        srv = _warm.attach(sb)
+        if srv is None:
+            raise SystemExit("the environment's runtime (bwrun --serve) did not start")
 
-        def plugin(cmd):
+        def plugin(cmd, server=None):
+            sb.warm = server
             h = sb.run(["/bin/bash", "-c", cmd], chdir=inv["chdir"], timeout=60)
             out, code = run_to_end(h)
             assert code == 0 and h.status["outcome"] == "exited", (out, code, h.reason)
@@ -117,7 +125,7 @@ def main():
             out, _ = p.communicate()
             assert p.returncode == 0, out
 
-        kinds = (("plugin", plugin), ("bwrun", bwrun_alone), ("hermes", hermes), ("hermes0", hermes0))
+        kinds = (("plugin", plugin), ("warm", lambda cmd: plugin(cmd, srv)), ("bwrun", bwrun_alone), ("hermes", hermes), ("hermes0", hermes0))
         for cmd in COMMANDS:
             for _, fn in kinds:
                 for _ in range(5):
@@ -141,13 +149,13 @@ def main():
         load1 = os.getloadavg()[0]
         print("rounds %d (interleaved, each in a shuffled order), uid %d, bwrap %s, load average %.2f before, %.2f after"
               % (rounds, os.getuid(), inv["bwrap"]["path"], load0, load1))
-        print("| command | (p) plugin | (b) bwrun alone | (h) Hermes' argv, as Hermes spawns | (h0) the same, plain Popen "
-              "| (p) ÷ (h) | (b) ÷ (h) | (p) ÷ (h0) |")
-        print("|---|--:|--:|--:|--:|--:|--:|--:|")
+        print("| command | (p) plugin | (w) plugin, warm | (b) bwrun alone | (h) Hermes' argv, as Hermes spawns "
+              "| (h0) the same, plain Popen | (p) ÷ (h) | (w) ÷ (h) | (b) ÷ (h) | (p) ÷ (h0) |")
+        print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
         for cmd in COMMANDS:
-            mp, mb, mh, m0 = (statistics.median(times[(k, cmd)]) for k in ("plugin", "bwrun", "hermes", "hermes0"))
-            print("| `%s` | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f× | %.2f× | %.2f× |"
-                  % (cmd, mp * 1000, mb * 1000, mh * 1000, m0 * 1000, mp / mh, mb / mh, mp / m0))
+            mp, mw, mb, mh, m0 = (statistics.median(times[(k, cmd)]) for k in ("plugin", "warm", "bwrun", "hermes", "hermes0"))
+            print("| `%s` | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f× | %.2f× | %.2f× | %.2f× |"
+                  % (cmd, mp * 1000, mw * 1000, mb * 1000, mh * 1000, m0 * 1000, mp / mh, mw / mh, mb / mh, mp / m0))
         print("CPU time of this Python process per command (mean, all threads): %s"
               % ", ".join("(%s) %.2f ms" % (k, statistics.mean(cpu[k]) * 1000) for k, _ in kinds))
     finally:

@@ -53,6 +53,8 @@ import time
 
 from . import workers
 
+from . import warm as _warm
+
 #: What output lines the plugin adds start with.
 TAG = "[bwpolicy]"
 
@@ -303,7 +305,14 @@ class SandboxedProcess:
 
     def _start(self):
         """Start bwrun once: (process, nonce, read end of its status pipe),
-        or (None, None, why it did not start)."""
+        or (None, None, why it did not start). Through the environment's
+        runtime when it has one (warm.py: the process is its Call), else,
+        or when that cannot be reached, bwrun itself."""
+        server = getattr(self._sandbox, "warm", None)
+        if server is not None:
+            started = _warm.start(self, server)
+            if started is not None:
+                return started
         nonce = new_nonce()
         status_r, status_w = os.pipe()
         try:
@@ -389,7 +398,9 @@ def _feed(pipe, data):
 
 def _signal(proc, sig, group=False):
     try:
-        if group:
+        if group and hasattr(proc, "signal_group"):
+            proc.signal_group(sig)  # warm.Call
+        elif group:
             os.killpg(proc.pid, sig)
         else:
             proc.send_signal(sig)

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 
 from . import backend_config as _bc
+from . import warm as _warm
 from .config_schema import config_schema
 from .environment import make_environment
 from .sandbox import CompileRefused, Sandbox, SandboxUnavailable, sandbox_id_for, INSTALL_HINT
@@ -239,6 +240,7 @@ class BwpolicyProvider(_Base):
             reason = sandbox.degraded or sandbox.probe()
             if reason:
                 raise SandboxUnavailable("bwpolicy backend unavailable, no command will run: %s" % reason)
+            _warm.attach(sandbox)  # the environment's runtime; without it, bwrun per command
             return make_environment(sandbox, cwd=cwd, timeout=timeout, env=kwargs.get("env"))
         except BaseException:
             sandbox.cleanup()

@@ -333,6 +333,8 @@ class Sandbox:
     def cleanup(self):
         """Remove the state, scratch and private directories (never
         through a symlink)."""
+        if getattr(self, "warm", None) is not None:
+            self.warm.stop()
         for d in (self.state_dir, self.scratch_dir, self.private_dir):
             if os.path.islink(d):
                 os.unlink(d)

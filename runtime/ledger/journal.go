@@ -59,6 +59,12 @@ func (j *Journal) Done() error {
 	return err
 }
 
+// Leave gives the mark up without removing it: its scan did not end
+// well, and unlocked, the mark is what the next run finishes first — a
+// later command of the same process too (bwrun --serve), which a held
+// lock would tell "its bwrun still runs".
+func (j *Journal) Leave() { j.f.Close() }
+
 // Pending is a mark a dead bwrun left: its scan did not finish.
 type Pending struct {
 	// Path is the mark's file; Invocation its content, the invocation

@@ -72,3 +72,23 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// TestJournalLeave: a mark given up with Leave is found pending by the
+// same process (bwrun --serve runs the next command itself); control: a
+// mark still held is skipped as a running bwrun's.
+func TestJournalLeave(t *testing.T) {
+	inv := filepath.Join(t.TempDir(), "inv.json")
+	j, err := Begin(inv, []byte("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := FindPending(inv); len(ps) != 0 {
+		t.Fatalf("control: a held mark was found pending: %v", ps)
+	}
+	j.Leave()
+	ps, err := FindPending(inv)
+	if err != nil || len(ps) != 1 || string(ps[0].Invocation) != "{}" {
+		t.Fatalf("a left mark: %v %v", ps, err)
+	}
+	ps[0].Done()
+}

@@ -91,7 +91,7 @@ func call(socket string, req []byte) ([]string, error) {
 	}
 	defer unix.Close(fd)
 	setTimeouts(fd)
-	addr, release, err := sockAddr(socket)
+	addr, release, err := SockAddr(socket)
 	if err != nil {
 		return nil, ErrNoWatcher
 	}
@@ -109,7 +109,7 @@ func call(socket string, req []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if why := checkPeer(fd, os.Getuid(), ns); why != "" {
+	if why := CheckPeer(fd, os.Getuid(), ns); why != "" {
 		return nil, fmt.Errorf("not the watcher at %s: %s", socket, why)
 	}
 	if err := writeAll(fd, req); err != nil {

@@ -23,7 +23,7 @@ type server struct {
 func (s *server) handle(c int) bool {
 	defer unix.Close(c)
 	setTimeouts(c)
-	why := checkPeer(c, s.uid, s.ns)
+	why := CheckPeer(c, s.uid, s.ns)
 	b, err := readAll(c, maxRequest)
 	if why != "" {
 		// Read (and not acted upon) first, so that the peer gets the

@@ -12,14 +12,14 @@ import (
 // connected, so that what is read about its pid is about that process.
 const soPeerPidfd = 77
 
-// checkPeer reports why the peer of the connection c may not talk to the
+// CheckPeer reports why the peer of the connection c may not talk to the
 // watcher, "" when it may: it has the watcher's uid (SO_PEERCRED) and is
 // in the watcher's own pid namespace (nsSelf, /proc/self/ns/pid), which
 // no sandboxed process is. The namespace is read from /proc/PID; the
 // peer's pidfd (SO_PEERPIDFD; else one opened for the pid) must still
 // refer to a live process afterwards, so the pid was not reused in
 // between.
-func checkPeer(c int, uid int, nsSelf string) string {
+func CheckPeer(c int, uid int, nsSelf string) string {
 	cred, err := unix.GetsockoptUcred(c, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return "no peer credentials: " + err.Error()

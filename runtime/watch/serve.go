@@ -66,7 +66,7 @@ func serve(cfg Config) error {
 			return err
 		}
 	}
-	ln, err := listen(cfg.Socket)
+	ln, err := Listen(cfg.Socket)
 	if err != nil {
 		return err
 	}

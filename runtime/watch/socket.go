@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sockAddr is p as a unix socket address. A path longer than the
+// SockAddr is p as a unix socket address. A path longer than the
 // address can hold is reached through its directory held open
 // (/proc/self/fd/N/NAME); release closes that descriptor.
-func sockAddr(p string) (addr *unix.SockaddrUnix, release func(), err error) {
+func SockAddr(p string) (addr *unix.SockaddrUnix, release func(), err error) {
 	if len(p) < 100 {
 		return &unix.SockaddrUnix{Name: p}, func() {}, nil
 	}
@@ -22,20 +22,20 @@ func sockAddr(p string) (addr *unix.SockaddrUnix, release func(), err error) {
 	return &unix.SockaddrUnix{Name: "/proc/self/fd/" + strconv.Itoa(fd) + "/" + path.Base(p)}, func() { unix.Close(fd) }, nil
 }
 
-// listen binds a socket, mode 0600, under a name of its own beside p
+// Listen binds a socket, mode 0600, under a name of its own beside p
 // and renames it onto p (the caller holds the lock), so that p is never
 // absent: a socket of the user's that the compile saw bound (H8) is
 // hidden from the sandbox and checked to be there by every run, and
 // the watchers' come and go. The one a watcher leaves when it ends stays
 // (connect() is refused there: no watcher).
-func listen(p string) (int, error) {
+func Listen(p string) (int, error) {
 	tmp := invocation.WatchSocketTemp(p, unix.Getpid()) // a name H8 skips (invocation.IsWatchSocketTemp)
 	removeSocket(tmp)
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
-	addr, release, err := sockAddr(tmp)
+	addr, release, err := SockAddr(tmp)
 	if err != nil {
 		unix.Close(fd)
 		return -1, err

@@ -46,7 +46,8 @@ def test_as_unprivileged_user():
         if os.environ.get("BWPOLICY_BWRAP"):
             env["BWPOLICY_BWRAP"] = os.environ["BWPOLICY_BWRAP"]
         r = subprocess.run(["runuser", "-u", BWTEST, "--", "/usr/bin/env", "-i"] + ["%s=%s" % kv for kv in env.items()] +
-                           ["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", os.path.abspath(__file__)],
+                           ["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", os.path.abspath(__file__),
+                            os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_warm.py")],
                            cwd="/", capture_output=True, text=True, timeout=1200)
         print(r.stdout[-20000:], r.stderr[-5000:])
         assert r.returncode == 0, "the end-to-end tests failed as %s:\n%s\n%s" % (BWTEST, r.stdout[-20000:], r.stderr[-5000:])
@@ -206,6 +207,7 @@ def test_a_bwrun_that_proves_nothing_is_refused(plugin, host, monkeypatch, how):
     provider = plugin.register(Ctx())
     with pytest.raises(plugin.sandbox.SandboxUnavailable, match="no proof|probe failed"):
         provider.create_environment(cwd=host["proj"], timeout=60, task_id="fake")
+    env._sandbox.warm and env._sandbox.warm.stop()  # bwrun per command (test_warm.py: the server's own)
     env._sandbox.bwrun = os.path.join(d, "bwrun")
     r = env.execute("cat ~/.ssh/id_rsa")
     assert r["returncode"] == 125 and "SECRET" not in r["output"], r

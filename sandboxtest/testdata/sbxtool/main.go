@@ -21,6 +21,8 @@
 //	sbxtool asuser UID GID -- CMD [ARG...]
 //	                            drop supplementary groups, set the real,
 //	                            effective and saved gid and uid, exec CMD
+//	sbxtool serve-call SOCKET [--kill-at FILE] -- BWRUN-ARGS...
+//	                            one request to a bwrun --serve (servecall.go)
 //
 // A Go program needs about 800 MiB of address space to start, so a
 // sandbox that runs sbxtool sets memory_mb: 0; the memory-limit tests use
@@ -66,6 +68,8 @@ func main() {
 			usage()
 		}
 		mksock(os.Args[2])
+	case "serve-call":
+		serveCall(os.Args[2:])
 	case "asuser":
 		if len(os.Args) < 6 || os.Args[4] != "--" {
 			usage()
@@ -77,7 +81,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: sbxtool connect HOST:PORT | connect-unix PATH | mptcp|fastopen|udp HOST:PORT | loopback | mksock PATH | asuser UID GID -- CMD [ARG...]")
+	fmt.Fprintln(os.Stderr, "usage: sbxtool connect HOST:PORT | connect-unix PATH | mptcp|fastopen|udp HOST:PORT | loopback | mksock PATH | asuser UID GID -- CMD [ARG...] | serve-call SOCKET [--kill-at FILE] -- BWRUN-ARGS...")
 	os.Exit(2)
 }
 
