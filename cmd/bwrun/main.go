@@ -60,6 +60,7 @@ import (
 var version = ""
 
 const usage = `usage: bwrun [OPTION...] INVOCATION.json -- CMD [ARG...]
+       bwrun --serve INVOCATION.json [--socket PATH] [--ready-fd N] [--parent-fd N]
        bwrun --version
 
 Runs CMD in the bubblewrap sandbox described by INVOCATION.json (the output
@@ -68,6 +69,14 @@ the sandbox, 126 if it cannot be executed, 124 if --timeout expired, 125 if the
 sandbox could not be set up, the invocation is stale, or on a usage error
 (a command can exit 125 too: only the status channel tells them apart).
 Nothing the command started runs after bwrun returns.
+
+With --serve, bwrun is the environment's runtime while its caller lives: it
+holds the verified invocation and runs each command asked on its socket
+(INVOCATION.serve/sock, in a 0700 directory; only the same user in the same
+pid namespace is answered) through the same per-command path, replying with
+the status object after the post-command scan. It writes "ready" or
+"fail REASON" on --ready-fd and exits when --parent-fd reaches end of file, on
+a signal, or when the invocation changes on disk.
 
 Options (before INVOCATION.json):
 ` + bwruntime.RunFlagsUsage
