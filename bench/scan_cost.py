@@ -30,13 +30,16 @@ import json
 import os
 import random
 import resource
+import socket
 import statistics
+import struct
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integrations"))
 from hermes.bench import hermes_argv  # noqa: E402  (one copy of Hermes' argv)
+from hermes.warm import _connect, socket_of  # noqa: E402  (the plugin's client of bwrun --serve)
 
 
 def gen_tree(root, entries, repos=10):
@@ -118,6 +121,65 @@ def run_once(bin_dir, inv, cwd, strict=True, watch=True):
     return cpu, wall
 
 
+class Served:
+    """bwrun --serve for one invocation, asked as the Hermes plugin asks
+    it (hermes.warm): one connection a command, the request and the
+    command's stdin, stdout and stderr over SCM_RIGHTS, the status line
+    back. Its CPU a command is the server's own and its waited children's
+    (bwrap, the command), from /proc/PID/stat."""
+
+    def __init__(self, bin_dir, inv):
+        self.inv = inv
+        ready_r, ready_w = os.pipe()
+        parent_r, self.parent_w = os.pipe()
+        self.proc = subprocess.Popen([os.path.join(bin_dir, "bwrun"), "--serve", inv, "--ready-fd", str(ready_w),
+                                      "--parent-fd", str(parent_r)], pass_fds=(ready_w, parent_r),
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+        os.close(ready_w)
+        os.close(parent_r)
+        with os.fdopen(ready_r, "rb") as f:
+            line = f.readline().strip()
+        if line != b"ready":
+            sys.exit("bwrun --serve %s: %r" % (inv, line))
+
+    def cpu(self):
+        """CPU seconds so far: the server's own threads (schedstat, in ns)
+        and its waited children (bwrap, the command: cutime and cstime,
+        in clock ticks, so only a mean over many commands is exact)."""
+        own = 0
+        for task in os.listdir("/proc/%d/task" % self.proc.pid):
+            with open("/proc/%d/task/%s/schedstat" % (self.proc.pid, task)) as f:
+                own += int(f.read().split()[0])
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return own / 1e9 + (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+    def run(self):
+        """One /bin/true: wall seconds."""
+        t = time.perf_counter()
+        sock = _connect(socket_of(self.inv))
+        null = os.open(os.devnull, os.O_RDWR)
+        body = json.dumps({"args": ["--nonce", "bench", self.inv, "--", "/bin/true"], "env": ["%s=%s" % kv for kv in os.environ.items()]}).encode()
+        socket.send_fds(sock, [struct.pack(">I", len(body)) + body], [null, null, null])
+        os.close(null)
+        reply = b""
+        while True:
+            b = sock.recv(4096)
+            if not b:
+                break
+            reply += b
+        sock.close()
+        wall = time.perf_counter() - t
+        status = json.loads(reply.decode() or "{}")
+        if status.get("nonce") != "bench" or status.get("exit_status") != 0:
+            sys.exit("bwrun --serve %s: %r" % (self.inv, reply[:500]))
+        return wall
+
+    def close(self):
+        os.close(self.parent_w)
+        self.proc.wait(10)
+
+
 def run_hermes(argv, cwd):
     """Hermes' chain once, spawned as Hermes' LocalEnvironment spawns
     (a new session): (cpu seconds of the chain, wall seconds)."""
@@ -175,32 +237,43 @@ def main():
     wall = {k: [] for k in invs}
     hcpu = {k: [] for k in invs}
     hwall = {k: [] for k in invs}
+    swall = {k: [] for k in invs}
+    # Through the environment's runtime (bwrun --serve, what the Hermes
+    # plugin asks): one server per watched invocation, started now.
+    served = {label: Served(a.bin, inv) for label, (inv, _, watch) in invs.items() if watch}
     load0 = os.getloadavg()[0]
     wcpu = {k: watcher_cpu(invs[k][0]) for k in invs}
+    scpu0 = {k: srv.cpu() for k, srv in served.items()}
     # Each round runs its kinds in a shuffled order (seeded): on a busy
     # machine a run right after a bwrun run is faster than one right
     # after another kind, so a fixed order (bwrun, then Hermes' chain)
     # favours whichever kind always comes second.
     order = random.Random(20261202)
-    kinds = [(label, False) for label in invs] + [(label, True) for label, (_, _, watch) in invs.items() if watch]
+    kinds = [(label, "bwrun") for label in invs] + [(label, k) for label in served for k in ("hermes", "served")]
     for _ in range(a.rounds):
         order.shuffle(kinds)
-        for label, is_hermes in kinds:
+        for label, kind in kinds:
             inv, cwd, watch = invs[label]
-            if is_hermes:
+            if kind == "hermes":
                 c, w = run_hermes(hermes[label], cwd)
                 hcpu[label].append(c * 1000)
                 hwall[label].append(w * 1000)
-                continue
-            c, w = run_once(a.bin, inv, cwd, watch=watch)
-            cpu[label].append(c * 1000)
-            wall[label].append(w * 1000)
+            elif kind == "served":
+                swall[label].append(served[label].run() * 1000)
+            else:
+                c, w = run_once(a.bin, inv, cwd, watch=watch)
+                cpu[label].append(c * 1000)
+                wall[label].append(w * 1000)
     load1 = os.getloadavg()[0]
     wcpu = {k: sum(c - wcpu[k].get(pid, 0) for pid, c in watcher_cpu(invs[k][0]).items()) * 1000 / a.rounds for k in invs}
     base = statistics.median(cpu["empty"])
+    scpu = {k: (srv.cpu() - scpu0[k]) * 1000 / a.rounds for k, srv in served.items()}
+    for srv in served.values():
+        srv.close()
     print("| bwrun INV -- /bin/true in | CPU of the chain (median) | × empty | the watcher's CPU a command (mean) | wall (median) "
-          "| first run (records the ledger, starts the watcher) | Hermes' chain: CPU | wall | bwrun ÷ Hermes (CPU) | (wall) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| first run (records the ledger, starts the watcher) | Hermes' chain: CPU | wall | bwrun ÷ Hermes (CPU) | (wall) "
+          "| through bwrun --serve: CPU (mean) | wall | ÷ Hermes (CPU, means) | (wall) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, (_, _, watch) in invs.items():
         m, w = statistics.median(cpu[label]), statistics.median(wall[label])
         row = "| %s | %.1f ms | %.2f× | %s | %.1f ms | %.0f ms |" % (
@@ -208,8 +281,10 @@ def main():
         if watch:
             hm, hw = statistics.median(hcpu[label]), statistics.median(hwall[label])
             row += " %.1f ms | %.1f ms | %.2f× | %.2f× |" % (hm, hw, m / hm, w / hw)
+            sm, sw = scpu[label], statistics.median(swall[label])
+            row += " %.1f ms | %.1f ms | %.2f× | %.2f× |" % (sm, sw, sm / statistics.mean(hcpu[label]), sw / hw)
         else:
-            row += " — | — | — | — |"
+            row += " — | — | — | — | — | — | — | — |"
         print(row)
     print()
     print("%d interleaved rounds; CPU is the children's rusage (bwrun, bwrap, the command); the watcher's, a detached process, "
