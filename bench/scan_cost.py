@@ -30,16 +30,14 @@ import json
 import os
 import random
 import resource
-import socket
 import statistics
-import struct
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integrations"))
 from hermes.bench import hermes_argv  # noqa: E402  (one copy of Hermes' argv)
-from hermes.warm import _connect, socket_of  # noqa: E402  (the plugin's client of bwrun --serve)
+from hermes.warm import _connect, send_request, socket_of  # noqa: E402  (the plugin's client of bwrun --serve)
 
 
 def gen_tree(root, entries, repos=10):
@@ -159,8 +157,7 @@ class Served:
         t = time.perf_counter()
         sock = _connect(socket_of(self.inv))
         null = os.open(os.devnull, os.O_RDWR)
-        body = json.dumps({"args": ["--nonce", "bench", self.inv, "--", "/bin/true"], "env": ["%s=%s" % kv for kv in os.environ.items()]}).encode()
-        socket.send_fds(sock, [struct.pack(">I", len(body)) + body], [null, null, null])
+        send_request(sock, ["--nonce", "bench", self.inv, "--", "/bin/true"], os.environ, (null, null, null))
         os.close(null)
         reply = b""
         while True:

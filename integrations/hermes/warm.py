@@ -34,6 +34,7 @@ import json
 import logging
 import os
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -135,6 +136,21 @@ class Server:
             except subprocess.TimeoutExpired:
                 _end(proc)
 
+    def abandon(self):
+        """Kill the server's process group (it runs in a session of its
+        own; bwrap dies with it: --die-with-parent) and send it nothing
+        more: every later command runs through its own bwrun, which
+        finishes a scan the server left pending before anything else.
+        Takes no lock: a kill must not wait behind a restart."""
+        self._stopped = True
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self._fall_back("a command's kill was not answered: the runtime was killed")
+
     def state(self):
         """The server process's state, for a log line."""
         proc = self._proc
@@ -159,6 +175,8 @@ class Server:
                 self.start()
                 return True
             except Unreachable as e:
+                # Not retried per command: each try may wait START_WAIT.
+                self._stopped = True
                 self._fall_back(str(e))
                 return False
         self._fall_back("bwrun --serve is not running (exit %s)" % (self._proc.poll() if self._proc else "unknown"))
@@ -186,17 +204,25 @@ class Server:
                 self._stop_locked()
                 self._stopped = True
             raise Unreachable(str(e))
-        body = json.dumps({"args": args, "env": ["%s=%s" % kv for kv in env.items()]}).encode("utf-8")
-        msg = struct.pack(">I", len(body)) + body
         try:
-            n = socket.send_fds(s, [msg], [stdin, out, out])
-            if n < len(msg):
-                s.sendall(msg[n:])
+            send_request(s, args, env, (stdin, out, out))
         except OSError:
             # Perhaps partly sent: the command may run; only its reply
             # can prove anything now.
             pass
         return s
+
+
+def send_request(sock, args, env, fds):
+    """Send one request on a connected socket: bwrun's arguments after the
+    program, the command's environment (a mapping) and its stdin, stdout
+    and stderr descriptors (runtime/serve's wire: a 4-byte length, the
+    JSON body, the descriptors with its first bytes)."""
+    body = json.dumps({"args": args, "env": ["%s=%s" % kv for kv in env.items()]}).encode("utf-8")
+    msg = struct.pack(">I", len(body)) + body
+    n = socket.send_fds(sock, [msg], list(fds))
+    if n < len(msg):
+        sock.sendall(msg[n:])
 
 
 class Call:
@@ -206,8 +232,8 @@ class Call:
     request) and signal_group (stop waiting). The reply's bytes are
     written to a pipe (status_w), read as bwrun's status pipe is."""
 
-    def __init__(self, sock, out_r, status_w, no_reply, server_state=lambda: "unknown"):
-        self._server_state = server_state
+    def __init__(self, sock, out_r, status_w, no_reply, server):
+        self._server = server
         self._sock = sock
         self.stdout = os.fdopen(out_r, "rb", buffering=0)
         self._status_w = status_w
@@ -232,7 +258,7 @@ class Call:
             self._sock.close()
         if not raw:
             logger.warning("bwpolicy: the environment's runtime closed a command's connection without a status (%s): "
-                           "the command's result is withheld (125)", self._server_state())
+                           "the command's result is withheld (125)", self._server.state())
         try:
             code = json.loads(raw.decode("utf-8")).get("exit_status")
             if isinstance(code, int):
@@ -265,15 +291,19 @@ class Call:
                     pass
 
     def signal_group(self, sig):
-        """The last resort: stop waiting (the server kills the sandbox and
-        finishes the scan on its own; its journal keeps the scan pending
-        if it dies first)."""
+        """The last resort, when the server did not answer the kill: the
+        server is abandoned (Server.abandon: its process group killed, the
+        sandbox with it), so the command's output ends and no later
+        command is sent to it; its journal keeps the scan pending, and the
+        next command's own bwrun finishes it first."""
         with self._slock:
-            if not self._done.is_set():
-                try:
-                    self._sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+            if self._done.is_set():
+                return
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._server.abandon()
 
 
 def start(handle, server):
@@ -296,7 +326,7 @@ def start(handle, server):
                 why = "stopped before the command was sent"
             else:
                 sock = server.call(args, handle._env if handle._env is not None else dict(os.environ), in_r, out_w)
-                call = Call(sock, out_r, status_w, SETUP_FAILED, server.state)
+                call = Call(sock, out_r, status_w, SETUP_FAILED, server)
                 handle._proc = call
     except Unreachable as e:
         if server.strict:

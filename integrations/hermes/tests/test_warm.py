@@ -132,6 +132,41 @@ def test_kill_through_the_server_finishes_the_scan(hermes_plugin, host):
 
 
 @needs_user
+def test_an_unanswered_kill_abandons_the_server(hermes_plugin, host, monkeypatch):
+    """A server that does not answer a command's kill (the kill request
+    lost: Call.send_signal does nothing here) past KILL_GRACE: kill()
+    returns, the server's process group is killed and the sandbox with
+    it, and the next command runs through its own bwrun (which finishes
+    the scan the server left pending). Before, the handle only stopped
+    reading the reply and then waited for output that never ended, and
+    later commands still went to the stuck server."""
+    env = create(hermes_plugin, host)
+    srv = env._sandbox.warm
+    monkeypatch.setattr(hermes_plugin.warm.Call, "send_signal", lambda self, sig: None)
+    monkeypatch.setattr(hermes_plugin.process, "KILL_GRACE", 2.0)
+    marker = os.path.join(host["proj"], "up-unanswered")
+    token = "warm-unanswered-%d" % os.getpid()
+    h = env._run_bash("touch %s; bash -c 'sleep 60; :' %s" % (marker, token), timeout=120)
+    assert isinstance(h._proc, hermes_plugin.warm.Call), "the command did not go through the server"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not os.path.exists(marker):
+        time.sleep(0.02)
+    assert os.path.exists(marker)
+    t = threading.Thread(target=h.kill, daemon=True)
+    t0 = time.monotonic()
+    t.start()
+    t.join(40)
+    assert not t.is_alive(), "kill() still waiting %.0f s later" % (time.monotonic() - t0)
+    assert not srv.alive()
+    monkeypatch.undo()  # gone() runs pgrep
+    assert gone(token), "the sandbox outlived its abandoned server"
+    r = env.execute("echo next")
+    assert r["returncode"] == 0 and r["output"].strip() == "next", r
+    assert not srv.alive(), "a later command restarted the abandoned server"
+    env.cleanup()
+
+
+@needs_user
 def test_the_server_ends_with_the_plugin_process(host):
     """A plugin process that dies (SIGKILL: no cleanup) takes its server
     along (the --parent-fd pipe); control: while it lives, the server
