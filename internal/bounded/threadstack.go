@@ -60,10 +60,8 @@ func smallStacks() {
 	if r.Cur != ^uint64(0) && r.Cur <= threadStack {
 		return
 	}
+	// Cur > threadStack here, so the hard limit is above it too.
 	small := syscall.Rlimit{Cur: threadStack, Max: r.Max}
-	if r.Max < threadStack {
-		small.Cur = r.Max
-	}
 	if syscall.Setrlimit(syscall.RLIMIT_STACK, &small) != nil {
 		return
 	}
