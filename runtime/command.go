@@ -59,7 +59,10 @@ func RunCommand(ctx context.Context, c Command) Status {
 		fmt.Fprintf(msg, "bwrun: %v\n", err)
 		return Status{Outcome: OutcomeStale, ExitStatus: ExitSetup, Message: err.Error(), StalePaths: []string{c.InvPath + StaleMarkSuffix}}
 	}
-	home, _ := c.Options.lookupEnv("HOME")
+	// The scan's HOME is the process's own, as the rest of the scan's
+	// environment (GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME) is: a request's
+	// environment to bwrun --serve must not point the scan elsewhere.
+	home := os.Getenv("HOME")
 	// H9: a scan a killed run left pending is finished first; the
 	// ledger is loaded (and new writable directories recorded); this
 	// run's journal entry is written before the command starts.

@@ -4,7 +4,7 @@
 //	bwrun [--status-fd N] [--status-file F] [--nonce N] [--timeout S] [--chdir DIR] [--expose FILE]... INVOCATION.json -- CMD [ARG...]
 //	bwrun --version
 //	bwrun --watch INVOCATION.json
-//	bwrun --serve INVOCATION.json [--socket PATH] [--ready-fd N] [--parent-fd N]
+//	bwrun --serve INVOCATION.json [--ready-fd N] [--parent-fd N]
 //
 // It reads and checks the invocation (format version, preconditions: a
 // stale invocation is refused), starts bwrap with the invocation's
@@ -60,7 +60,7 @@ import (
 var version = ""
 
 const usage = `usage: bwrun [OPTION...] INVOCATION.json -- CMD [ARG...]
-       bwrun --serve INVOCATION.json [--socket PATH] [--ready-fd N] [--parent-fd N]
+       bwrun --serve INVOCATION.json [--ready-fd N] [--parent-fd N]
        bwrun --version
 
 Runs CMD in the bubblewrap sandbox described by INVOCATION.json (the output

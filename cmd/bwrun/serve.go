@@ -11,8 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// serveMode is bwrun --serve INVOCATION [--socket PATH] [--ready-fd N]
-// [--parent-fd N] (runtime/serve).
+// serveMode is bwrun --serve INVOCATION [--ready-fd N] [--parent-fd N]
+// (runtime/serve; the socket is always serve.SocketOf(INVOCATION)).
 func serveMode(args []string, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "" {
 		fmt.Fprintln(stderr, "bwrun: --serve needs INVOCATION")
@@ -25,8 +25,6 @@ func serveMode(args []string, stderr io.Writer) int {
 			return bwruntime.ExitSetup
 		}
 		switch rest[0] {
-		case "--socket":
-			cfg.Socket = rest[1]
 		case "--ready-fd", "--parent-fd":
 			f, err := fdArg(rest[1])
 			if err != nil {

@@ -20,9 +20,11 @@ import (
 
 // Config is one server's environment.
 type Config struct {
-	// InvPath is the invocation served; Socket where the server listens
-	// (SocketOf(InvPath) when empty; its directory is made 0700).
-	InvPath, Socket string
+	// InvPath is the invocation served. The server listens at
+	// SocketOf(InvPath) and nowhere else: beside the invocation, in a
+	// 0700 directory the sandbox never sees (a caller-chosen path could
+	// be one a sandboxed command reaches).
+	InvPath string
 	// Parent, when set, is the read end of a pipe only the server's
 	// parent holds the write end of: its end-of-file ends the server.
 	Parent *os.File
@@ -77,9 +79,6 @@ func Serve(cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	if cfg.Socket == "" {
-		cfg.Socket = SocketOf(cfg.InvPath)
-	}
 	s, ln, unlock, err := start(cfg)
 	if cfg.Ready != nil {
 		if err != nil {
@@ -94,7 +93,7 @@ func Serve(cfg Config) error {
 	}
 	defer unlock()
 	defer unix.Close(ln)
-	defer removeSocket(cfg.Socket)
+	defer removeSocket(SocketOf(cfg.InvPath))
 	return s.loop(ln)
 }
 
@@ -113,7 +112,8 @@ func start(cfg Config) (*server, int, func(), error) {
 	if err != nil {
 		return nil, -1, nil, err
 	}
-	dir := filepath.Dir(cfg.Socket)
+	sock := SocketOf(cfg.InvPath)
+	dir := filepath.Dir(sock)
 	if err := privateDir(dir); err != nil {
 		return nil, -1, nil, err
 	}
@@ -121,10 +121,10 @@ func start(cfg Config) (*server, int, func(), error) {
 	if err != nil {
 		return nil, -1, nil, err
 	}
-	ln, err := watch.Listen(cfg.Socket)
+	ln, err := watch.Listen(sock)
 	if err != nil {
 		unix.Close(lk)
-		return nil, -1, nil, fmt.Errorf("cannot listen on %s: %w", cfg.Socket, err)
+		return nil, -1, nil, fmt.Errorf("cannot listen on %s: %w", sock, err)
 	}
 	s := &server{cfg: cfg, data: data, id: id, uid: os.Getuid(), ns: ns, never: make(chan os.Signal)}
 	return s, ln, func() { unix.Close(lk) }, nil

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -31,11 +32,15 @@ func CheckPeer(c int, uid int, nsSelf string) string {
 		return "the peer's pid is not in the watcher's pid namespace"
 	}
 	pidfd, err := unix.GetsockoptInt(c, unix.SOL_SOCKET, soPeerPidfd)
-	if err != nil {
+	if errors.Is(err, unix.ENOPROTOOPT) {
 		// Before Linux 6.5: a pidfd for the pid as it is now.
 		if pidfd, err = unix.PidfdOpen(int(cred.Pid), 0); err != nil {
 			return "the peer is gone"
 		}
+	} else if err != nil {
+		// The kernel knows the option and has no pidfd for the peer:
+		// it has exited, and its pid may be another process's now.
+		return "the peer is gone"
 	}
 	defer unix.Close(pidfd)
 	ns, err := os.Readlink("/proc/" + strconv.Itoa(int(cred.Pid)) + "/ns/pid")
