@@ -108,6 +108,38 @@ func testServeRuntime(t *testing.T, f *fixture) {
 		t.Fatalf("control: the host does not read the key: %v", h)
 	}
 
+	// A command inside the sandbox that reaches the server's socket (here
+	// the fixture keeps the invocation where the sandbox can read, so
+	// connect works) gets nothing run: its request waits behind the
+	// command that sent it (one at a time), and when the server takes it
+	// the peer is gone, or in another pid namespace: refused. The host's
+	// next request is answered, so the queued one was handled by then;
+	// what it asked for never ran. Control: the same request from the
+	// host runs. (A Go client cannot start inside under the profile's
+	// memory limit: python speaks the protocol.)
+	innerAt := e.p + "/.inner-ran"
+	inner := `python3 -c 'import json, os, socket, struct, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(2)
+b = json.dumps(dict(args=["--nonce", "inner", sys.argv[2], "--", "/usr/bin/touch", sys.argv[3]], env=["%s=%s" % kv for kv in os.environ.items()])).encode()
+n = os.open("/dev/null", os.O_RDWR)
+socket.send_fds(s, [struct.pack(">I", len(b)) + b], [n, n, n])
+try:
+    print("reply=%r" % s.recv(4096))
+except OSError as e:
+    print("no reply: %s" % e)' ` + s.sock + " " + e.inv + " " + innerAt
+	r = f.exec(call{argv: s.serveArgv(e, inner, ""), dir: e.p})
+	f.wantStderr(r, `"outcome":"exited"`, `"nonce":"sbx"`)
+	if !strings.Contains(r.stdout, "no reply") && !strings.Contains(r.stdout, "reply=b''") {
+		t.Errorf("a request from inside the sandbox was answered: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	f.wantCode(f.exec(call{argv: s.serveArgv(e, "true", ""), dir: e.p}), 0)
+	if f.hostExists(innerAt) {
+		t.Errorf("the server ran a request sent from inside the sandbox")
+	}
+	if h := f.exec(call{argv: []string{"/bin/sh", "-c", inner}, dir: e.p}); !strings.Contains(h.stdout, "inner") || !f.hostExists(innerAt) {
+		t.Fatalf("control: the same request from the host is not run: stdout %q stderr %q", h.stdout, h.stderr)
+	}
+
 	// Killed: the scan still runs to its end before the reply.
 	r = f.exec(call{argv: s.serveArgv(e, plantHook+` && touch {p}/.planted && exec sleep 30`, e.p+"/.planted"), dir: e.p})
 	f.wantCode(r, 125)
