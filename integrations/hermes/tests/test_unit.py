@@ -25,6 +25,11 @@ def fakes(tmp_path, monkeypatch):
     monkeypatch.setenv("BWPOLICY_BWRAP", "/usr/bin/true")
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes"))
     (tmp_path / "hermes").mkdir()
+    # The fakes run the command's login shell directly: an empty HOME, so
+    # the tester's own rc files (a pyenv init took 2.8 s a shell here)
+    # neither slow the tests nor change what they see.
+    monkeypatch.setenv("HOME", str(tmp_path / "fakehome"))
+    (tmp_path / "fakehome").mkdir()
     for k in list(os.environ):
         if k.startswith("FAKE_") and k != "FAKE_DIR":
             monkeypatch.delenv(k)
