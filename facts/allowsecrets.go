@@ -60,6 +60,9 @@ type allowWalk struct {
 	roots map[string]bool
 	// tracked are the files the git checkouts met list (checkoutTracked).
 	tracked map[string]bool
+	// storeTop are the entries at the top of the package stores met
+	// (allowStore): files read, directories not entered.
+	storeTop map[string]bool
 	found   func(SecretFile, []SecretFile)
 	// unread are the entries not read, with why.
 	unread []SecretFile
@@ -84,7 +87,7 @@ func (g *gatherer) allowedSecrets(h *Host, f *Facts) (out []Hidden, files []Secr
 		out = append(out, g.hidden(p, SourceAllowedSecret))
 		files = append(files, SecretFile{File: p, Rel: rel, Part: true})
 	}
-	w := &allowWalk{g: g, l: l, f: f, roots: map[string]bool{}, tracked: map[string]bool{}}
+	w := &allowWalk{g: g, l: l, f: f, roots: map[string]bool{}, tracked: map[string]bool{}, storeTop: map[string]bool{}}
 	var level []string
 	for _, e := range l.Entries {
 		if slices.Contains(allowScanned, e.Why) && e.Kind != invocation.KindSymlink {
@@ -155,7 +158,8 @@ func unreadNote(stopped string, rels []string) string {
 // file of level that is not a known binary (calling found), hides what
 // it cannot read, and returns the entries of its directories, the next
 // level; when the budget runs out, it returns the entries left unread
-// (rest). It passes over the package stores (allowStores), the files
+// (rest). It reads only the top files of the package stores
+// (allowStore), and passes over the files
 // git checkouts list (checkoutTracked; their .git/config is read),
 // HomeAllowedLeft, what home.allow names, the start-up files
 // (rcSecrets reads them), and does not descend below maxAllowDepth. It
@@ -174,11 +178,19 @@ func (w *allowWalk) level(level []string, depth int) (next, rest []string) {
 		}
 		switch g.fs.Lstat(p).Kind {
 		case invocation.KindDir:
-			if depth > 0 && allowStore(p) || slices.Contains(HomeAllowedLeft, rel) {
-				continue
+			store, tree := allowStore(rel)
+			if w.storeTop[p] || depth > 0 && tree || slices.Contains(HomeAllowedLeft, rel) {
+				continue // a store's directories and installed trees are shown as they are
 			}
 			names, err := g.fs.ReadDir(p)
 			if err != nil || len(names) == 0 {
+				continue
+			}
+			if depth > 0 && store { // its top files are read, its directories not entered
+				for _, n := range names {
+					w.storeTop[path.Join(p, n)] = true
+					next = append(next, path.Join(p, n))
+				}
 				continue
 			}
 			if depth >= maxAllowDepth {
@@ -225,7 +237,10 @@ func (w *allowWalk) unreadAll(ps []string, why UnreadWhy) {
 	var keep []string
 	for _, p := range ps {
 		rel, _ := strings.CutPrefix(p, w.l.Home+"/")
-		if !allowStore(p) && w.l.Allowed[rel] != HomeWhySettings && !slices.Contains(HomeAllowedLeft, rel) &&
+		if w.storeTop[p] && w.g.fs.Lstat(p).Kind == invocation.KindDir {
+			continue // a store's directory: shown as it is
+		}
+		if store, tree := allowStore(rel); !store && !tree && w.l.Allowed[rel] != HomeWhySettings && !slices.Contains(HomeAllowedLeft, rel) &&
 			!slices.Contains(ShellStartupFiles, rel) && !w.tracked[p] {
 			keep = append(keep, p)
 		}

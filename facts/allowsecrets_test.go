@@ -40,11 +40,18 @@ func gatherSecrets(t *testing.T, tree factstest.Tree, s *settings.Settings) (hid
 // with a credential is hidden whatever its name (tool.gz is text) or
 // its NUL bytes, a file the git config names as a credential store is
 // hidden wherever it is, home.allow shows what it names, and harmless
-// files and the package stores stay.
+// files and what lies in the package stores' directories stay; a file at
+// a store's top, in a directory named as a store elsewhere
+// (~/.cargo/x/registry) and a text that starts as a binary format would
+// (BZh) are read.
 func TestAllowedSecrets(t *testing.T) {
 	tree := factstest.Tree{
 		"/home/u/.npm/_logs/x.log":         {Kind: "file", Content: "0 verbose\n"},
 		"/home/u/.npm/_cacache/index":      {Kind: "file", Content: secretLine},
+		"/home/u/.npm/_cacache/ix/ab/c":    {Kind: "file", Content: secretLine},
+		"/home/u/.cargo/x/registry/tok":    {Kind: "file", Content: secretLine},
+		"/home/u/.cargo/bzh.txt":           {Kind: "file", Content: "BZh9\n" + secretLine},
+		"/home/u/.cargo/real.bz2":          {Kind: "file", Content: "BZh91AY&SY\x01\x02" + secretLine},
 		"/home/u/.gradle/init.gradle":      {Kind: "file", Content: "credentials {\n  password 'pw'\n}\n"},
 		"/home/u/.gradle/build.gradle.kts": {Kind: "file", Content: "plugins { java }\n"},
 		"/home/u/.config/git/config":       {Kind: "file", Content: "[credential]\n\thelper = store --file /srv/tok\n"},
@@ -57,7 +64,8 @@ func TestAllowedSecrets(t *testing.T) {
 	}
 	hidden, f := gatherSecrets(t, tree, &settings.Settings{Home: &settings.HomePolicy{Allow: []string{".m2/settings-ci.xml"}}})
 	slices.Sort(hidden)
-	want := []string{"/home/u/.gradle/init.gradle", "/home/u/.local/bin/blob", "/home/u/.local/bin/deploy", "/home/u/.local/bin/tool.gz", "/home/u/.npm/_logs", "/srv/tok"}
+	want := []string{"/home/u/.cargo/bzh.txt", "/home/u/.cargo/x/registry/tok", "/home/u/.gradle/init.gradle", "/home/u/.local/bin/blob",
+		"/home/u/.local/bin/deploy", "/home/u/.local/bin/tool.gz", "/home/u/.npm/_cacache/index", "/home/u/.npm/_logs", "/srv/tok"}
 	if !slices.Equal(hidden, want) {
 		t.Errorf("hidden:\n got %q\nwant %q", hidden, want)
 	}

@@ -113,8 +113,9 @@ var webhookURLs = []string{"hooks.slack.com/services/", "hooks.slack.com/workflo
 
 // SecretValue tells whether an environment variable's value looks like a
 // credential whatever the variable is called, and which kind (never the
-// value): the first finding of the value and word rules of Rules (a
-// value is no file: the line rules do not apply).
+// value): the first finding of the value and word rules of Rules, and
+// for a value of several lines (a file's content: a netrc, a pgpass, an
+// rc file) of Scan, its lines read as a file's.
 func SecretValue(v string) (what string, ok bool) {
 	var first Finding
 	found := false
@@ -125,6 +126,13 @@ func SecretValue(v string) (what string, ok bool) {
 		first, found = f, true
 		return false
 	})
+	if !found && strings.Contains(v, "\n") {
+		for _, f := range Scan(v) {
+			if f.Redacts() {
+				return f.What, true
+			}
+		}
+	}
 	return first.What, found
 }
 
@@ -480,8 +488,13 @@ func secretKeyBeforeColon(v string, colon int) bool {
 	for j+n < len(v) && strings.IndexByte(" \t\n\",}", v[j+n]) < 0 {
 		n++
 	}
+	if j+n+1 < len(v) && v[j+n] == ' ' && authScheme(v[j:j+n]) { // Authorization: Bearer VALUE
+		j += n + 1
+		for n = 0; j+n < len(v) && strings.IndexByte(" \t\n\",}", v[j+n]) < 0; n++ {
+		}
+	}
 	switch val := v[j : j+n]; {
-	case n < 4, val == "null", val == "true", val == "false":
+	case n < 4, val == "null", val == "true", val == "false", reference(val):
 		return false
 	case quoted && strings.EqualFold(v[k:end], "auth"):
 		return basicCredentials(val) // Docker's config.json: "auth": base64(user:password)
@@ -490,6 +503,16 @@ func secretKeyBeforeColon(v string, colon int) bool {
 		return false // nsswitch.conf's "passwd: files"; YAML and headers say password
 	}
 	return secretKey(v[k:end])
+}
+
+// authScheme: w is an HTTP authentication scheme, which an
+// Authorization header's credential follows.
+func authScheme(w string) bool {
+	switch strings.ToLower(w) {
+	case "bearer", "basic", "token", "bot", "digest", "negotiate", "apikey", "sso-key":
+		return true
+	}
+	return false
 }
 
 // basicCredentials: val is base64 of "user:password" (HTTP basic

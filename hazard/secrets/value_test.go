@@ -37,7 +37,7 @@ func TestSecretNameStrips(t *testing.T) {
 		"JKS_STOREPASS", "KEYSTOREPASS", "STOREPASS", "PGPASS", "MASTERKEY", "LICENSEKEY", "PASSKEY", "PASSCODE",
 		"TOTP_SEED", "MFA_SEED", "SEED_PHRASE", "MNEMONIC", "WALLET_SEED", "OAUTH_REFRESH", "ID_RSA", "KEY", "PASS",
 		"API_KEYS", "APIKEYS", "X_APIKEYS", "APITOKENS", "PASSPHRASES", "MNEMONICS", "HMAC_KEYS", "AUTHORIZATION",
-		"DSN", "SENTRY_DSN_PROD", "ENCRYPTKEY", "WEBHOOK",
+		"DSN", "SENTRY_DSN_PROD", "ENCRYPTKEY", "WEBHOOK", "PAT",
 	} {
 		if !SecretName(n) {
 			t.Errorf("SecretName(%q) = false, want stripped", n)
@@ -104,6 +104,9 @@ func TestSecretValue(t *testing.T) {
 		"machine api.example.com login u password hunter2", base64.StdEncoding.EncodeToString([]byte("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n")),
 		"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "https://discord.com/api/webhooks/123/abcDEF",
 		"https://gitlab.example.com/api/v4/projects?private_token=abcdef123456", "x-auth-token=abcdef123",
+		// Found by the eleventh session's review: a value of several lines
+		// (a file's content) whose line rules find one.
+		"machine api.example.com\nlogin u\npassword hunter2\n", "line1\npassword hunter2", "db:5432:app:app:hunter2\nx",
 	} {
 		if what, ok := SecretValue(v); !ok {
 			t.Errorf("SecretValue(%q) = false, want a credential", v)

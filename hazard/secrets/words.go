@@ -167,6 +167,10 @@ func findWords(line string, depth int, emit func(Finding) bool) bool {
 			!emit(Finding{Rule: RuleStdinPassword, What: RuleStdinPassword.String()}) {
 			return false
 		}
+		if p := stdinFile(words, piped, prev); p != "" && readsCredential(words) &&
+			!emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: p}) {
+			return false
+		}
 		if !findCommand(words, depth, emit) {
 			return false
 		}
@@ -181,6 +185,61 @@ func findWords(line string, depth int, emit func(Finding) bool) bool {
 func echoesLiteral(words []string) bool {
 	return len(words) >= 2 && ((words[0] == "echo" || words[0] == "printf") && literal(words[len(words)-1]) ||
 		words[0] == "cat" && hereString(words))
+}
+
+// stdinFile returns the file a command's standard input is read from:
+// a redirection (< FILE, <FILE) among words, or cat FILE piped into it
+// (piped, prev the command before); "" otherwise.
+func stdinFile(words []string, piped bool, prev []string) string {
+	if piped && len(prev) == 2 && prev[0] == "cat" && literal(prev[1]) {
+		return prev[1]
+	}
+	for i, w := range words {
+		switch {
+		case w == "<" && i+1 < len(words) && literal(words[i+1]):
+			return words[i+1]
+		case len(w) > 1 && w[0] == '<' && w[1] != '<' && w[1] != '(' && literal(w[1:]):
+			return w[1:]
+		}
+	}
+	return ""
+}
+
+// fedFile returns FILE when v is $(cat FILE), $(< FILE), $(<FILE) or
+// `cat FILE` (a value read from a file); "" otherwise.
+func fedFile(v string) string {
+	inner, ok := substitution(v)
+	if !ok {
+		return ""
+	}
+	f := strings.Fields(inner)
+	switch {
+	case len(f) == 2 && (f[0] == "cat" || f[0] == "<"):
+		return strings.Trim(f[1], `"'`)
+	case len(f) == 1 && len(f[0]) > 1 && f[0][0] == '<':
+		return strings.Trim(f[0][1:], `"'`)
+	}
+	return ""
+}
+
+// passwordFileArg returns the file a password option reads its value
+// from ($(cat FILE) where a literal would be the password: mysql
+// -p"$(cat F)", sshpass -p "$(< F)", docker login -p, --password=$(cat
+// F)); "" otherwise. The option rules are asked with a stand-in literal.
+func passwordFileArg(cmd, a, next string, login bool) string {
+	if p := fedFile(next); p != "" && (commandPassword(cmd, a, "x") || login && a == "-p" ||
+		strings.HasPrefix(a, "--") && !strings.Contains(a, "=") && passwordOption(a[2:])) {
+		return p
+	}
+	if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+		if p := fedFile(a[2:]); p != "" && (a[1] == 'p' && (mysqlFamily(cmd) || login) || commandPassword(cmd, a[:2]+"x", "")) {
+			return p
+		}
+	}
+	if name, val, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "--") && fedFile(val) != "" && passwordOption(name[2:]) {
+		return fedFile(val)
+	}
+	return ""
 }
 
 // hereString: words feed the command a literal on its standard input
@@ -363,6 +422,8 @@ func options(cmd string, args []string, depth int, emit func(Finding) bool) bool
 		case commandPassword(cmd, a, next), login && (a == "-p" && literal(next) || len(a) > 2 && a[:2] == "-p" && a[2] != '-' && literal(a[2:])),
 			positionalPassword(cmd, args, j):
 			f = Finding{Rule: RuleCommandPassword}
+		case passwordFileArg(cmd, a, next, login) != "":
+			f = Finding{Rule: RuleSecretFile, Path: passwordFileArg(cmd, a, next, login)}
 		case keyFileOption(cmd, a, next) != "":
 			f = Finding{Rule: RuleSecretFile, Path: keyFileOption(cmd, a, next)}
 		case secretFileOption(cmd, a, next) != "":
@@ -382,7 +443,8 @@ func options(cmd string, args []string, depth int, emit func(Finding) bool) bool
 			}
 			if p := storeFile(at(k), at(k+1)); p != "" {
 				f = Finding{Rule: RuleCredentialStore, Path: p}
-			} else if SecretName(at(k)) && literal(at(k+1)) {
+			} else if SecretName(at(k)) && !strings.HasSuffix(strings.ToLower(at(k)), ".helper") && literal(at(k+1)) {
+				// a helper is a program; its inline script is read by the value rules
 				f = Finding{Rule: RuleConfigSet}
 			}
 		default:
@@ -432,10 +494,8 @@ func assign(name, v string, depth int, emit func(Finding) bool) bool {
 					return emit(Finding{Rule: RuleAssign, What: RuleAssign.String()})
 				}
 			}
-		case fields[0] == "cat" && len(fields) == 2, fields[0] == "<" && len(fields) == 2:
-			return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: strings.Trim(fields[1], `"'`)})
-		case strings.HasPrefix(fields[0], "<") && len(fields) == 1:
-			return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: strings.Trim(fields[0][1:], `"'`)})
+		case fedFile(v) != "":
+			return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: fedFile(v)})
 		case strings.Contains(inner, "<<<") && hereString(fields):
 			return emit(Finding{Rule: RuleAssign, What: RuleAssign.String()}) // $(base64 -d <<< …)
 		}
