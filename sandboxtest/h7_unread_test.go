@@ -27,7 +27,7 @@ func testAllowedUnread(t *testing.T, f *fixture) {
 		"{home}/.gradle/blob":          "\x00\x01\x02export DB_PASSWORD=SEC\n",
 		"{home}/.local/bin/big.sh":     strings.Repeat("echo filler line\n", 3000) + "# SEC\n",
 		"{home}/.gradle/init.d/zz":     "SEC\n",
-		"{home}/.npm/_cacache/ix":      "cache-{tag}\n",
+		"{home}/.npm/_cacache/index-v5/ix":      "cache-{tag}\n",
 		"{home}/.config/git/ignore":    "*.swp\n",
 		"{home}/.cargo/env":            "export PATH=$HOME/.cargo/bin:$PATH # {tag}\n",
 		"{home}/.gradle/init.d/zz.txt": "SEC\n",
@@ -53,7 +53,7 @@ val push 'cat {home}/.cargo/bin/push'
 val blob 'cat {home}/.gradle/blob | tr -d "\000\001\002"'
 val big 'tail -n 1 {home}/.local/bin/big.sh'
 val budget 'cat {home}/.gradle/init.d/zz'
-val npmcache 'cat {home}/.npm/_cacache/ix'
+val npmcache 'cat {home}/.npm/_cacache/index-v5/ix'
 val ignore 'cat {home}/.config/git/ignore'
 val cargoenv 'cat {home}/.cargo/env'
 ok elf '{home}/.cargo/bin/rtrue'

@@ -77,6 +77,7 @@ var scenarios = []scenario{
 	{"H7_allowed_contents", testAllowedContents},
 	{"H7_rc_variants", testRcVariants},
 	{"H7_allowed_unread", testAllowedUnread},
+	{"H7_allowed_stores", testAllowedStores},
 	{"H7_credential_locations", testCredentialLocations},
 	{"H7_xdg_relocated", testXDGRelocated},
 	{"H7_credential_out_of_reach", testCredentialOutOfReach},

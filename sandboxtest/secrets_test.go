@@ -33,6 +33,9 @@ var leakedEnv = []string{
 	"CURL_OPTS=-u admin:{marker}", "MYSQL_CMD=mysql -p{marker}", "SBX_SSHPASS=sshpass -p {marker} ssh h",
 	"SBX_CURL=curl --oauth2-bearer {marker} https://x", "AUTH_HEADER={marker}", "STRIPE_SK={marker}",
 	"GITHUB_APP_PEM={marker}",
+	// Found by the re-review of issue 27: a bare PAT, and values of
+	// several lines (a file's content) whose lines the rc-file rules read.
+	"PAT={marker}", "SBX_PWLINE=line1\npassword {marker}", "SBX_PGPASS=x\ndb:5432:app:app:{marker}",
 }
 
 // H5: the leaked variables are absent inside; the harmless ones (PATH,
