@@ -55,15 +55,17 @@ val gz 'tr -d "\037\213\010\000" < {home}/.gradle/real.gz'
 	}
 	shown := want{"pkg": "cache-{tag}", "gz": "gz-{tag}"}
 	hidden := want{"bashrc": "", "torch": "", "creds": "", "bzh": "", "ghtok": "", "dbpw": ""}
-	for k, v := range shown {
-		hidden[k] = v
-	}
-	f.expect(f.bwrun(inv, script, call{}), hidden)
+	f.expect(f.bwrun(inv, script, call{}), hidden.with(shown))
 
 	allow := "home: {allow: [.cache/torch, .cargo/registry/creds.toml, .gradle/notes.txt, .cargo/ghtok, .gradle/dbpw]}\n"
 	control := want{"bashrc": "", "torch": "~" + sec, "creds": "~" + sec, "bzh": "~" + sec, "ghtok": "~" + sec, "dbpw": "~" + sec}
-	for k, v := range shown {
-		control[k] = v
+	f.expect(f.sandbox(allow, script, call{}), control.with(shown))
+}
+
+// with returns w with the probes of more added (more wins).
+func (w want) with(more want) want {
+	for k, v := range more {
+		w[k] = v
 	}
-	f.expect(f.sandbox(allow, script, call{}), control)
+	return w
 }

@@ -73,15 +73,9 @@ ok elf '{home}/.cargo/bin/rtrue'
 	}
 	shown := want{"npmcache": "cache-{tag}", "ignore": "*.swp", "cargoenv": "~{tag}", "elf": "yes"}
 	hidden := want{"bashrc": "", "py": "", "push": "", "blob": "", "big": "", "budget": "!~" + sec}
-	for k, v := range shown {
-		hidden[k] = v
-	}
-	f.expect(f.bwrun(inv, script, call{}), hidden)
+	f.expect(f.bwrun(inv, script, call{}), hidden.with(shown))
 
 	allow := "home: {allow: [.local/bin/deploy.py, .cargo/bin/push, .gradle/blob, .local/bin/big.sh, .gradle/init.d]}\n"
 	control := want{"bashrc": "", "py": "~" + sec, "push": "~" + sec, "blob": "~" + sec, "big": "~" + sec, "budget": "~" + sec}
-	for k, v := range shown {
-		control[k] = v
-	}
-	f.expect(f.sandbox(allow, script, call{}), control)
+	f.expect(f.sandbox(allow, script, call{}), control.with(shown))
 }
