@@ -11,7 +11,9 @@ import (
 // store (~/.cargo/registry), a text that starts as a bzip2 archive
 // would, and plain files an rc file feeds to a credential-reading
 // command (gh auth login --with-token < FILE) or to a password option
-// (mysql -p"$(cat FILE)"). What lies in a store's directories, and a
+// (mysql -p"$(cat FILE)"), a server password in a Maven settings file
+// other than the denied settings.xml (an XML element), and a token split over
+// two lines with a backslash in a script of ~/.local/bin. What lies in a store's directories, and a
 // real gzip file, stay shown. Control: the host reads every one, and
 // with each in home.allow the sandbox reads it (they hold a secret of
 // their own; the marker stays in ~/.bashrc).
@@ -27,6 +29,8 @@ func testAllowedStores(t *testing.T, f *fixture) {
 		"{home}/.gradle/dbpw":                    "SEC\n",
 		"{home}/.cargo/registry/cache/x/pkg":     "cache-{tag}\n",
 		"{home}/.gradle/real.gz":                 "\x1f\x8b\x08\x00gz-{tag}\n",
+		"{home}/.m2/settings-ci.xml":             "<settings><servers>\n  <server><id>corp</id><password>SEC</password></server>\n</servers></settings>\n",
+		"{home}/.local/bin/tok.sh":               "#!/bin/sh\nexport X=ghp_0123456789abcdef\\\nghijABCDEFGHIJ0123 # SEC\n",
 	}
 	for p, c := range files {
 		f.write(f.expand(p), strings.ReplaceAll(f.expand(c), "SEC", sec))
@@ -39,13 +43,16 @@ val bzh 'cat {home}/.gradle/notes.txt'
 val ghtok 'cat {home}/.cargo/ghtok'
 val dbpw 'cat {home}/.gradle/dbpw'
 val pkg 'cat {home}/.cargo/registry/cache/x/pkg'
+val m2 'cat {home}/.m2/settings-ci.xml'
+val tok 'cat {home}/.local/bin/tok.sh'
 val gz 'tr -d "\037\213\010\000" < {home}/.gradle/real.gz'
 `
-	f.hostReadsSecrets(script, sec, "torch", "creds", "bzh", "ghtok", "dbpw")
+	f.hostReadsSecrets(script, sec, "torch", "creds", "bzh", "ghtok", "dbpw", "m2", "tok")
 	inv, stderr := f.compile("", call{})
 	for _, w := range []string{"{home}/.cache/torch/registry/auth.json line 1 holds a credential", "{home}/.cargo/registry/creds.toml line 1 holds a credential",
 		"{home}/.gradle/notes.txt line 2 holds a credential", "{home}/.cargo/ghtok is hidden wherever it is: {home}/.bashrc line 1 names it",
-		"{home}/.gradle/dbpw is hidden wherever it is: {home}/.bashrc line 2 names it", "{home}/.bashrc line 3 holds a credential"} {
+		"{home}/.gradle/dbpw is hidden wherever it is: {home}/.bashrc line 2 names it", "{home}/.bashrc line 3 holds a credential",
+		"{home}/.m2/settings-ci.xml line 2 holds a credential (a password or key in an XML element)", "{home}/.local/bin/tok.sh line 2 holds a credential"} {
 		if !strings.Contains(stderr, f.expand(w)) {
 			t.Errorf("compile warnings lack %q:\n%s", f.expand(w), stderr)
 		}
@@ -54,11 +61,11 @@ val gz 'tr -d "\037\213\010\000" < {home}/.gradle/real.gz'
 		t.Errorf("a compile warning shows the secret:\n%s", stderr)
 	}
 	shown := want{"pkg": "cache-{tag}", "gz": "gz-{tag}"}
-	hidden := want{"bashrc": "", "torch": "", "creds": "", "bzh": "", "ghtok": "", "dbpw": ""}
+	hidden := want{"bashrc": "", "torch": "", "creds": "", "bzh": "", "ghtok": "", "dbpw": "", "m2": "", "tok": ""}
 	f.expect(f.bwrun(inv, script, call{}), hidden.with(shown))
 
-	allow := "home: {allow: [.cache/torch, .cargo/registry/creds.toml, .gradle/notes.txt, .cargo/ghtok, .gradle/dbpw]}\n"
-	control := want{"bashrc": "", "torch": "~" + sec, "creds": "~" + sec, "bzh": "~" + sec, "ghtok": "~" + sec, "dbpw": "~" + sec}
+	allow := "home: {allow: [.cache/torch, .cargo/registry/creds.toml, .gradle/notes.txt, .cargo/ghtok, .gradle/dbpw, .m2/settings-ci.xml, .local/bin/tok.sh]}\n"
+	control := want{"bashrc": "", "torch": "~" + sec, "creds": "~" + sec, "bzh": "~" + sec, "ghtok": "~" + sec, "dbpw": "~" + sec, "m2": "~" + sec, "tok": "~" + sec}
 	f.expect(f.sandbox(allow, script, call{}), control.with(shown))
 }
 

@@ -60,8 +60,9 @@ func Scan(text string) []Finding {
 const maxJoined = 64
 
 // logicalLine cuts the first logical line off text, as a shell reads
-// it: lines ending in a backslash continue on the next (joined with a
-// blank), and a command whose here-document (<<WORD) ends within
+// it: lines ending in a backslash continue on the next (the backslash
+// and the newline removed, so a word split over lines is whole again),
+// and a command whose here-document (<<WORD) ends within
 // maxJoined lines is read with its body as a here-string in the
 // here-document's place (<<< line), so that `docker login
 // --password-stdin <<EOF` / PW / `EOF` is one command: a one-line body
@@ -79,7 +80,7 @@ func logicalLine(text string) (line, rest string, lines int) {
 	joined := line
 	for lines < maxJoined && len(joined) <= MaxLineBytes && strings.HasSuffix(line, "\\") && rest != "" {
 		line, rest, _ = strings.Cut(rest, "\n")
-		joined = joined[:len(joined)-1] + " " + line
+		joined = joined[:len(joined)-1] + line
 		lines++
 	}
 	start, end, word := hereDoc(joined)

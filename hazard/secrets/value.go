@@ -211,6 +211,9 @@ func valueRule(v string) (Rule, string) {
 		if c == ':' && i > 0 && secretKeyBeforeColon(v, i) {
 			return RuleKeyColon, RuleKeyColon.String()
 		}
+		if c == '<' && xmlSecret(v[i:]) {
+			return RuleXMLElement, RuleXMLElement.String()
+		}
 		if i > 0 && isAlnum(v[i-1]) {
 			continue // not the start of a word
 		}
@@ -434,7 +437,7 @@ func secretKey(key string) bool {
 	}
 	// A last word ending in one (proxyPassword, clientSecret, authToken,
 	// secretAccessKey, signingKey).
-	for _, suffix := range []string{"password", "passwd", "secret", "token", "passphrase", "apikey",
+	for _, suffix := range []string{"password", "passwd", "secret", "token", "passphrase", "apikey", "authident",
 		"secretkey", "secretaccesskey", "privatekey", "signingkey", "masterkey", "encryptionkey", "authkey"} {
 		if len(w) >= len(suffix) && strings.HasSuffix(w, suffix) {
 			return true
@@ -503,6 +506,32 @@ func secretKeyBeforeColon(v string, colon int) bool {
 		return false // nsswitch.conf's "passwd: files"; YAML and headers say password
 	}
 	return secretKey(v[k:end])
+}
+
+// xmlSecret: s starts an XML element <NAME>VALUE</ whose NAME (without
+// its namespace prefix) names a secret (secretKey, or Maven's master)
+// and whose VALUE is a literal (not a ${…} property, not a path), or
+// NuGet's <add key="NAME" value="VALUE"> with such a NAME.
+func xmlSecret(s string) bool {
+	end := strings.IndexByte(s, '>')
+	if end < 2 || end > 64 {
+		return false
+	}
+	tag := s[1:end]
+	if k, ok := strings.CutPrefix(tag, "add key=\""); ok {
+		name, rest, _ := strings.Cut(k, "\"")
+		val, ok := strings.CutPrefix(strings.TrimSpace(rest), "value=\"")
+		return ok && len(name) <= 24 && secretKey(name) && !strings.HasPrefix(val, "\"") && !reference(val) && !strings.HasPrefix(val, "%")
+	}
+	if i := strings.LastIndexByte(tag, ':'); i >= 0 {
+		tag = tag[i+1:]
+	}
+	if len(tag) > 24 || !isName(strings.ReplaceAll(tag, "-", "_")) || !strings.EqualFold(tag, "master") && !secretKey(tag) {
+		return false
+	}
+	val, _, ok := strings.Cut(s[end+1:], "</")
+	val = strings.TrimSpace(val)
+	return ok && val != "" && !reference(val) && !filePath(val)
 }
 
 // authScheme: w is an HTTP authentication scheme, which an

@@ -288,6 +288,8 @@ func readsCredential(words []string) bool {
 		}
 	case "chpasswd":
 		return true
+	case "op": // 1Password's op signin reads the account password
+		return contains(args, "signin")
 	case "passwd":
 		return contains(args, "--stdin")
 	case "vault", "bao":
@@ -433,7 +435,7 @@ func options(cmd string, args []string, depth int, emit func(Finding) bool) bool
 		case !uidCommand[cmd] && (a == "-u" || a == "-U" || a == "-a" && (cmd == "http" || cmd == "https")) && userPassword(cmd, next),
 			!uidCommand[cmd] && len(a) > 2 && a[:2] == "-u" && userPassword(cmd, a[2:]):
 			f = Finding{Rule: RuleUserPassword}
-		case a == "set" && j > 0 && (args[j-1] == "config" || args[j-1] == "configure") && SecretName(lastKeyPart(next)) && literal(at(j+2)),
+		case a == "set" && j > 0 && (args[j-1] == "config" || args[j-1] == "configure") && configKey(lastKeyPart(next)) && literal(at(j+2)),
 			cmd == "poetry" && a == "config" && (strings.HasPrefix(next, "http-basic.") && literal(at(j+3)) || strings.HasPrefix(next, "pypi-token.") && literal(at(j+2))):
 			f = Finding{Rule: RuleConfigSet}
 		case cmd == "git" && a == "config":
@@ -617,6 +619,13 @@ func mysqlFamily(cmd string) bool {
 		return true
 	}
 	return strings.HasPrefix(cmd, "mysql") || strings.HasPrefix(cmd, "mariadb")
+}
+
+// configKey: a configuration key's last part names a secret, as an
+// environment variable (SecretName) or a key of a configuration file
+// (secretKey: npmAuthIdent, proxyPassword).
+func configKey(k string) bool {
+	return SecretName(k) || len(k) <= 24 && secretKey(k)
 }
 
 // lastKeyPart is a configuration key's last part (after '.' or ':'):
@@ -824,9 +833,11 @@ func secretFileOption(cmd, a, next string) string {
 		if words[n-1] == "file" {
 			return val
 		}
+	case n == 1 && words[0] == "keyfile":
+		return val
 	case n >= 2 && words[n-1] == "file":
 		switch words[n-2] {
-		case "password", "passwd", "pass", "token", "secret", "passphrase", "netrc", "credentials":
+		case "password", "passwd", "pass", "token", "secret", "passphrase", "netrc", "credentials", "key":
 			return val
 		}
 	}
