@@ -2,6 +2,7 @@ package facts
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -30,10 +31,13 @@ func gitIndex(paths ...string) string {
 // check of the allowed entries reads, passes over or hides unread: a
 // file is read whatever its extension (a script in a bin directory at
 // any depth, documentation, a file with NUL bytes); a known binary
-// format and the package stores are shown unread; a text too large to
-// read is hidden unread unless home.allow names it; in a git checkout,
-// the files its index lists are shown unread, the others read, and its
-// .git/config is read (a clone URL with a token).
+// format and what lies in the package stores' directories are shown
+// unread (a store's top files are read, and a directory named as a
+// store elsewhere is read as any); a text too large to read is hidden
+// unread unless home.allow names it; in a git checkout, the files its
+// index lists are read within a budget of their own (shown unread past
+// it, or too large), the others as any, and its .git/config is read (a
+// clone URL with a token).
 func TestAllowedContentClasses(t *testing.T) {
 	elf := "\x7fELF\x02\x01\x01" + strings.Repeat("\x00", 9)
 	large := strings.Repeat("x = 1\n", maxAllowFile/6+1)
@@ -63,7 +67,14 @@ func TestAllowedContentClasses(t *testing.T) {
 		{"too large, home.allow", "/home/u/.local/bin/big.sh", large, nil, []string{".local/bin/big.sh"}, false, UnreadNone},
 		{"too large ELF", "/home/u/.cargo/bin/big", elf + large, nil, nil, false, UnreadNone},
 		{"checkout: tracked", "/home/u/.nvm/nvm.sh", "",
+			factstest.Tree{"/home/u/.nvm/.git/index": {Kind: "file", Content: gitIndex("nvm.sh")}}, nil, true, UnreadNone},
+		{"checkout: a user's scripts", "/home/u/.local/bin/deploy", "#!/bin/sh\n",
+			factstest.Tree{"/home/u/.local/bin/.git/index": {Kind: "file", Content: gitIndex("deploy")}}, nil, true, UnreadNone},
+		{"checkout: tracked, too large", "/home/u/.nvm/nvm.sh", large,
 			factstest.Tree{"/home/u/.nvm/.git/index": {Kind: "file", Content: gitIndex("nvm.sh")}}, nil, false, UnreadNone},
+		{"store's top file", "/home/u/.cargo/registry/token", "", nil, nil, true, UnreadNone},
+		{"store name elsewhere", "/home/u/.gradle/x/registry/auth.json", "", nil, nil, true, UnreadNone},
+		{"text starting as bzip2", "/home/u/.cargo/notes", "BZh9\n", nil, nil, true, UnreadNone},
 		{"checkout: untracked", "/home/u/.nvm/alias/deploy", "",
 			factstest.Tree{"/home/u/.nvm/.git/index": {Kind: "file", Content: gitIndex("nvm.sh")}}, nil, true, UnreadNone},
 		{"checkout: .git/config", "/home/u/.pyenv/.git/config", "[remote \"origin\"]\n\turl = https://me:ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/pyenv/pyenv\n",
@@ -82,6 +93,35 @@ func TestAllowedContentClasses(t *testing.T) {
 			if sf.File == c.file && sf.Unread != c.unread {
 				t.Errorf("%s: %+v, want unread %v", c.name, sf, c.unread)
 			}
+		}
+	}
+}
+
+// TestTrackedBudget: the files a git checkout lists are read within a
+// budget of their own: past it they are shown unread (as installed), not
+// hidden, and the other files are still read.
+func TestTrackedBudget(t *testing.T) {
+	tree := factstest.Tree{"/home/u/.gradle/init.gradle": {Kind: "file", Content: secretLine}}
+	var names []string
+	for i := 0; i < maxAllowReads+10; i++ {
+		n := fmt.Sprintf("f%03d.sh", i)
+		names = append(names, n)
+		tree["/home/u/.nvm/"+n] = Stat{Kind: "file", Content: secretLine}
+	}
+	tree["/home/u/.nvm/.git/index"] = Stat{Kind: "file", Content: gitIndex(names...)}
+	hidden, f := gatherSecrets(t, tree, &settings.Settings{})
+	nvm := 0
+	for _, h := range hidden {
+		if strings.HasPrefix(h, "/home/u/.nvm/") {
+			nvm++
+		}
+	}
+	if nvm != maxAllowReads || !slices.Contains(hidden, "/home/u/.gradle/init.gradle") {
+		t.Errorf("hidden %d tracked files (want %d) and init.gradle: %q", nvm, maxAllowReads, hidden)
+	}
+	for _, sf := range f.SecretFiles {
+		if sf.Unread != UnreadNone {
+			t.Errorf("hidden unread: %+v", sf)
 		}
 	}
 }

@@ -58,12 +58,16 @@ type allowWalk struct {
 	b allowBudget
 	// roots are the allowed entries checked (depth 0).
 	roots map[string]bool
-	// tracked are the files the git checkouts met list (checkoutTracked).
+	// tracked are the files the git checkouts met list (checkoutTracked);
+	// tb is the budget of reading them (a user's scripts kept in git,
+	// ~/.local/bin, are read as any file; a tool's checkout past it is
+	// shown unread, as installed).
 	tracked map[string]bool
+	tb      allowBudget
 	// storeTop are the entries at the top of the package stores met
 	// (allowStore): files read, directories not entered.
 	storeTop map[string]bool
-	found   func(SecretFile, []SecretFile)
+	found    func(SecretFile, []SecretFile)
 	// unread are the entries not read, with why.
 	unread []SecretFile
 }
@@ -159,8 +163,9 @@ func unreadNote(stopped string, rels []string) string {
 // it cannot read, and returns the entries of its directories, the next
 // level; when the budget runs out, it returns the entries left unread
 // (rest). It reads only the top files of the package stores
-// (allowStore), and passes over the files
-// git checkouts list (checkoutTracked; their .git/config is read),
+// (allowStore), reads the files git checkouts list (checkoutTracked;
+// and their .git/config) within a budget of their own (tb) and shows
+// them past it, and passes over
 // HomeAllowedLeft, what home.allow names, the start-up files
 // (rcSecrets reads them), and does not descend below maxAllowDepth. It
 // looks through the facts' FS without recording: the files it only
@@ -205,23 +210,31 @@ func (w *allowWalk) level(level []string, depth int) (next, rest []string) {
 				next = append(next, path.Join(p, n))
 			}
 		case invocation.KindFile:
-			if slices.Contains(ShellStartupFiles, rel) || w.tracked[p] {
+			rb := b
+			if w.tracked[p] { // a budget of its own; past it, or too large, shown unread as installed
+				if rb = &w.tb; rb.reads >= maxAllowReads || rb.bytes >= maxAllowBytes {
+					continue
+				}
+			}
+			if slices.Contains(ShellStartupFiles, rel) {
 				continue
 			}
 			data, err := g.fs.ReadFile(p, magicBytes)
 			if err != nil || knownBinary(data) {
 				continue // an executable, an archive: shown as what it is
 			}
-			if b.reads++; len(data) == magicBytes {
+			if rb.reads++; len(data) == magicBytes {
 				if data, err = g.fs.ReadFile(p, maxAllowFile+1); err != nil {
 					continue
 				}
 			}
 			if len(data) > maxAllowFile {
-				w.unread = append(w.unread, SecretFile{File: p, Rel: rel, Unread: UnreadTooLarge})
+				if !w.tracked[p] {
+					w.unread = append(w.unread, SecretFile{File: p, Rel: rel, Unread: UnreadTooLarge})
+				}
 				continue
 			}
-			b.bytes += len(data)
+			rb.bytes += len(data)
 			sf, ns := secretLines(p, string(data))
 			sf.Rel = rel
 			w.found(sf, ns)

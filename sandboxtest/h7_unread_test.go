@@ -22,15 +22,15 @@ func testAllowedUnread(t *testing.T, f *fixture) {
 	sec := "ur-" + f.tag + "-pw"
 	f.write(f.expand("{home}/.bashrc"), f.expand("export PATH=$HOME/bin:$PATH\ngh auth login --with-token <<EOF\n\n{marker}\nEOF\n"))
 	files := map[string]string{
-		"{home}/.local/bin/deploy.py":  "#!/usr/bin/env python3\n# curl -u admin:SEC https://example.invalid\n",
-		"{home}/.cargo/bin/push":       "#!/bin/sh\nexport DB_PASSWORD=SEC\n",
-		"{home}/.gradle/blob":          "\x00\x01\x02export DB_PASSWORD=SEC\n",
-		"{home}/.local/bin/big.sh":     strings.Repeat("echo filler line\n", 3000) + "# SEC\n",
-		"{home}/.gradle/init.d/zz":     "SEC\n",
-		"{home}/.npm/_cacache/index-v5/ix":      "cache-{tag}\n",
-		"{home}/.config/git/ignore":    "*.swp\n",
-		"{home}/.cargo/env":            "export PATH=$HOME/.cargo/bin:$PATH # {tag}\n",
-		"{home}/.gradle/init.d/zz.txt": "SEC\n",
+		"{home}/.local/bin/deploy.py":      "#!/usr/bin/env python3\n# curl -u admin:SEC https://example.invalid\n",
+		"{home}/.cargo/bin/push":           "#!/bin/sh\nexport DB_PASSWORD=SEC\n",
+		"{home}/.gradle/blob":              "\x00\x01\x02export DB_PASSWORD=SEC\n",
+		"{home}/.local/bin/big.sh":         strings.Repeat("echo filler line\n", 3000) + "# SEC\n",
+		"{home}/.gradle/init.d/zz":         "SEC\n",
+		"{home}/.npm/_cacache/index-v5/ix": "cache-{tag}\n",
+		"{home}/.config/git/ignore":        "*.swp\n",
+		"{home}/.cargo/env":                "export PATH=$HOME/.cargo/bin:$PATH # {tag}\n",
+		"{home}/.gradle/init.d/zz.txt":     "SEC\n",
 	}
 	for i := 0; i < 200; i++ {
 		files[fmt.Sprintf("{home}/.gradle/init.d/f%03d.gradle", i)] = "// init script\n"

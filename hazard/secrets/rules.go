@@ -163,7 +163,7 @@ var Rules = []RuleRow{
 			"aws configure set profile.prod.aws_secret_access_key wJalrXUtnFEMI", "poetry config http-basic.corp me hunter2",
 			"poetry config pypi-token.pypi pypi-abc",
 			"yarn config set npmAuthToken abc", "yarn config set npmAuthIdent \"me:pw\"", "git config --global github.token abc123"},
-		[]string{"git config --global credential.helper 'cache --timeout=3600'", "git config --global credential.https://h.helper store","aws configure set region eu-west-1", "git config --global user.name Me", "npm config set registry https://r",
+		[]string{"git config --global credential.helper 'cache --timeout=3600'", "git config --global credential.https://h.helper store", "aws configure set region eu-west-1", "git config --global user.name Me", "npm config set registry https://r",
 			"poetry config virtualenvs.in-project true"}},
 	{RuleSecretFile, "a file that holds a password or token",
 		"NAME=$(cat FILE), NAME=$(< FILE) or NAME=FILE (a path) where SecretName(NAME), a credential variable (CredentialVars but sockets and runtime places) set to a path, GIT_ASKPASS, SSH_ASKPASS and SUDO_ASKPASS naming a program under the home directory, and the options that name one (--password-file, --token-file, --secret-file, --passphrase-file, --netrc-file, --passfile, mysql's --defaults-extra-file, sshpass -f, ssh/scp/sftp/rsync -i KEY and -o IdentityFile=KEY), a command that reads a credential from its standard input (RuleStdinPassword) given < FILE or cat FILE |, and a password option given $(cat FILE) or $(< FILE) where a literal would be the password (mysql -p\"$(cat F)\", sshpass -p, --password=): the file is hidden wherever it is",
