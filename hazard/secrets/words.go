@@ -506,7 +506,7 @@ func assign(name, v string, depth int, emit func(Finding) bool) bool {
 	switch {
 	case secret && filePath(v):
 		return emit(Finding{Rule: RuleSecretFile, What: RuleSecretFile.String(), Path: v})
-	case reference(v):
+	case reference(v), secret && settingValue(v):
 		return true
 	case secret:
 		return emit(Finding{Rule: RuleAssign, What: RuleAssign.String()})
@@ -514,6 +514,17 @@ func assign(name, v string, depth int, emit func(Finding) bool) bool {
 		return findValue(v, depth+1, emit)
 	}
 	return true
+}
+
+// settingValue: v is a switch or a small count (true, off, enabled, 20),
+// what a setting named like a secret takes (SECRET_SCANNING=enabled,
+// PASSWORD_LENGTH=20), never a credential.
+func settingValue(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "on", "off", "enabled", "disabled", "enable", "disable", "none", "null":
+		return true
+	}
+	return len(v) <= 3 && isDigits(v)
 }
 
 // assignment cuts a word NAME=value or NAME+=value (NAME a shell
