@@ -21,8 +21,11 @@ FUZZ_VERIFY_EXECS  ?= 30000x
 # format but SARIF, check against whole compilations with the built-in
 # rules alone (make test compares them with organisation rules and custom
 # profiles, and compiler's TestLintReportsWhatCompileReports holds the
-# built-in rules' findings to Compile's on every golden case).
-LONG_TESTS = TestHostile|TestCheckThousandFiles|TestCheckCorpusConcurrentIsSequential|TestCheckIsTheCompilePath
+# built-in rules' findings to Compile's on every golden case), the
+# concurrent check in the formats but text and SARIF, and the two tests
+# that run the documentation's CI set-ups (the GitHub Action's steps,
+# docs/ci.md's GitHub, GitLab and pre-commit command lines).
+LONG_TESTS = TestHostile|TestCheckThousandFiles|TestCheckCorpusConcurrentIsSequential|TestCheckIsTheCompilePath|TestCheckConcurrentIsSequential|TestAction|TestCIExamples
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # The Hermes plugin's tests (Debian's python3-pytest); pytest exits 5 when
 # it collects nothing, which fails the target too.

@@ -157,6 +157,9 @@ func goEnv(t *testing.T, name string) string {
 }
 
 func TestAction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: make ci runs it (LONG_TESTS)")
+	}
 	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
 	var act actionDef
 	readYAML(t, "../../action.yml", &act)

@@ -205,6 +205,9 @@ func runShell(t *testing.T, dir string, env []string, line string) result {
 }
 
 func TestCIExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: make ci runs it (LONG_TESTS)")
+	}
 	t.Parallel() // runs bwpolicy in its own directories: side by side with the other slow tests
 	gh, gl := githubCommands(t), gitlabCommands(t)
 	if len(gh) < 3 || len(gl) < 3 {
