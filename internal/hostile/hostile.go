@@ -60,6 +60,9 @@ func Cases() []Case {
 		{"flow_deep_5000", []byte(strings.Repeat("[", 5000) + strings.Repeat("]", 5000)), 1, "nested deeper than"},
 		{"block_deep_5000", []byte(strings.Repeat("- ", 5000) + "x\n"), 1, "nested deeper than"},
 		{"mapping_deep_200", indentedMappings(200), 65, "nested deeper than"},
+		// Refused deep in the file: the diagnostic's snippet must not
+		// cost the lines before it.
+		{"lines_100000", repeatLines("", "k: 1\n", 100_000), 10_001, "too much YAML structure"},
 	}
 }
 
