@@ -29,6 +29,7 @@ import (
 
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/internal/bounded"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Files holds the built-in rules and their tests.
@@ -142,7 +143,9 @@ func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
 					"rule file larger than %d bytes (1 MiB): organisation rules are small, and bwpolicy reads no more", MaxRuleFileSize)}
 			}
 			if err != nil {
-				return err
+				// Positioned at the file, whatever it is (a named pipe,
+				// a link to /proc/kmsg: refused without blocking).
+				return &fs.PathError{Op: "read", Path: p, Err: errors.New(invocation.ReadFailure(err))}
 			}
 			out[p] = string(src)
 			return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/diag"
 	"github.com/bwpolicy/bwpolicy/internal/bounded"
 	"github.com/bwpolicy/bwpolicy/profiles"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/schema"
 )
 
@@ -134,7 +135,7 @@ func load(dirs []string) (*Set, diag.List) {
 			src, err := bounded.ReadFile(file, MaxProfileSize)
 			if err != nil {
 				d := diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
-					Summary: "cannot read profile: " + err.Error()}
+					Summary: "cannot read profile: " + invocation.ReadFailure(err)}
 				var big *bounded.TooLarge
 				if errors.As(err, &big) {
 					d.Pos.Line, d.Pos.Col = 1, 1

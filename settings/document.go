@@ -231,7 +231,7 @@ func Load(file string) (*Document, diag.List) {
 	defer f.Close()
 	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, diag.List{readError(file, err)}
+		return nil, diag.List{readError(file, invocation.ReadError(file, err))}
 	}
 	return Parse(file, src)
 }
@@ -241,6 +241,11 @@ func readError(file string, err error) diag.Diagnostic {
 	if errors.As(err, &nr) {
 		return diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
 			Summary: "is " + invocation.FileKind(nr.Mode) + ", not a settings file"}
+	}
+	var stalled *invocation.StalledError
+	if errors.As(err, &stalled) {
+		return diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
+			Summary: fmt.Sprintf("gave nothing to read within %v: a pseudo-file (such as /proc/kmsg), not a settings file", invocation.ReadWait)}
 	}
 	msg := err.Error()
 	var pe *os.PathError

@@ -104,15 +104,21 @@ func TestHostileInputBounded(t *testing.T) {
 }
 
 // TestNotRegularInputs: a named pipe never blocks check (given or found
-// in a directory), compile --config or verify: each refuses it, naming
-// it. Without the non-blocking open each of these hangs until the
+// in a directory), compile --config, verify, or the reading of a --policy
+// rule or a --profiles profile under check, compile and test: each
+// refuses it, naming it. Without the non-blocking open each of these hangs until the
 // timeout.
 func TestNotRegularInputs(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"p.yaml", "d/p.yaml", "inv.json"} {
+	for _, d := range []string{"rules", "profiles"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"p.yaml", "d/p.yaml", "inv.json", "rules/p.rego", "profiles/p.cue"} {
 		if err := syscall.Mkfifo(filepath.Join(dir, f), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -126,6 +132,14 @@ func TestNotRegularInputs(t *testing.T) {
 		{[]string{"check", "d"}, exitFound, "d/p.yaml: error: is a named pipe (FIFO), not a settings file [input]"},
 		{[]string{"compile", "--config", "p.yaml"}, exitFound, "p.yaml: error: is a named pipe (FIFO), not a settings file [input]"},
 		{[]string{"verify", "inv.json"}, exitUsage, "inv.json: is a named pipe (FIFO), not a regular file"},
+		// An organisation rule or a custom profile is read by the same
+		// open: the parent read a named pipe among a pull request's
+		// rules (or a link to /proc/kmsg) with a blocking open.
+		{[]string{"check", "--policy", "rules", "d"}, exitUsage, "rules/p.rego: error: cannot read organisation rules: is a named pipe (FIFO), not a regular file [policy]"},
+		{[]string{"compile", "--policy", "rules"}, exitUsage, "rules/p.rego: error: cannot read organisation rules: is a named pipe (FIFO), not a regular file [policy]"},
+		{[]string{"test", "rules"}, exitUsage, "rules/p.rego: error: cannot read organisation rules: is a named pipe (FIFO), not a regular file [policy]"},
+		{[]string{"check", "--profiles", "profiles", "d"}, exitFound, "profiles/p.cue: error: cannot read profile: is a named pipe (FIFO), not a regular file [input]"},
+		{[]string{"compile", "--profiles", "profiles"}, exitFound, "profiles/p.cue: error: cannot read profile: is a named pipe (FIFO), not a regular file [input]"},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
 			r, _ := runBounded(t, dir, tc.args...)

@@ -16,8 +16,9 @@ package bounded
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
+
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Defaults of the bounds (the --eval-timeout and --eval-memory flags).
@@ -134,16 +135,19 @@ func (e *TooLarge) Error() string {
 }
 
 // ReadFile reads a file of at most max bytes (an untrusted rule or
-// profile): a larger one is a *TooLarge, read no further.
+// profile): a larger one is a *TooLarge, read no further. It must be a
+// regular file, opened and read without blocking (a named pipe, a device
+// or a symbolic link to /proc/kmsg among a pull request's rules is an
+// error, not a hang): see invocation.OpenRegular.
 func ReadFile(file string, max int64) ([]byte, error) {
-	f, err := os.Open(file)
+	f, err := invocation.OpenRegular(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, err
+		return nil, invocation.ReadError(file, err)
 	}
 	if int64(len(b)) > max {
 		return nil, &TooLarge{File: file, Max: max}

@@ -83,7 +83,7 @@ func readDecode(f *os.File, path string, m decodeMode) ([]byte, *Invocation, err
 func readInvocationFile(f *os.File, path string) ([]byte, error) {
 	data, err := ReadLimited(f, maxInvocationSize+1)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read invocation %s: %w", path, err)
+		return nil, fmt.Errorf("cannot read invocation %s: %w", path, ReadError(path, err))
 	}
 	if len(data) > maxInvocationSize {
 		return nil, fmt.Errorf("invocation %s: larger than %d bytes; not a bwpolicy invocation", path, maxInvocationSize)
