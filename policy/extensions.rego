@@ -31,6 +31,18 @@ deny contains v("H4", e.message, ["hide", e.index]) if {
 	some e in input.facts.hide_errors
 }
 
+# H4: a shell expansion bwpolicy does not make (~user, $VAR, ${VAR…})
+# would hide a file of that literal name, not the path it meant: refused.
+# The home's own spellings (~, ~/, $HOME, ${HOME}) are "~/" by now.
+deny contains v("H4", sprintf("hide entry %q holds a shell expansion bwpolicy does not make (~user, $VAR, ${VAR}): it would hide a file of that literal name, not the path meant; only ~, ~/, $HOME and ${HOME} name the home: write the path (a literal $ in a name: [$])", [h]), ["hide", i]) if {
+	some i, h in object.get(input.settings, "hide", [])
+	unexpanded_shell(h)
+}
+
+unexpanded_shell(h) if regex.match(`^~[^/]`, h)
+
+unexpanded_shell(h) if regex.match(`\$[{A-Za-z_]`, h)
+
 # H4: relative hide entries need an existing working directory.
 warn contains v("H4", sprintf("hide entry %q is relative to the working directory, which does not exist: not expanded", [h]), ["hide", i]) if {
 	not input.facts.cwd.exists

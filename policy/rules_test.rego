@@ -359,3 +359,20 @@ test_h10_bind_count_boundary if {
 	count(bind_count_warnings(100)) == 0
 	count(bind_count_warnings(101)) == 1
 }
+
+# H4: a hide entry holding a shell expansion bwpolicy does not make is
+# refused; the home's spellings (canonical "~/" by the time the rules
+# see them), globs and a bracketed literal $ are not.
+hide_rules(h) := {v.rule | some v in rules.deny with input as {"facts": base_facts, "profile": base_profile, "settings": object.union(base_settings, {"hide": [h]})}}
+
+test_hide_shell_expansion_refused if {
+	every h in ["~root", "~root/.ssh", "~bob/", "$XDG_CONFIG_HOME/gh", "${XDG_CONFIG_HOME}/gh", "${HOME:-/home/u}/.ssh", "$HOMEDIR", "secrets/$ENV/key.pem", "$_x"] {
+		"H4" in hide_rules(h)
+	}
+}
+
+test_hide_without_shell_expansion_accepted if {
+	every h in ["~/.config/gh", "**/*.pem", "secrets/", "[$]HOME", "a$", "cost$1"] {
+		not "H4" in hide_rules(h)
+	}
+}
