@@ -128,6 +128,7 @@ func newLocal(extra map[string]string, reach Reach) (*Engine, error) {
 // are found, for LoadWith, RunTestDirs and the CLI's snippets.
 func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
 	out := map[string]string{}
+	budget := bounded.Budget{PerFile: MaxRuleFileSize, Total: MaxRuleBytes, Files: MaxRuleFiles}
 	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -136,11 +137,16 @@ func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
 			if d.IsDir() || !strings.HasSuffix(p, ".rego") || (!withTests && strings.HasSuffix(p, "_test.rego")) {
 				return nil
 			}
-			src, err := bounded.ReadFile(p, MaxRuleFileSize)
+			src, err := budget.ReadFile(p)
 			var big *bounded.TooLarge
-			if errors.As(err, &big) {
+			var over *bounded.OverBudget
+			switch {
+			case errors.As(err, &big):
 				return ast.Errors{ast.NewError(ast.ParseErr, &ast.Location{File: p, Row: 1, Col: 1},
 					"rule file larger than %d bytes (1 MiB): organisation rules are small, and bwpolicy reads no more", MaxRuleFileSize)}
+			case errors.As(err, &over):
+				return ast.Errors{ast.NewError(ast.ParseErr, &ast.Location{File: p, Row: 1, Col: 1},
+					"the rule files of --policy (tests included) are over %d files or %d bytes (8 MiB) here: organisation rules are small, and bwpolicy reads no more", MaxRuleFiles, MaxRuleBytes)}
 			}
 			if err != nil {
 				// Positioned at the file, whatever it is (a named pipe,
@@ -160,6 +166,13 @@ func ReadDirs(dirs []string, withTests bool) (map[string]string, error) {
 // MaxRuleFileSize bounds an organisation rule file: the parent process
 // reads it (for snippets and the rule catalogue) before any child does.
 const MaxRuleFileSize = 1 << 20
+
+// MaxRuleBytes and MaxRuleFiles bound the rule files of all --policy
+// directories together, as the parent reads them.
+const (
+	MaxRuleBytes = 8 << 20
+	MaxRuleFiles = 1000
+)
 
 // BuiltinModules returns the built-in rule files (without tests), by name.
 func BuiltinModules(withTests bool) map[string]string {

@@ -110,3 +110,31 @@ func TestEveryCUEErrorIsPositioned(t *testing.T) {
 		})
 	}
 }
+
+// TestProfileDirsBudget: the profile files of the --profiles
+// directories are read under one budget (8 MiB, 1000 files), refused at
+// the file that crossed it, positioned; 7 files of 1,000,000 bytes load.
+func TestProfileDirsBudget(t *testing.T) {
+	for _, c := range hostile.BudgetCases(MaxProfiles) {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			err := c.WriteDir(dir, func(i int) string { return fmt.Sprintf("p%04d.cue", i) },
+				func(i int) string {
+					return fmt.Sprintf("name: \"p%04d\"\ndescription: \"x\"\ncwd_writable: false\nnetwork: \"none\"\n//", i)
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ds := load([]string{dir})
+			var refusals []string
+			for _, d := range ds {
+				if strings.Contains(d.Summary, "bwpolicy reads no more") && d.Pos.Line == 1 && strings.HasPrefix(d.Pos.File, dir) {
+					refusals = append(refusals, d.String())
+				}
+			}
+			if c.Over != (len(refusals) == 1) || (!c.Over && ds.HasErrors()) {
+				t.Fatalf("over %v: diagnostics %v", c.Over, ds)
+			}
+		})
+	}
+}

@@ -113,6 +113,7 @@ func load(dirs []string) (*Set, diag.List) {
 	}
 	s.def = sv.LookupPath(cue.ParsePath("#Profile"))
 	var diags diag.List
+	budget := NewBudget()
 	for _, name := range profiles.Names {
 		src, err := profiles.FS.ReadFile(name + ".cue")
 		if err != nil {
@@ -132,14 +133,22 @@ func load(dirs []string) (*Set, diag.List) {
 				continue
 			}
 			file := filepath.Join(dir, e.Name())
-			src, err := bounded.ReadFile(file, MaxProfileSize)
+			src, err := budget.ReadFile(file)
 			if err != nil {
 				d := diag.Diagnostic{Severity: diag.Error, Rule: "input", Pos: diag.Pos{File: file},
 					Summary: "cannot read profile: " + invocation.ReadFailure(err)}
 				var big *bounded.TooLarge
-				if errors.As(err, &big) {
+				var over *bounded.OverBudget
+				switch {
+				case errors.As(err, &big):
 					d.Pos.Line, d.Pos.Col = 1, 1
 					d.Summary = fmt.Sprintf("profile larger than %d bytes (1 MiB): profiles are a screenful of CUE, and bwpolicy reads no more", MaxProfileSize)
+				case errors.As(err, &over):
+					d.Pos.Line, d.Pos.Col = 1, 1
+					d.Summary = fmt.Sprintf("the profiles of --profiles are over %d files or %d bytes (8 MiB) here: profiles are a screenful of CUE each, and bwpolicy reads no more", MaxProfiles, MaxProfilesBytes)
+					diags.Add(d)
+					diags.Sort()
+					return s, diags
 				}
 				diags.Add(d)
 				continue
@@ -323,3 +332,17 @@ func hasPath(l diag.List, p string) bool {
 // MaxProfileSize bounds a custom profile file: profiles are a screenful
 // of CUE.
 const MaxProfileSize = 1 << 20
+
+// MaxProfilesBytes and MaxProfiles bound the profile files of all
+// --profiles directories together.
+const (
+	MaxProfilesBytes = 8 << 20
+	MaxProfiles      = 1000
+)
+
+// NewBudget is the budget the profile files of the --profiles
+// directories are read under, in the child that evaluates them and in
+// the parent that shows their lines.
+func NewBudget() *bounded.Budget {
+	return &bounded.Budget{PerFile: MaxProfileSize, Total: MaxProfilesBytes, Files: MaxProfiles}
+}

@@ -26,6 +26,7 @@ import (
 func checkProfiles(ctx context.Context, dirs []string, lim bounded.Limits, base compiler.Request, sources map[string][]byte) (*profile.Set, diag.List, diag.List, []string, map[string]diag.Pos) {
 	var findings, failures diag.List
 	var inputs []string
+	budget := profile.NewBudget()
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
@@ -37,7 +38,7 @@ func checkProfiles(ctx context.Context, dirs []string, lim bounded.Limits, base 
 			}
 			f := filepath.Join(dir, e.Name())
 			inputs = append(inputs, f)
-			if src, err := bounded.ReadFile(f, profile.MaxProfileSize); err == nil {
+			if src, err := budget.ReadFile(f); err == nil {
 				sources[f] = src
 			}
 		}

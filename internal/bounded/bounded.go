@@ -14,6 +14,7 @@
 package bounded
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -153,4 +154,54 @@ func ReadFile(file string, max int64) ([]byte, error) {
 		return nil, &TooLarge{File: file, Max: max}
 	}
 	return b, nil
+}
+
+// Budget bounds what a directory of untrusted files (organisation
+// rules, custom profiles) costs the process that reads them: each file
+// at most PerFile bytes, and all of them together at most Total bytes
+// and Files files. Without it a directory of 300 rule files of 1 MiB
+// each, each within its own bound, took 3.5 GiB and 104 s of the parent
+// before the child refused them. Its zero value reads nothing.
+type Budget struct {
+	PerFile, Total int64
+	Files          int
+	used           int64
+	read           int
+}
+
+// OverBudget is the error of Budget.ReadFile once the directory's
+// files are over the budget's Total or Files.
+type OverBudget struct {
+	File    string
+	Total   int64
+	Files   int
+	ByCount bool
+}
+
+// Error names the file at which the budget ran out and the bound.
+func (e *OverBudget) Error() string {
+	if e.ByCount {
+		return fmt.Sprintf("%s: more than %d files; bwpolicy reads no more", e.File, e.Files)
+	}
+	return fmt.Sprintf("%s: the files together are larger than %d bytes; bwpolicy reads no more", e.File, e.Total)
+}
+
+// ReadFile reads file (ReadFile with the budget's PerFile) and counts it
+// against the budget: past Files files, or Total bytes, it is an
+// *OverBudget, read no further.
+func (b *Budget) ReadFile(file string) ([]byte, error) {
+	if b.read >= b.Files {
+		return nil, &OverBudget{File: file, Total: b.Total, Files: b.Files, ByCount: true}
+	}
+	src, err := ReadFile(file, min(b.PerFile, b.Total-b.used))
+	var big *TooLarge
+	if errors.As(err, &big) && b.Total-b.used < b.PerFile {
+		return nil, &OverBudget{File: file, Total: b.Total, Files: b.Files}
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.read++
+	b.used += int64(len(src))
+	return src, nil
 }

@@ -7,6 +7,8 @@ package hostile
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -207,4 +209,37 @@ func fieldsStruct(name string, n int) []byte {
 	}
 	b.WriteString("}\n")
 	return b.Bytes()
+}
+
+// BudgetCase is one directory of untrusted files against the budget of
+// a directory (bounded.Budget): Files files of Size bytes each, Over
+// when the budget must refuse it.
+type BudgetCase struct {
+	Name        string
+	Files, Size int
+	Over        bool
+}
+
+// BudgetCases are the directories a budget of 8 MiB and maxFiles files
+// must read (7 files of 1,000,000 bytes) or refuse (9 of them; maxFiles
+// + 1 small ones).
+func BudgetCases(maxFiles int) []BudgetCase {
+	return []BudgetCase{
+		{"within", 7, 1_000_000, false},
+		{"bytes", 9, 1_000_000, true},
+		{"files", maxFiles + 1, 100, true},
+	}
+}
+
+// WriteDir writes c's files into dir, file i named name(i) and starting
+// with head(i), padded to c.Size bytes with a comment of 'x's after it.
+func (c BudgetCase) WriteDir(dir string, name, head func(int) string) error {
+	for i := 0; i < c.Files; i++ {
+		src := head(i)
+		src += strings.Repeat("x", c.Size-len(src)-1) + "\n"
+		if err := os.WriteFile(filepath.Join(dir, name(i)), []byte(src), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
