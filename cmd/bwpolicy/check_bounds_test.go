@@ -144,6 +144,9 @@ func TestHostileRulesUnderEveryCommand(t *testing.T) {
 					!strings.Contains(r.stderr, "bwpolicy.custom.hostile.deny") || strings.Contains(r.stderr, "goroutine ") {
 					t.Errorf("%s: want exit %d and the bound at %s (rule deny), no stack trace; got %s", c.name, c.code, w, r)
 				}
+				if c.name == "test" && strings.Contains(r.stderr, "--eval-timeout") {
+					t.Errorf("test names check's flag (--eval-timeout), not its own (--timeout): %s", r)
+				}
 				if h.Time && took > 10*time.Second {
 					t.Errorf("%s took %v with a 2 s bound", c.name, took)
 				}

@@ -62,7 +62,7 @@ func testSetup(fs *flag.FlagSet) runner {
 
 func testMain(run string, ev *evalFlags, format string, args []string, stdout, stderr io.Writer) int {
 	if err := ev.check(); err != nil {
-		fmt.Fprintf(stderr, "bwpolicy test: %v\n", strings.Replace(err.Error(), "--eval-timeout", "--timeout", 1))
+		fmt.Fprintf(stderr, "bwpolicy test: %v\n", testFlags(err.Error()))
 		return exitUsage
 	}
 	if len(args) == 0 {
@@ -90,6 +90,9 @@ func testMain(run string, ev *evalFlags, format string, args []string, stdout, s
 	results, err := policy.RunTestDirs(context.Background(), args, policy.TestOptions{Run: run, Timeout: ev.timeout, Memory: ev.memoryMiB, Reach: opt.Reach})
 	if err != nil {
 		ds := policy.ErrorDiags(err)
+		for i := range ds {
+			ds[i].Summary = testFlags(ds[i].Summary)
+		}
 		diag.Render(stderr, ds, regoSources(args))
 		var ex *bounded.Exceeded
 		if errors.As(err, &ex) {
@@ -242,3 +245,7 @@ func regoSources(dirs []string) map[string][]byte {
 	}
 	return m
 }
+
+// testFlags names test's own flag in a message of the policy package,
+// which names check's: test bounds each test's time with --timeout.
+func testFlags(s string) string { return strings.Replace(s, "--eval-timeout", "--timeout", 1) }
