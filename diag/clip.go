@@ -46,6 +46,16 @@ func Clip(s string) string {
 	return fmt.Sprintf("%s… (%d more bytes)", p, len(s)-len(p))
 }
 
+// ClipBytes is Clip of string(b), converting no more of b than it keeps
+// (a SARIF snippet per finding of a 1 MiB line copied the line each).
+func ClipBytes(b []byte) string {
+	if len(b) <= MaxMessage {
+		return string(b)
+	}
+	p := prefix(string(b[:MaxMessage+utf8.UTFMax]), MaxMessage)
+	return fmt.Sprintf("%s… (%d more bytes)", p, len(b)-len(p))
+}
+
 // Clip bounds the summary, detail and related messages of every
 // diagnostic of l (see Clip); stages whose messages quote input (CUE,
 // Rego) are bounded here.

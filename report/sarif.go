@@ -305,8 +305,8 @@ func (r *Report) physical(pos diag.Pos) (sarifPhysical, bool) {
 	if pos.Line <= 0 {
 		pl.Region.StartColumn = 0
 	}
-	if line, ok := sourceLine(r.Sources[pos.File], pl.Region.StartLine); ok && line != "" {
-		pl.Region.Snippet = &sarifText{Text: diag.Clip(line)}
+	if line, ok := sourceLine(r.Sources[pos.File], pl.Region.StartLine); ok && len(line) > 0 {
+		pl.Region.Snippet = &sarifText{Text: diag.ClipBytes(line)}
 	}
 	return pl, true
 }
@@ -338,10 +338,11 @@ func fileURI(p string, dir bool) string {
 	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
-// sourceLine returns line n (1-based) of src without its line ending.
-func sourceLine(src []byte, n int) (string, bool) {
+// sourceLine returns line n (1-based) of src without its line ending, a
+// slice of src.
+func sourceLine(src []byte, n int) ([]byte, bool) {
 	if src == nil || n <= 0 {
-		return "", false
+		return nil, false
 	}
 	for i := 1; ; i++ {
 		j := bytes.IndexByte(src, '\n')
@@ -349,10 +350,10 @@ func sourceLine(src []byte, n int) (string, bool) {
 			if j >= 0 {
 				src = src[:j]
 			}
-			return strings.TrimRight(string(src), "\r"), true
+			return bytes.TrimRight(src, "\r"), true
 		}
 		if j < 0 {
-			return "", false
+			return nil, false
 		}
 		src = src[j+1:]
 	}
