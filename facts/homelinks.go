@@ -11,7 +11,6 @@ package facts
 
 import (
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/bwpolicy/bwpolicy/hazard/git"
@@ -58,15 +57,12 @@ func (g *gatherer) homeDotLinks(home string) (links, truncated []string) {
 		if g.fs.ListDir(dir, &de) != nil {
 			continue
 		}
-		var look []int // the entries to look at, by name
-		for i, name := range de.Names {
-			if rel != "" || strings.HasPrefix(name, ".") { // a non-dot entry is bound back as itself (HomeWhyNonDot)
-				look = append(look, i)
+		n := 0
+		for _, i := range byName(&de) {
+			if rel == "" && !strings.HasPrefix(de.Names[i], ".") {
+				continue // a non-dot entry: bound back as itself (HomeWhyNonDot)
 			}
-		}
-		slices.SortFunc(look, func(i, j int) int { return strings.Compare(de.Names[i], de.Names[j]) })
-		for n, i := range look {
-			if n == maxHomeEntries {
+			if n++; n > maxHomeEntries {
 				truncated = append(truncated, dir)
 				break
 			}
