@@ -4,8 +4,6 @@ import (
 	"github.com/bwpolicy/bwpolicy/facts/factstest"
 
 	"fmt"
-	"net"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -137,27 +135,8 @@ func TestHomeLayoutTruncated(t *testing.T) {
 // no lstat. A directory a hide glob walked keeps the modification
 // time its own precondition needs.
 func TestHomeLayoutOnDisk(t *testing.T) {
-	home := t.TempDir()
-	for _, d := range []string{"dir", "walked", "proj", ".config/git"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{"file", ".bashrc"} {
-		if err := os.WriteFile(filepath.Join(home, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for link, target := range map[string]string{"to-dir": "dir", ".profile": "file", "dangling": "nothing"} {
-		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ln, err := net.Listen("unix", filepath.Join(home, "sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	home := onDisk{dirs: []string{"dir", "walked", "proj", ".config/git"}, files: []string{"file", ".bashrc"}, sockets: []string{"sock"},
+		links: map[string]string{"to-dir": "dir", ".profile": "file", "dangling": "nothing"}}.make(t)
 	under := &countingFS{FS: OS{}, calls: map[string]int{}}
 	h := &Host{FS: under, Home: home, HermesHome: filepath.Join(home, ".hermes"), ProcessCwd: filepath.Join(home, "proj"), Env: map[string]string{}}
 	f := Gather(h, &settings.Settings{Hide: []string{"~/walked/*.key"}}, builtinProfile(t, "workspace"))

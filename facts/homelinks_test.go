@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -13,23 +12,9 @@ import (
 // left unexamined and every other entry looked at; the links are the
 // ones an lstat of every entry finds.
 func TestHomeDotLinksOnDisk(t *testing.T) {
-	home := t.TempDir()
-	for _, d := range []string{".dir", ".config/app", ".local/share/x", "plain"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{".file", ".config/f"} {
-		if err := os.WriteFile(filepath.Join(home, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for link, target := range map[string]string{".to-dir": ".dir", ".to-file": ".file", ".dangling": "nothing",
-		".config/to-dir": "app", ".local/share/l": "x", "nondot": ".dir"} {
-		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	home := onDisk{dirs: []string{".dir", ".config/app", ".local/share/x", "plain"}, files: []string{".file", ".config/f"},
+		links: map[string]string{".to-dir": ".dir", ".to-file": ".file", ".dangling": "nothing",
+			".config/to-dir": "app", ".local/share/l": "x", "nondot": ".dir"}}.make(t)
 	var want []string // every dot entry lstat'd
 	for _, rel := range append([]string{""}, homeDotDirs...) {
 		names, _ := (OS{}).ReadDir(filepath.Join(home, rel))

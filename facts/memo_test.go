@@ -3,8 +3,6 @@ package facts
 import (
 	"github.com/bwpolicy/bwpolicy/facts/factstest"
 
-	"net"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -198,23 +196,8 @@ func TestMemoReadFileBounds(t *testing.T) {
 // own); below a directory, a symlink or a denied path, or on a path
 // that is not clean, the FS is asked.
 func TestMemoBelowNonDir(t *testing.T) {
-	dir := t.TempDir()
-	for _, d := range []string{"dir/sub", "target/in"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("target", filepath.Join(dir, "link")); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("unix", filepath.Join(dir, "sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	dir := onDisk{dirs: []string{"dir/sub", "target/in"}, files: []string{"file"}, sockets: []string{"sock"},
+		links: map[string]string{"link": "target"}}.make(t)
 	under := &countingFS{FS: OS{}, calls: map[string]int{}}
 	m := NewMemo(under)
 	for _, p := range []string{"gone", "file", "sock", "dir", "link"} {
