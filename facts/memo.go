@@ -88,10 +88,15 @@ func (m *Memo) belowNonDir(p string) bool {
 	if !path.IsAbs(p) || path.Clean(p) != p {
 		return false
 	}
+	// The nearest directory above p it knows answers: one found there
+	// had its own parents there too.
 	for i := strings.LastIndexByte(p, '/'); i > 0; i = strings.LastIndexByte(p[:i], '/') {
-		switch m.stats[p[:i]].Kind {
-		case invocation.KindAbsent, invocation.KindFile, invocation.KindSocket:
-			return true
+		if st, ok := m.stats[p[:i]]; ok {
+			switch st.Kind {
+			case invocation.KindAbsent, invocation.KindFile, invocation.KindSocket:
+				return true
+			}
+			return false
 		}
 	}
 	return false
