@@ -366,8 +366,12 @@ func (g *gatherer) ReadFile(p string, max int) ([]byte, error) {
 }
 
 func (g *gatherer) hiddenPaths(h *Host, p *profile.Profile) []Hidden {
-	var out []Hidden
-	for _, name := range p.HiddenNames() {
+	names := p.HiddenNames()
+	var out []Hidden // nil when there is none, as the facts' JSON says ("hidden": null)
+	if len(names) > 0 {
+		out = make([]Hidden, 0, len(names)+2) // a Hidden is large: grown by appends, it would be copied over and over
+	}
+	for _, name := range names {
 		src := SourceHomeEntry
 		if credentialStore(name) {
 			src = SourceCredentialStore

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 	"github.com/bwpolicy/bwpolicy/settings"
 )
@@ -228,16 +229,17 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 				continue // a symlink, missing or bound by the settings: an entry of its parent
 			}
 		}
-		names, err := g.fs.ReadDir(dir)
-		if err != nil {
+		var de git.DirEntries
+		if g.fs.ListDir(dir, &de) != nil {
 			continue
 		}
-		if len(names) > maxHomeEntries {
+		if de.Len() > maxHomeEntries {
 			l.Truncated = append(l.Truncated, dir)
 			continue
 		}
 		l.Dirs = append(l.Dirs, dir)
-		for _, name := range names {
+		for _, i := range byName(&de) {
+			name := de.Names[i]
 			r := path.Join(rel, name)
 			if slices.Contains(homeLayoutDirs, r) && !replaced[r] && g.lstat(path.Join(l.Home, r)).Kind == invocation.KindDir {
 				continue // rebuilt itself, below
@@ -254,7 +256,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 				l.Left = append(l.Left, path.Join(l.Home, r))
 				continue
 			}
-			l.Entries = append(l.Entries, g.homeEntry(path.Join(l.Home, r), why, writable))
+			l.Entries = append(l.Entries, g.homeEntry(path.Join(l.Home, r), why, writable, de.IsDir[i]))
 			bound[r] = true
 		}
 	}
@@ -272,7 +274,7 @@ func (g *gatherer) homeLayout(h *Host, s *settings.Settings, writable []writable
 		if pp := g.path(p); invocation.Missing(pp.Kind) || pp.HasLink || pp.Real != p {
 			continue
 		}
-		l.Entries = append(l.Entries, g.homeEntry(p, l.Allowed[r], writable))
+		l.Entries = append(l.Entries, g.homeEntry(p, l.Allowed[r], writable, false))
 	}
 	slices.SortFunc(l.Entries, func(a, b HomeEntry) int { return strings.Compare(a.Path, b.Path) })
 	l.NotUnits = g.homeNotUnits(s, l.Home, denied)
@@ -347,9 +349,22 @@ func (g *gatherer) homeNotUnits(s *settings.Settings, home string, denied []Hidd
 	return out
 }
 
-// homeEntry describes entry p bound back for why.
-func (g *gatherer) homeEntry(p, why string, writable []writableRoot) HomeEntry {
-	st := g.lstat(p)
+// homeEntry describes entry p bound back for why. listedDir is true
+// when p's directory listing shows it as a directory: its kind, all an
+// entry's precondition holds of it, then needs no lstat (a symlink is
+// never listed as a directory; anything mounted on a directory is one).
+// The Stat recorded has no MTime, which only a directory a hide glob
+// walked or HOME itself carries into its precondition: both are
+// recorded before the layout (StepHide, the home's own path), and a
+// path recorded is never recorded again.
+func (g *gatherer) homeEntry(p, why string, writable []writableRoot, listedDir bool) HomeEntry {
+	st, seen := g.observed[p]
+	if !seen && listedDir {
+		st = Stat{Kind: invocation.KindDir}
+		g.observed[p] = st
+	} else {
+		st = g.lstat(p)
+	}
 	e := HomeEntry{Path: p, Kind: st.Kind, Target: st.Target, Why: why}
 	if why == HomeWhyNonDot && st.Kind != invocation.KindSymlink {
 		for _, w := range writable {
@@ -405,4 +420,15 @@ func coveredByEntry(l *HomeLayout, p string) bool {
 		}
 	}
 	return false
+}
+
+// byName returns the indexes of de's entries in the order of their
+// names (a listing's own order is the file system's).
+func byName(de *git.DirEntries) []int {
+	idx := make([]int, len(de.Names))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(i, j int) int { return strings.Compare(de.Names[i], de.Names[j]) })
+	return idx
 }

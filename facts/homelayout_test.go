@@ -4,6 +4,7 @@ import (
 	"github.com/bwpolicy/bwpolicy/facts/factstest"
 
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -124,5 +125,46 @@ func TestHomeLayoutTruncated(t *testing.T) {
 	l := g.homeLayout(&Host{FS: tree, Home: "/h"}, &settings.Settings{}, nil, nil)
 	if !slices.Equal(l.Truncated, []string{"/h"}) {
 		t.Errorf("truncated %q", l.Truncated)
+	}
+}
+
+// TestHomeLayoutOnDisk: on the real file system the entries bound back
+// have the kinds (and a symlink its target) an lstat of each finds, and
+// each is recorded (its precondition) as that lstat found it but for a
+// directory's modification time; a directory the listing shows needs
+// no lstat. A directory a hide glob walked keeps the modification
+// time its own precondition needs.
+func TestHomeLayoutOnDisk(t *testing.T) {
+	home := onDisk{dirs: []string{"dir", "walked", "proj", ".config/git"}, files: []string{"file", ".bashrc"}, sockets: []string{"sock"},
+		links: map[string]string{"to-dir": "dir", ".profile": "file", "dangling": "nothing"}}.make(t)
+	under := &countingFS{FS: OS{}, calls: map[string]int{}}
+	h := &Host{FS: under, Home: home, HermesHome: filepath.Join(home, ".hermes"), ProcessCwd: filepath.Join(home, "proj"), Env: map[string]string{}}
+	f := Gather(h, &settings.Settings{Hide: []string{"~/walked/*.key"}}, builtinProfile(t, "workspace"))
+	want := map[string]bool{"dir": true, "walked": true, "file": true, "sock": true, ".bashrc": true, ".profile": true,
+		"to-dir": true, "dangling": true, ".config/git": true}
+	for _, e := range f.HomeLayout.Entries {
+		rel, _ := filepath.Rel(home, e.Path)
+		if !want[rel] {
+			continue
+		}
+		delete(want, rel)
+		st := (OS{}).Lstat(e.Path)
+		if e.Kind != st.Kind || e.Target != st.Target {
+			t.Errorf("%s: entry %s %q, lstat finds %s %q", rel, e.Kind, e.Target, st.Kind, st.Target)
+		}
+		rec, ok := f.Observed[e.Path]
+		if !ok || rec.Kind != st.Kind || rec.Target != st.Target {
+			t.Errorf("%s: recorded %+v (%v), lstat finds %+v", rel, rec, ok, st)
+		}
+		if n := under.calls["lstat "+e.Path]; rel == "dir" && n != 0 { // nothing else looks at it
+			t.Errorf("%s, a directory in its listing, lstat'd %d times", rel, n)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("not bound back: %v", want)
+	}
+	walked := filepath.Join(home, "walked")
+	if f.Walked[walked] == nil || f.Observed[walked].MTime == 0 || f.Observed[walked].MTime != (OS{}).Lstat(walked).MTime {
+		t.Errorf("walked %s: %+v, recorded %+v", walked, f.Walked[walked], f.Observed[walked])
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/bwpolicy/bwpolicy/hazard/git"
 	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
@@ -46,20 +47,29 @@ func (g *gatherer) homeDotLinks(home string) (links, truncated []string) {
 		if rel != "" && g.fs.Lstat(dir).Kind != invocation.KindDir {
 			continue
 		}
-		names, err := g.fs.ReadDir(dir)
-		if err != nil {
+		// The listing's types spare an lstat of each entry it shows as
+		// a directory (a symlink never is one, an entry of unknown type
+		// is looked at): an entry it shows is there, and anything
+		// mounted on a directory is a directory. It never answers for
+		// a name it does not show (a case-insensitive lookup finds a
+		// name a listing spells otherwise).
+		var de git.DirEntries
+		if g.fs.ListDir(dir, &de) != nil {
 			continue
 		}
 		n := 0
-		for _, name := range names {
-			if rel == "" && !strings.HasPrefix(name, ".") {
+		for _, i := range byName(&de) {
+			if rel == "" && !strings.HasPrefix(de.Names[i], ".") {
 				continue // a non-dot entry: bound back as itself (HomeWhyNonDot)
 			}
 			if n++; n > maxHomeEntries {
 				truncated = append(truncated, dir)
 				break
 			}
-			p := path.Join(dir, name)
+			if de.IsDir[i] {
+				continue
+			}
+			p := path.Join(dir, de.Names[i])
 			if g.fs.Lstat(p).Kind == invocation.KindSymlink {
 				g.lstat(p) // recorded: a precondition
 				links = append(links, p)

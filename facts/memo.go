@@ -1,9 +1,12 @@
 package facts
 
 import (
+	"path"
+	"strings"
 	"sync"
 
 	"github.com/bwpolicy/bwpolicy/hazard/git"
+	"github.com/bwpolicy/bwpolicy/runtime/invocation"
 )
 
 // Memo is an FS that reads each path of the FS it wraps once and answers
@@ -56,16 +59,47 @@ func NewMemo(fsys FS) *Memo {
 		lists: map[string]memoList{}, files: map[string][]memoFile{}}
 }
 
-// Lstat implements FS.
+// Lstat implements FS. A path below one it found absent, or found to be
+// a file or a socket, is absent without asking (belowNonDir).
 func (m *Memo) Lstat(p string) Stat {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.stats[p]
 	if !ok {
-		st = m.fs.Lstat(p)
+		if m.belowNonDir(p) {
+			st = Stat{Kind: invocation.KindAbsent}
+		} else {
+			st = m.fs.Lstat(p)
+		}
 		m.stats[p] = st
 	}
 	return st
+}
+
+// belowNonDir reports whether a directory above p (absolute and clean:
+// no ".." climbs back out of it) was found absent, or a file or a
+// socket: the kernel resolves p through that very path (a symlink on the
+// way to it followed as for p), and fails there (ENOENT, ENOTDIR), which
+// Lstat answers as absent. It is the answer an lstat of p at the time of
+// the other one would have had; a compile asks about dozens of paths
+// below an absent directory (~/.var/app/…/.git when ~/.var is absent).
+// A path denied or one that failed otherwise tells nothing: p is asked.
+func (m *Memo) belowNonDir(p string) bool {
+	if !path.IsAbs(p) || path.Clean(p) != p {
+		return false
+	}
+	// The nearest directory above p it knows answers: one found there
+	// had its own parents there too.
+	for i := strings.LastIndexByte(p, '/'); i > 0; i = strings.LastIndexByte(p[:i], '/') {
+		if st, ok := m.stats[p[:i]]; ok {
+			switch st.Kind {
+			case invocation.KindAbsent, invocation.KindFile, invocation.KindSocket:
+				return true
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // ReadDir implements FS (a copy of the names each time).

@@ -3,6 +3,7 @@ package facts
 import (
 	"github.com/bwpolicy/bwpolicy/facts/factstest"
 
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -186,5 +187,46 @@ func TestMemoReadFileBounds(t *testing.T) {
 		if n := under.calls["readfile "+tc.p]; n != tc.reads {
 			t.Errorf("after ReadFile(%s, %d): %d reads reached the FS, want %d", tc.p, tc.max, n, tc.reads)
 		}
+	}
+}
+
+// TestMemoBelowNonDir: a path below one found absent, or a file or a
+// socket, is absent without a question to the FS, which is what the
+// kernel answers for it (each case checked against an lstat of its
+// own); below a directory, a symlink or a denied path, or on a path
+// that is not clean, the FS is asked.
+func TestMemoBelowNonDir(t *testing.T) {
+	dir := onDisk{dirs: []string{"dir/sub", "target/in"}, files: []string{"file"}, sockets: []string{"sock"},
+		links: map[string]string{"link": "target"}}.make(t)
+	under := &countingFS{FS: OS{}, calls: map[string]int{}}
+	m := NewMemo(under)
+	for _, p := range []string{"gone", "file", "sock", "dir", "link"} {
+		m.Lstat(filepath.Join(dir, p))
+	}
+	for _, c := range []struct {
+		rel   string
+		asked bool
+	}{
+		{"gone/x", false}, {"gone/x/y", false}, {"file/x", false}, {"file/x/y", false}, {"sock/x", false},
+		{"dir/sub", true}, {"dir/absent", true}, {"dir/absent/x", false},
+		{"link/in", true}, // through the symlink: there
+		{"link/none", true},
+		{"dir/../dir/sub", true}, {"gone/../dir/sub", true}, // not clean: asked
+	} {
+		p := dir + "/" + c.rel
+		got, want := m.Lstat(p), (OS{}).Lstat(p)
+		if got.Kind != want.Kind {
+			t.Errorf("Lstat(%s) = %s, the kernel says %s", c.rel, got.Kind, want.Kind)
+		}
+		if asked := under.calls["lstat "+p] == 1; asked != c.asked {
+			t.Errorf("Lstat(%s): asked the FS %v, want %v", c.rel, asked, c.asked)
+		}
+	}
+	// A denied directory tells nothing of what is below it.
+	tree := &countingFS{FS: factstest.Tree{"/d": {Kind: invocation.KindDenied}, "/d/x": {Kind: invocation.KindFile}}, calls: map[string]int{}}
+	m = NewMemo(tree)
+	m.Lstat("/d")
+	if st := m.Lstat("/d/x"); st.Kind != invocation.KindDenied || tree.calls["lstat /d/x"] != 1 {
+		t.Errorf("Lstat(/d/x) below a denied directory = %s, asked %d times; want denied, asked", st.Kind, tree.calls["lstat /d/x"])
 	}
 }
