@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -77,5 +78,34 @@ func TestCanonicalHomePath(t *testing.T) {
 		if got := CanonicalHomePath(in); got != want {
 			t.Errorf("CanonicalHomePath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestCacheIsBounded: past maxCached distinct keys a Cache gathers
+// without remembering: it holds maxCached facts, and the facts of a new
+// key are fresh each time and not held (so nothing keyed by them is
+// remembered either).
+func TestCacheIsBounded(t *testing.T) {
+	set, ds := profile.Builtin()
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	p, _ := set.Resolve("workspace", nil, nil, nil)
+	host := &Host{FS: memoTree(), UID: 1000, Home: "/home/u", HermesHome: "/home/u/.hermes", ProcessCwd: "/home/u/proj",
+		Env: map[string]string{"PATH": "/usr/bin"}}
+	c := NewCache()
+	key := func(i int) *settings.Settings { return &settings.Settings{Hide: []string{fmt.Sprintf("f%d.pem", i)}} }
+	for i := 0; i < maxCached+5; i++ {
+		c.Gather(host, key(i), p)
+	}
+	if len(c.m) != maxCached || len(c.held) != maxCached {
+		t.Fatalf("%d keys and %d facts held, want %d", len(c.m), len(c.held), maxCached)
+	}
+	a, b := c.Gather(host, key(maxCached+1), p), c.Gather(host, key(maxCached+1), p)
+	if a == b || c.Holds(a) {
+		t.Error("a key past the bound was remembered")
+	}
+	if first := c.Gather(host, key(0), p); !c.Holds(first) || first != c.Gather(host, key(0), p) {
+		t.Error("a key within the bound was not remembered")
 	}
 }
