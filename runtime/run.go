@@ -319,6 +319,11 @@ func (r *runner) runAll(ctx context.Context, argv []string, stdio Stdio) (int, e
 		return 128 + int(r.sig), nil
 	default:
 	}
+	// A context already done starts nothing (no bwrap, no command): the
+	// run was cancelled before the sandbox existed.
+	if err := ctx.Err(); err != nil {
+		return setupFailure(fmt.Errorf("cancelled before the sandbox started: %w", err))
+	}
 	unlock, err := r.start(argv)
 	if err != nil {
 		return setupFailure(err)

@@ -621,6 +621,30 @@ func TestSandboxContextCancel(t *testing.T) {
 	}
 }
 
+// TestSandboxCancelledBeforeStartRunsNothing: a context already done
+// when RunWith is called (bwrun --serve: a SIGTERM or the caller's Kill
+// that arrived with the request) starts no sandbox: setup-failed, the
+// error wrapping the context's, the command never run. Before, bwrap
+// started and was killed during its set-up ("signaled"), and the
+// command could be released when bwrap's report won the race.
+func TestSandboxCancelledBeforeStartRunsNothing(t *testing.T) {
+	dir := t.TempDir()
+	inv := testInv(t, "--bind", dir, dir)
+	inv.Writable = []string{dir}
+	marker := filepath.Join(dir, "ran")
+	for i := 0; i < 5; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		st, err := RunWith(ctx, inv, []string{"touch", marker}, Stdio{}, Options{})
+		if st.Outcome != OutcomeSetupFailed || st.ExitStatus != ExitSetup || !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled before the start: %+v, %v", st, err)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a run cancelled before it started ran its command")
+	}
+}
+
 func TestSandboxNoStatusFD(t *testing.T) {
 	// Without --json-status-fd the runtime passes bwrap's status through
 	// and still recognises a trailing bwrap failure. (--info-fd stays:

@@ -56,6 +56,13 @@ func (r *runner) setUp(ctx context.Context) (released bool, err error) {
 		}
 	}
 	if r.fds.block != nil {
+		// A context done while bwrap set up (select above may have
+		// picked bwrap's report) never releases the command.
+		if err := ctx.Err(); err != nil {
+			r.ctxErr = err
+			r.killAll()
+			return false, nil
+		}
 		// Release bwrap. An error means bwrap is gone; its exit says why.
 		_, _ = r.fds.block.Write([]byte{'x'})
 		r.fds.block.Close()

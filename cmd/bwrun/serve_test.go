@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -29,21 +31,29 @@ func TestMain(m *testing.M) {
 	if sock := os.Getenv(clientEnv); sock != "" {
 		os.Exit(clientMain(sock, os.Getenv(clientEnv+"_INV")))
 	}
+	if sock := os.Getenv(listenerEnv); sock != "" {
+		os.Exit(listenerMain(sock))
+	}
 	os.Exit(m.Run())
 }
 
 func clientMain(sock, inv string) int {
-	c, err := serve.Dial(sock)
+	// Connected as any program can (serve.Dial would check the server
+	// and, in another pid namespace, refuse it): the check under test
+	// is the server's of its peer.
+	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
 		fmt.Println("dial:", err)
 		return 1
 	}
-	defer c.Close()
-	if err := c.Send(serve.Request{Args: []string{"--nonce", "peer", inv, "--", "/bin/echo", "answered"}, Env: []string{"PATH=/usr/bin:/bin"}}, os.Stdin, os.Stdout, os.Stderr); err != nil {
+	defer conn.Close()
+	body, _ := json.Marshal(serve.Request{Args: []string{"--nonce", "peer", inv, "--", "/bin/echo", "answered"}, Env: []string{"PATH=/usr/bin:/bin"}})
+	msg := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+	if _, _, err := conn.WriteMsgUnix(append(msg, body...), syscall.UnixRights(0, 1, 2), nil); err != nil {
 		fmt.Println("reply:") // refused before the request was read
 		return 0
 	}
-	reply, _ := c.Reply()
+	reply, _ := readAll(conn)
 	fmt.Printf("reply:%s\n", reply)
 	return 0
 }
@@ -96,6 +106,21 @@ func (s *server) stop(t *testing.T) {
 		s.cmd.Process.Kill()
 		<-done
 		t.Errorf("the server did not exit when its parent's pipe closed")
+	}
+}
+
+// waitExit waits up to within for the server to exit on its own (why:
+// what should have ended it).
+func (s *server) waitExit(t *testing.T, within time.Duration, why string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+		s.parentW.Close()
+		s.parentW = nil
+	case <-time.After(within):
+		t.Fatalf("the server did not exit when %s", why)
 	}
 }
 
@@ -248,15 +273,7 @@ func TestServeStaleAndParent(t *testing.T) {
 	if _, err := os.Stat(filepath.Dir(inv) + "/ran"); err == nil {
 		t.Fatal("the command ran with a changed invocation")
 	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case <-done:
-		s.parentW.Close()
-		s.parentW = nil
-	case <-time.After(5 * time.Second):
-		t.Fatal("the server did not exit when the invocation changed")
-	}
+	s.waitExit(t, 5*time.Second, "the invocation changed")
 	// The parent: a second server (the invocation as it is now) ends
 	// when the pipe closes (stop fails the test otherwise).
 	s2 := startServer(t, bin, inv)

@@ -69,6 +69,10 @@ SETUP_FAILED = 125
 NATURAL_END = 2.0
 KILL_GRACE = 120.0
 
+#: Seconds the output may stay idle before the supervisor looks whether
+#: the run has ended (then it reads what is left and stops: see _collect).
+OUTPUT_IDLE = 0.25
+
 #: The most output bytes one command keeps (head and tail); the middle
 #: of a longer output is replaced by one line.
 MAX_OUTPUT = 64 << 20
@@ -81,6 +85,9 @@ MAX_STATUS = 1 << 20
 #: rather than a new session: a session is also a new scheduler
 #: autogroup, measured 10 ms slower per command under load (bench.py).
 _OWN_GROUP = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
+
+#: Why a command killed before it started did not run.
+STOPPED = "stopped before the command started"
 
 #: Outcomes of a command bwrun ran (its output is the command's), and of
 #: one it refused to start (the output is bwrun's message).
@@ -135,6 +142,15 @@ def new_nonce():
     """A fresh nonce for one run: 32 characters of [A-Za-z0-9_-] (192
     random bits), what bwrun's --nonce accepts."""
     return secrets.token_urlsafe(24)
+
+
+def readable(fd, timeout):
+    """Whether fd is readable (data or end of file) within timeout
+    seconds. poll(), not select(): select() refuses a descriptor numbered
+    1024 or more, which a host program with many files open hands out."""
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    return bool(p.poll(max(0, int(timeout * 1000 + 0.999))))
 
 
 def read_status(fd):
@@ -316,16 +332,14 @@ class SandboxedProcess:
         nonce = new_nonce()
         status_r, status_w = os.pipe()
         try:
-            argv = self._sandbox.argv(self._argv, chdir=self._chdir, timeout=self._timeout, status_fd=status_w,
-                                      nonce=nonce, expose=self._expose)
-            with self._lock:
-                if self._killing:
-                    os.close(status_r)
-                    return None, None, "stopped before bwrun started"
-                proc = subprocess.Popen(argv, stdin=subprocess.PIPE if self._stdin is not None else subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=self._env,
-                                        pass_fds=(status_w,), close_fds=True, **_OWN_GROUP)
-                self._proc = proc
+            argv = self.bwrun_argv(nonce, status_fd=status_w)
+            proc = self.launch(lambda: subprocess.Popen(
+                argv, stdin=subprocess.PIPE if self._stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=self._env,
+                pass_fds=(status_w,), close_fds=True, **_OWN_GROUP))
+            if proc is None:
+                os.close(status_r)
+                return None, None, STOPPED
         except OSError as e:
             os.close(status_r)
             return None, None, "bwrun could not be started: %s" % e
@@ -338,12 +352,41 @@ class SandboxedProcess:
             threading.Thread(target=_feed, args=(proc.stdin, self._stdin), daemon=True).start()
         return proc, nonce, status_r
 
+    def bwrun_argv(self, nonce, status_fd=None):
+        """bwrun's argv for this command with this run's nonce (and its
+        status descriptor when bwrun runs as a process of its own; the
+        environment's runtime takes the same argv after the program)."""
+        return self._sandbox.argv(self._argv, chdir=self._chdir, timeout=self._timeout, status_fd=status_fd,
+                                  nonce=nonce, expose=self._expose)
+
+    def launch(self, start):
+        """start() under the handle's lock unless kill() came first: the
+        process it returns (then the one kill() stops), or None when
+        nothing was started. One check for bwrun and for the runtime."""
+        with self._lock:
+            if self._killing:
+                return None
+            self._proc = start()
+            return self._proc
+
     def _collect(self, proc, nonce, status_r):
         """Read a started bwrun to its end: (output bytes, exit status,
         accepted status or None, why not)."""
         buf = _Buffer()
         fd = proc.stdout.fileno()
+        ended = False
         while True:
+            # Once bwrun (or the runtime's reply) says the run is over, the
+            # sandbox is gone and what it wrote is in the pipe: read that
+            # and stop. A writer still holding the pipe then is not the
+            # command (one it handed the descriptor to, outside the
+            # sandbox): waiting for its end of file would hang the handle,
+            # kill() included.
+            if not readable(fd, OUTPUT_IDLE):
+                if ended:
+                    break
+                ended = proc.poll() is not None
+                continue
             try:
                 b = os.read(fd, 65536)
             except InterruptedError:
@@ -423,7 +466,7 @@ def run_to_end(handle, wait=None):
     while True:
         if deadline is not None and killer is None:
             left = deadline - time.monotonic()
-            ready = select.select([fd], [], [], max(0.0, left))[0] if left > 0 else []
+            ready = left > 0 and readable(fd, left)
             if not ready:
                 killer = threading.Thread(target=handle.kill, name="bwpolicy-kill", daemon=True)
                 killer.start()

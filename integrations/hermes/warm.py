@@ -27,19 +27,21 @@ through bwrun as a process of its own (still with the status channel
 and nonce), with one log line. The server also ends when the plugin
 process dies (its --parent-fd pipe reaches end of file) or when the
 invocation changes on disk; after a recompile the next command starts a
-new one. Standard library only.
+new one. A child the plugin process forks without exec closes its copy
+of the parent pipe (the server ends with the plugin process) and runs
+its commands through bwrun. Standard library only.
 """
 
 import json
 import logging
 import os
-import select
 import signal
 import socket
 import struct
 import subprocess
 import threading
 import time
+import weakref
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +67,25 @@ def socket_of(invocation_path):
 class Unreachable(OSError):
     """The server could not be asked (nothing was sent: falling back to
     bwrun per command is safe)."""
+
+
+#: Every Server that started a runtime in this process (forgotten by a
+#: child forked without exec: _forget_in_child).
+_servers = weakref.WeakSet()
+
+
+def _forget_in_child():
+    """In a child os.fork() made (no exec): close each server's parent
+    pipe (the runtime must end with the plugin process, not with the last
+    fork of it still alive) and leave the server to the parent: the
+    child's commands run through their own bwrun. No lock is taken (one
+    another thread held at the fork stays held in the child)."""
+    for srv in list(_servers):
+        srv._forget()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 class Server:
@@ -115,6 +136,17 @@ class Server:
             raise Unreachable("bwrun --serve did not start: %s" % (line.decode("utf-8", "replace") or err.decode("utf-8", "replace").strip() or "no answer"))
         threading.Thread(target=_drain_log, args=(proc,), name="bwpolicy-serve-log", daemon=True).start()
         self._proc, self._parent_w, self._generation = proc, parent_w, sb.generation
+        _servers.add(self)
+
+    def _forget(self):
+        """_forget_in_child for this server."""
+        w, self._parent_w, self._proc = self._parent_w, None, None
+        self._stopped = self._fell_back = True
+        if w is not None:
+            try:
+                os.close(w)
+            except OSError:
+                pass
 
     def stop(self):
         """End the server (its parent pipe closes; SIGTERM after a second)."""
@@ -147,7 +179,8 @@ class Server:
         if proc is not None and proc.poll() is None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
+                proc.wait(5)  # gone (and reaped) before the kill returns
+            except (OSError, subprocess.TimeoutExpired):
                 pass
         self._fall_back("a command's kill was not answered: the runtime was killed")
 
@@ -280,6 +313,11 @@ class Call:
             raise subprocess.TimeoutExpired("bwrun --serve", timeout)
         return self._code
 
+    def poll(self):
+        """The exit status once the reply came (or the connection ended),
+        else None."""
+        return self._code if self._done.is_set() else None
+
     def send_signal(self, sig):
         """Any signal: ask the server to kill the sandbox (it still
         finishes the scan, then replies)."""
@@ -310,24 +348,23 @@ def start(handle, server):
     """SandboxedProcess._start through server (see process.py): (Call,
     nonce, read end of the reply's pipe), (None, None, why) when nothing
     may be sent, or None when the server cannot be reached (nothing was
-    sent: bwrun per command)."""
-    from .process import SETUP_FAILED, _feed, new_nonce  # process imports this module
+    sent: bwrun per command). The nonce, the arguments and the check for
+    a kill that came first are the handle's own (bwrun_argv, launch), as
+    for bwrun as a process."""
+    from .process import SETUP_FAILED, STOPPED, _feed, new_nonce  # process imports this module
 
     nonce = new_nonce()
-    args = handle._sandbox.argv(handle._argv, chdir=handle._chdir, timeout=handle._timeout, nonce=nonce, expose=handle._expose)[1:]
+    args = handle.bwrun_argv(nonce)[1:]
+    env = handle._env if handle._env is not None else dict(os.environ)
     out_r, out_w = os.pipe()
     status_r, status_w = os.pipe()
     stdin = handle._stdin
     in_r, in_w = os.pipe() if stdin is not None else (os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC), None)
     call, why = None, None
     try:
-        with handle._lock:
-            if handle._killing:
-                why = "stopped before the command was sent"
-            else:
-                sock = server.call(args, handle._env if handle._env is not None else dict(os.environ), in_r, out_w)
-                call = Call(sock, out_r, status_w, SETUP_FAILED, server)
-                handle._proc = call
+        call = handle.launch(lambda: Call(server.call(args, env, in_r, out_w), out_r, status_w, SETUP_FAILED, server))
+        if call is None:
+            why = STOPPED
     except Unreachable as e:
         if server.strict:
             why = "the environment's runtime could not be asked: %s" % e
@@ -375,6 +412,10 @@ def _connect(path):
     holds is reached through its directory held open
     (/proc/self/fd/N/NAME), as runtime/watch.SockAddr does."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    # Blocking, whatever socket.setdefaulttimeout() the host program set:
+    # a reply comes once the command and its scan have ended, and a
+    # receive that timed out first would make every longer command 125.
+    s.settimeout(None)
     try:
         if len(os.fsencode(path)) < 100:
             s.connect(path)
@@ -392,14 +433,15 @@ def _connect(path):
 
 def _read_line(fd, wait):
     """One line from fd within wait seconds (without its newline)."""
+    from .process import readable  # process imports this module
+
     deadline = time.monotonic() + wait
     data = b""
     while b"\n" not in data:
         left = deadline - time.monotonic()
         if left <= 0:
             break
-        r, _, _ = select.select([fd], [], [], left)
-        if not r:
+        if not readable(fd, left):
             break
         b = os.read(fd, 4096)
         if not b:

@@ -10,12 +10,26 @@ that exits does not wait for a bwrun still running), as the
 per-command thread was. Standard library only.
 """
 
+import os
 import queue
 import threading
 
 _jobs = queue.SimpleQueue()
 _lock = threading.Lock()
 _idle = 0
+
+
+def _reset_in_child():
+    """In a child os.fork() made (no exec): none of the workers exists
+    there (a fork copies only the forking thread), and the lock may have
+    been held by one: start afresh, or a command would wait for ever on a
+    worker that is not there."""
+    global _jobs, _lock, _idle
+    _jobs, _lock, _idle = queue.SimpleQueue(), threading.Lock(), 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_in_child)
 
 
 def submit(fn):

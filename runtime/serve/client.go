@@ -16,20 +16,11 @@ import (
 // Python, so that a command costs no process start).
 type Conn struct{ fd int }
 
-// Dial connects to the server's socket.
+// Dial connects to the server's socket and checks the server as it
+// checks its peers (watch.Connect: the caller's uid and pid namespace).
 func Dial(socket string) (*Conn, error) {
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := watch.Connect(socket, 0)
 	if err != nil {
-		return nil, err
-	}
-	addr, release, err := watch.SockAddr(socket)
-	if err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	defer release()
-	if err := unix.Connect(fd, addr); err != nil {
-		unix.Close(fd)
 		return nil, err
 	}
 	return &Conn{fd: fd}, nil

@@ -1,9 +1,12 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/bwpolicy/bwpolicy/runtime/watch"
 
 	"golang.org/x/sys/unix"
 )
@@ -46,15 +49,13 @@ func privateDir(d string) error {
 	return nil
 }
 
-// lock takes the directory's lock (one server per environment).
+// lock takes the directory's lock (one server per environment; a
+// server that holds it is not waited for).
 func lock(d string) (int, error) {
-	fd, err := unix.Open(filepath.Join(d, lockName), unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return -1, err
+	p := filepath.Join(d, lockName)
+	fd, err := watch.LockFile(p, 0)
+	if errors.Is(err, watch.ErrLocked) {
+		return -1, fmt.Errorf("another server runs this environment (%s is locked)", p)
 	}
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		unix.Close(fd)
-		return -1, fmt.Errorf("another server runs this environment (%s is locked)", filepath.Join(d, lockName))
-	}
-	return fd, nil
+	return fd, err
 }

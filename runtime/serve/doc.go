@@ -9,12 +9,17 @@
 //
 // The socket lives in INVOCATION.serve (mode 0700, beside the ledger,
 // hidden from the sandbox); a peer is answered only when it has the
-// server's uid and pid namespace (watch.CheckPeer). The reply to a
-// request (wire.go) is bwrun's status record with the caller's nonce,
-// sent only once the post-command scan has finished; a caller that
-// disconnects or sends Kill has the sandbox killed, and the scan still
-// runs to its end. The server exits when its parent's pipe closes (the
-// plugin died), on SIGTERM/SIGINT/SIGHUP/SIGQUIT (after the command
-// running, if any, is killed and scanned), and when the invocation on
-// disk is no longer the one it holds.
+// server's uid and pid namespace (watch.CheckPeer), and Dial checks the
+// server the same way (watch.Connect). Requests are run one at a time,
+// in the order they connect; one that waits is read once the one
+// before has been answered. The reply to a request (wire.go) is
+// bwrun's status record with the caller's nonce, sent only once the
+// post-command scan has finished; a caller that disconnects or sends
+// Kill has the sandbox killed (before it starts: nothing runs), and the
+// scan still runs to its end. The server exits when its parent's pipe
+// closes (the plugin died), on SIGTERM/SIGINT/SIGHUP/SIGQUIT (after the
+// command running, if any, is killed and scanned), and when the
+// invocation on disk is no longer the one it holds; requests still
+// queued then, and any read once a signal came, are answered
+// setup-failed (ErrEnding) and run nothing.
 package serve

@@ -20,15 +20,12 @@ func (s *server) handle(c int) error {
 		fmt.Fprintf(s.cfg.Log, "bwrun: serve: refused a connection: %s\n", why)
 		return nil
 	}
-	tv := unix.NsecToTimeval(requestWait.Nanoseconds())
-	_ = unix.SetsockoptTimeval(c, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	req, files, err := readRequest(c)
+	req, files, err := readRequest(c, requestWait)
 	if err != nil {
 		fmt.Fprintf(s.cfg.Log, "bwrun: serve: %v\n", err)
 		return nil
 	}
 	defer closeAll(files)
-	_ = unix.SetsockoptTimeval(c, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
 	st, end := s.run(c, req, files)
 	_, _ = unix.Write(c, st.JSON())
 	return end
@@ -37,7 +34,8 @@ func (s *server) handle(c int) error {
 // run runs req with the passed streams through runtime.RunCommand, the
 // connection c watched for Kill or the caller's going; it returns the
 // status (with the request's nonce) and the error that ends the server,
-// if any.
+// if any. A server that is ending (a signal, or refusePending) runs
+// nothing: the status is setup-failed (ErrEnding).
 func (s *server) run(c int, req Request, files []*os.File) (bwruntime.Status, error) {
 	flags, args, err := bwruntime.ParseRunFlags(req.Args)
 	st := bwruntime.Status{Outcome: bwruntime.OutcomeSetupFailed, ExitStatus: bwruntime.ExitSetup, Nonce: flags.Nonce}
@@ -55,20 +53,33 @@ func (s *server) run(c int, req Request, files []*os.File) (bwruntime.Status, er
 		fmt.Fprintf(files[2], "bwrun: %s\n", st.Message)
 		return st, nil
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The signal handler sets ended, then cancels the stop it finds
+	// under mu: a signal after this check cancels ctx, one before it
+	// is seen here.
+	s.mu.Lock()
+	ending := s.ended.Load()
+	if !ending {
+		s.stop = cancel
+	}
+	s.mu.Unlock()
+	if ending {
+		st.Message = ErrEnding.Error()
+		fmt.Fprintf(files[2], "bwrun: %s\n", st.Message)
+		return st, nil
+	}
+	defer func() {
+		s.mu.Lock()
+		s.stop = nil
+		s.mu.Unlock()
+	}()
 	inv, data, lerr := bwruntime.LoadTrustedData(s.cfg.InvPath)
 	if lerr == nil && !s.sameData(data) {
 		st.Outcome, st.Message = bwruntime.OutcomeStale, ErrChanged.Error()
 		st.StalePaths = []string{s.cfg.InvPath}
 		fmt.Fprintf(files[2], "bwrun: %s\n", st.Message)
 		return st, ErrChanged
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s.mu.Lock()
-	s.stop = cancel
-	s.mu.Unlock()
-	if s.ended.Load() {
-		cancel()
 	}
 	watched := make(chan struct{})
 	go watchConn(c, cancel, watched)
@@ -84,9 +95,6 @@ func (s *server) run(c int, req Request, files []*os.File) (bwruntime.Status, er
 		Stdin:   files[0], Stdout: files[1], Stderr: files[2],
 		Signals: s.never,
 	})
-	s.mu.Lock()
-	s.stop = nil
-	s.mu.Unlock()
 	st.Nonce = flags.Nonce
 	// Stop the watch of c (its read returns) before c is written and
 	// closed.

@@ -46,6 +46,11 @@ const requestWait = 10 * time.Second
 // ErrChanged ends a server whose invocation changed on disk.
 var ErrChanged = errors.New("the invocation changed on disk: the server holds a stale one")
 
+// ErrEnding is the message of the status a request gets from a server
+// that is ending (a signal, its parent gone, its invocation changed):
+// the command was not run.
+var ErrEnding = errors.New("the environment's runtime is ending: the command was not run")
+
 type server struct {
 	cfg   Config
 	data  []byte
@@ -93,8 +98,33 @@ func Serve(cfg Config) error {
 	}
 	defer unlock()
 	defer unix.Close(ln)
-	defer removeSocket(SocketOf(cfg.InvPath))
-	return s.loop(ln)
+	err = s.loop(ln)
+	s.ended.Store(true)
+	// No new connection from here on; those already queued are
+	// answered, not dropped.
+	watch.RemoveSocket(SocketOf(cfg.InvPath))
+	s.refusePending(ln)
+	return err
+}
+
+// refusePending answers each connection still queued on ln when the
+// server ends (s.ended is set): its request is read and answered
+// setup-failed (ErrEnding), its command never run, so that its caller
+// gets a status rather than a closed connection. It stops once none is
+// queued or after requestWait.
+func (s *server) refusePending(ln int) {
+	deadline := time.Now().Add(requestWait)
+	for time.Now().Before(deadline) {
+		fds := []unix.PollFd{{Fd: int32(ln), Events: unix.POLLIN}}
+		if n, err := unix.Poll(fds, 0); err != nil || n == 0 || fds[0].Revents&unix.POLLIN == 0 {
+			return
+		}
+		c, _, err := unix.Accept4(ln, unix.SOCK_CLOEXEC)
+		if err != nil {
+			return
+		}
+		_ = s.handle(c)
+	}
 }
 
 // start loads the invocation as bwrun does, takes the environment's
@@ -172,14 +202,6 @@ func (s *server) loop(ln int) error {
 		}
 	}
 	return nil
-}
-
-// removeSocket removes the socket at p, if that is what is there.
-func removeSocket(p string) {
-	var st unix.Stat_t
-	if unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFSOCK {
-		_ = unix.Unlink(p)
-	}
 }
 
 // sameData reports whether the invocation loaded now is the one held.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,46 +32,92 @@ type Request struct {
 const Kill = 'k'
 
 // readRequest reads one request and its three descriptors from c
-// (close-on-exec). The files are nil on error.
-func readRequest(c int) (Request, []*os.File, error) {
+// (close-on-exec) within wait in all (a peer that trickles its request
+// is cut off). It reads the request's bytes and no more: a Kill the
+// caller sent right after it is left for the run's watch of c. The
+// files are nil on error.
+func readRequest(c int, wait time.Duration) (Request, []*os.File, error) {
 	var req Request
+	deadline := time.Now().Add(wait)
+	if err := recvTimeout(c, deadline); err != nil {
+		return req, nil, err
+	}
 	buf := make([]byte, 64<<10)
 	oob := make([]byte, unix.CmsgSpace(3*4))
-	n, oobn, _, _, err := unix.Recvmsg(c, buf, oob, unix.MSG_CMSG_CLOEXEC)
+	// A receive bounded by SO_RCVTIMEO is not restarted after a signal
+	// handler ran (signal(7)): any signal the process gets (a child's
+	// SIGCHLD) would otherwise cut the request short.
+	n, oobn, flags, _, err := unix.Recvmsg(c, buf, oob, unix.MSG_CMSG_CLOEXEC)
+	for err == unix.EINTR {
+		n, oobn, flags, _, err = unix.Recvmsg(c, buf, oob, unix.MSG_CMSG_CLOEXEC)
+	}
 	if err != nil {
 		return req, nil, err
 	}
 	files, ferr := parseRights(oob[:oobn])
-	if ferr != nil || len(files) != 3 {
+	switch {
+	case ferr == nil && flags&unix.MSG_CTRUNC != 0:
+		ferr = errors.New("more descriptors passed than the 3 expected (stdin, stdout, stderr)")
+	case ferr == nil && len(files) != 3:
+		ferr = fmt.Errorf("%d descriptors passed, 3 expected (stdin, stdout, stderr)", len(files))
+	}
+	if ferr != nil {
 		closeAll(files)
-		if ferr == nil {
-			ferr = fmt.Errorf("%d descriptors passed, 3 expected (stdin, stdout, stderr)", len(files))
-		}
 		return req, nil, ferr
 	}
-	data := buf[:n]
-	for len(data) < 4 || len(data) < 4+int(binary.BigEndian.Uint32(data[:4])) {
-		if len(data) >= 4 && binary.BigEndian.Uint32(data[:4]) > MaxRequest {
-			closeAll(files)
-			return req, nil, errors.New("request too long")
+	// A message that carries descriptors is received alone: buf[:n]
+	// holds no byte sent after it. A copy: buf is read into again.
+	data := append(make([]byte, 0, n), buf[:n]...)
+	for {
+		if len(data) >= 4 {
+			size := binary.BigEndian.Uint32(data[:4])
+			if size > MaxRequest {
+				closeAll(files)
+				return req, nil, errors.New("request too long")
+			}
+			if len(data) > 4+int(size) {
+				closeAll(files)
+				return req, nil, errors.New("bytes after the request")
+			}
+			if len(data) == 4+int(size) {
+				break
+			}
 		}
-		m, err := unix.Read(c, buf)
+		want := 4 - len(data)
+		if len(data) >= 4 {
+			want = 4 + int(binary.BigEndian.Uint32(data[:4])) - len(data)
+		}
+		if err := recvTimeout(c, deadline); err != nil {
+			closeAll(files)
+			return req, nil, err
+		}
+		m, err := unix.Read(c, buf[:min(want, len(buf))])
+		if err == unix.EINTR {
+			continue
+		}
 		if err != nil || m == 0 {
 			closeAll(files)
 			return req, nil, fmt.Errorf("request cut short: %v", err)
 		}
 		data = append(data, buf[:m]...)
 	}
-	size := int(binary.BigEndian.Uint32(data[:4]))
-	if len(data) != 4+size {
-		closeAll(files)
-		return req, nil, errors.New("bytes after the request")
-	}
 	if err := json.Unmarshal(data[4:], &req); err != nil {
 		closeAll(files)
 		return req, nil, fmt.Errorf("request does not parse: %v", err)
 	}
+	_ = unix.SetsockoptTimeval(c, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
 	return req, files, nil
+}
+
+// recvTimeout bounds c's next receive by deadline (an error once it
+// has passed).
+func recvTimeout(c int, deadline time.Time) error {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return errors.New("no request in time")
+	}
+	tv := unix.NsecToTimeval(left.Nanoseconds())
+	return unix.SetsockoptTimeval(c, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 }
 
 // parseRights returns the descriptors of the SCM_RIGHTS messages in oob.

@@ -51,9 +51,13 @@ func Serve(cfg Config) error {
 }
 
 func serve(cfg Config) error {
-	lock, err := lockFile(cfg.Lock)
+	// A watcher that is ending may still hold the lock a moment.
+	lock, err := LockFile(cfg.Lock, 3*time.Second)
+	if errors.Is(err, ErrLocked) {
+		return fmt.Errorf("another watcher holds %s", cfg.Lock)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot open the watcher's lock %s: %w", cfg.Lock, err)
 	}
 	defer unix.Close(lock)
 	t, err := newTree(cfg.Enter)
@@ -113,26 +117,5 @@ func serve(cfg Config) error {
 				return errors.New("idle")
 			}
 		}
-	}
-}
-
-// lockFile takes the watcher's lock, waiting a little for a watcher
-// that is ending to let go of it.
-func lockFile(p string) (int, error) {
-	fd, err := unix.Open(p, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return -1, fmt.Errorf("cannot open the watcher's lock %s: %w", p, err)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return fd, nil
-		}
-		if err != unix.EWOULDBLOCK || time.Now().After(deadline) {
-			unix.Close(fd)
-			return -1, fmt.Errorf("another watcher holds %s", p)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -30,7 +30,7 @@ func SockAddr(p string) (addr *unix.SockaddrUnix, release func(), err error) {
 // (connect() is refused there: no watcher).
 func Listen(p string) (int, error) {
 	tmp := invocation.WatchSocketTemp(p, unix.Getpid()) // a name H8 skips (invocation.IsWatchSocketTemp)
-	removeSocket(tmp)
+	RemoveSocket(tmp)
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
@@ -49,7 +49,7 @@ func Listen(p string) (int, error) {
 			err = unix.Rename(tmp, p)
 		}
 		if err != nil {
-			removeSocket(tmp)
+			RemoveSocket(tmp)
 		}
 	}
 	if err != nil {
@@ -59,8 +59,9 @@ func Listen(p string) (int, error) {
 	return fd, nil
 }
 
-// removeSocket removes the socket at p, if that is what is there.
-func removeSocket(p string) {
+// RemoveSocket removes the socket at p, if that is what is there (a
+// file of another kind at p stays).
+func RemoveSocket(p string) {
 	var st unix.Stat_t
 	if unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFSOCK {
 		_ = unix.Unlink(p)

@@ -181,16 +181,22 @@ def test_the_server_ends_with_the_plugin_process(host):
     try:
         pid = int(child.stdout.readline())
         time.sleep(1.5)
-        assert _alive(pid), "control: the server died while the plugin process lives"
-        child.kill()
-        child.wait()
-        deadline = time.monotonic() + 10
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _kill_plugin_process(child, pid)
         assert not _alive(pid), "the server outlived the plugin process"
     finally:
         child.kill()
         child.wait()
+
+
+def _kill_plugin_process(child, pid):
+    """SIGKILL the plugin process child (its server, pid, alive before:
+    the control), then give the server up to 10 s to end."""
+    assert _alive(pid), "control: the server died while the plugin process lives"
+    child.kill()
+    child.wait()
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def _alive(pid):
@@ -200,3 +206,157 @@ def _alive(pid):
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+@needs_user
+def test_timeouts_back_to_back_through_the_server(plugin, host, monkeypatch):
+    """Stress (bounded: 6 rounds of ~1 s): a timed-out command, its kill
+    request racing the server's own timeout (NATURAL_END 0: the kill
+    byte goes as Hermes' deadline passes), then a command that must get
+    its status: never a spurious 125 (no reply) after a timeout."""
+    env = create(plugin, host)
+    no_spawn(monkeypatch, plugin)
+    monkeypatch.setattr(plugin.process, "NATURAL_END", 0.0)
+    for i in range(6):
+        r = env.execute("sleep 30; echo late", timeout=1)
+        assert r["returncode"] in (124, 125) and "late" not in r["output"], (i, r)
+        assert not [x for x in r["output"].splitlines() if x.startswith("[bwpolicy] no proof")], (i, r)
+        r = env.execute("echo ok%d" % i)
+        assert r["returncode"] == 0 and r["output"].strip() == "ok%d" % i, (i, r)
+    env.cleanup()
+
+
+@needs_user
+def test_a_child_forked_without_exec_does_not_keep_the_server(host):
+    """A plugin process that forked a child without exec (os.fork: the
+    child has a copy of every descriptor, the runtime's parent pipe
+    included) and then dies takes its server along although the child
+    lives; the child's own commands run through bwrun. Before, the
+    child's copy of the pipe kept the server alive."""
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = ("import os, sys, time; sys.path.insert(0, %r); import conftest; p = conftest.load_plugin('standalone'); "
+              "from conftest import Ctx; e = p.register(Ctx()).create_environment(cwd=%r, timeout=60, task_id='fork'); "
+              "pid = os.fork()\n"
+              "if pid == 0:\n"
+              "    r = e.execute('echo child-ran')\n"
+              "    print('child', r['returncode'], r['output'].strip(), e._sandbox.warm.alive(), flush=True)\n"
+              "    time.sleep(600)\n"
+              "    os._exit(0)\n"
+              "print(e._sandbox.warm._proc.pid, pid, flush=True); time.sleep(600)" % (here, host["proj"]))
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    forked = None
+    try:
+        lines = []
+        reader = threading.Thread(target=lambda: lines.extend(child.stdout.readline().split() for _ in range(2)), daemon=True)
+        reader.start()
+        reader.join(60)
+        srv_line = [x for x in lines if x and x[0] != "child"][:1]
+        forked = int(srv_line[0][1]) if srv_line else None
+        assert len(lines) == 2 and all(lines), "the plugin process or its forked child did not report: %r" % lines
+        srv_line = srv_line[0]
+        child_line = [x for x in lines if x and x[0] == "child"][0]
+        pid = int(srv_line[0])
+        assert child_line[1:] == ["0", "child-ran", "False"], child_line
+        time.sleep(1.0)
+        _kill_plugin_process(child, pid)
+        assert _alive(forked), "control: the forked child is gone too"
+        assert not _alive(pid), "the server outlived the plugin process (its forked child kept the pipe)"
+    finally:
+        child.kill()
+        child.wait()
+        if forked:
+            try:
+                os.kill(forked, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+@needs_user
+def test_a_default_socket_timeout_does_not_cut_the_reply(plugin, host, monkeypatch):
+    """A host program that set socket.setdefaulttimeout (a library may):
+    a command longer than it still gets its status through the server.
+    Before, the reply's receive timed out: 125, output withheld."""
+    import socket
+    env = create(plugin, host)
+    no_spawn(monkeypatch, plugin)
+    old = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(0.3)
+    try:
+        r = env.execute("sleep 1.5; echo slow-done")
+    finally:
+        socket.setdefaulttimeout(old)
+    assert r["returncode"] == 0 and "slow-done" in r["output"], r
+    env.cleanup()
+
+
+@needs_user
+def test_an_outside_holder_of_the_output_does_not_hang_the_command(plugin, host, monkeypatch):
+    """The command's output pipe still held open by someone outside the
+    sandbox once the run has ended (here the test keeps a copy of the
+    descriptor sent to the server; in life a sandboxed process could
+    hand it to a host process over a socket the sandbox reaches): the
+    command still ends with its status and output. Before, the
+    supervisor waited for that pipe's end of file for ever (kill()
+    too)."""
+    env = create(plugin, host)
+    kept = []
+    send = plugin.warm.send_request
+
+    def keeping(sock, args, envv, fds):
+        kept.append(os.dup(fds[1]))
+        return send(sock, args, envv, fds)
+    monkeypatch.setattr(plugin.warm, "send_request", keeping)
+    res = {}
+    t = threading.Thread(target=lambda: res.update(r=env.execute("echo held-output")), daemon=True)
+    t.start()
+    t.join(30)
+    try:
+        assert kept, "the command did not go through the server"
+        assert not t.is_alive(), "the command never ended while its output pipe was held outside"
+        r = res["r"]
+        assert r["returncode"] == 0 and "held-output" in r["output"], r
+    finally:
+        for fd in kept:
+            os.close(fd)
+        t.join(10)
+    env.cleanup()
+
+
+@needs_user
+def test_descriptors_numbered_past_1024(host):
+    """A host program with more than 1024 files open: the plugin's pipes
+    get numbers select() refuses; commands still run (through the server
+    and through bwrun). Before, run_to_end's select() raised. The
+    standalone environment: in Hermes' worlds, Hermes reads the handle
+    itself (with select(), its own limit)."""
+    import resource
+    import conftest
+    plugin = conftest.load_plugin("standalone")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 1400
+    if hard != resource.RLIM_INFINITY and hard < want:
+        pytest.fail("RLIMIT_NOFILE's hard limit %d is below %d: the test cannot open its descriptors" % (hard, want))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    env = create(plugin, host)
+    fillers = []
+    try:
+        while True:
+            fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+            fillers.append(fd)
+            if fd >= 1100:
+                break
+        r = env.execute("echo high-fds")
+        assert r["returncode"] == 0 and "high-fds" in r["output"], r
+        srv, env._sandbox.warm = env._sandbox.warm, None  # bwrun as a process of its own
+        try:
+            r = env.execute("echo high-fds-bwrun")
+        finally:
+            env._sandbox.warm = srv
+        assert r["returncode"] == 0 and "high-fds-bwrun" in r["output"], r
+    finally:
+        for fd in fillers:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    env.cleanup()
