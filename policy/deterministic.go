@@ -15,11 +15,16 @@ import (
 // alone, so that they may be remembered by input: e evaluates in this
 // process, untraced, rules whose compiled modules call no builtin OPA
 // marks nondeterministic (time.now_ns, rand.intn, http.send, opa.runtime
-// …) and no function it does not know. An engine whose compiled modules
-// it cannot see (organisation rules, evaluated in bounded child
-// processes) is not.
+// …) and no function it does not know. An engine with organisation rules
+// is when its built-in engine is and its children said theirs are
+// (loaded): each evaluation of the same input then gives the same
+// decisions, within the bounds (a crossing is an error, never
+// remembered), and remembering one costs no child anything.
 func (e *Engine) Memoizable() bool {
-	if e == nil || e.remote != nil || e.traced || e.compiler == nil {
+	if e != nil && e.remote != nil {
+		return e.remote.pure && e.builtin.Memoizable()
+	}
+	if e == nil || e.traced || e.compiler == nil {
 		return false
 	}
 	e.pureOnce.Do(func() { e.pure = deterministic(e.compiler.Modules) })

@@ -53,20 +53,36 @@ type Violation struct {
 }
 
 // Engine is a prepared query over the built-in rules plus any custom
-// ones. An engine with organisation rules (LoadWith) evaluates them in
-// bounded child processes (remote); the built-in engine in process.
+// ones. An engine with organisation rules (LoadWith) evaluates the
+// built-in rules' decisions in process (builtin) and the organisation's
+// (data.bwpolicy.custom) in bounded child processes (remote): the
+// built-in decisions are data.bwpolicy.rules', which no custom module
+// can define (checkCustomPackage) and no built-in rule reads custom
+// ones from (TestBuiltinDecisionsSplit).
 type Engine struct {
 	query  rego.PreparedEvalQuery
 	remote *pool
+	// builtin is the built-in engine an engine with remote evaluates
+	// the built-in rules' decisions with.
+	builtin *Engine
+	// customOnly marks an engine whose query is the organisation's
+	// decisions alone (a child's).
+	customOnly bool
 	// traced marks an engine that records, for the report of a crossed
 	// bound, the organisation rule being evaluated (in a child).
 	traced bool
-	// compiler compiled the built-in rules' query (nil for any other
-	// engine); Memoizable reads its modules once (pureOnce, pure).
+	// compiler compiled the engine's query; Memoizable reads its modules
+	// once (pureOnce, pure).
 	compiler *ast.Compiler
 	pureOnce sync.Once
 	pure     bool
 }
+
+// The queries an engine prepares: every decision, or the organisation's.
+const (
+	queryResult = "data.bwpolicy.main.result"
+	queryCustom = "data.bwpolicy.main.custom"
+)
 
 var (
 	builtinOnce   sync.Once
@@ -101,17 +117,26 @@ func LoadWith(dirs []string, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return startRemote(extra, opt, strings.Join(dirs, ", "))
+	builtin, err := Builtin()
+	if err != nil {
+		return nil, err
+	}
+	eng, err := startRemote(extra, opt, strings.Join(dirs, ", "))
+	if err != nil {
+		return nil, err
+	}
+	eng.builtin = builtin
+	return eng, nil
 }
 
-// newLocal is the engine of the built-in rules plus extra, with extra's
-// checks (its package, what it may reach, TypeCheck), in this process:
-// what a child runs.
+// newLocal is the engine of the organisation's decisions (queryCustom)
+// over the built-in rules plus extra, with extra's checks (its package,
+// what it may reach, TypeCheck), in this process: what a child runs.
 func newLocal(extra map[string]string, reach Reach) (*Engine, error) {
 	if err := reach.checkReach(extra); err != nil {
 		return nil, err
 	}
-	eng, err := newEngine(extra, reach)
+	eng, err := newEngine(extra, reach, queryCustom)
 	if err != nil {
 		return nil, err
 	}
@@ -207,10 +232,10 @@ func builtinModulesForEval() map[string]string {
 // New prepares the query over the built-in rules plus extra modules
 // (file name → source), in this process and unbounded: for the built-in
 // rules and tests; organisation rules go through LoadWith.
-func New(extra map[string]string) (*Engine, error) { return newEngine(extra, Reach{}) }
+func New(extra map[string]string) (*Engine, error) { return newEngine(extra, Reach{}, queryResult) }
 
-func newEngine(extra map[string]string, reach Reach) (*Engine, error) {
-	opts := []func(*rego.Rego){rego.Query("data.bwpolicy.main.result")}
+func newEngine(extra map[string]string, reach Reach, query string) (*Engine, error) {
+	opts := []func(*rego.Rego){rego.Query(query)}
 	names := []string{}
 	mods := builtinModulesForEval()
 	for k, v := range extra {
@@ -240,14 +265,16 @@ func newEngine(extra map[string]string, reach Reach) (*Engine, error) {
 		opts = append(opts, rego.Compiler(compiler))
 	} else {
 		// Organisation rules reach no network and no environment unless
-		// allowed (Reach).
+		// allowed (Reach). The compiler is rego's own, kept for
+		// Memoizable.
 		opts = append(opts, reach.regoOptions()...)
+		opts = append(opts, rego.CompilerHook(func(c *ast.Compiler) { compiler = c }))
 	}
 	pq, err := rego.New(opts...).PrepareForEval(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{query: pq, compiler: compiler}, nil
+	return &Engine{query: pq, compiler: compiler, customOnly: query == queryCustom}, nil
 }
 
 // builtinSkippedChecks are the stages of OPA's compiler that only check
@@ -288,14 +315,24 @@ func checkCustomPackage(name, src string) error {
 // fields settings, profile and facts) and returns the violations sorted
 // by rule and path.
 func (e *Engine) Evaluate(ctx context.Context, input any) ([]Violation, error) {
-	if e.remote != nil {
-		return e.remote.evaluate(input)
-	}
 	value, err := InputValue(input)
 	if err != nil {
 		return nil, err
 	}
-	return e.evaluateValue(ctx, value)
+	if e.remote == nil {
+		return e.evaluateValue(ctx, value)
+	}
+	// The built-in decisions first, as the query over both evaluated
+	// them: an error of theirs is the one reported.
+	out, err := e.builtin.evaluateValue(ctx, value)
+	if err != nil {
+		return nil, err
+	}
+	custom, err := e.remote.evaluate(value)
+	if err != nil {
+		return nil, err
+	}
+	return sortViolations(append(out, custom...)), nil
 }
 
 // evaluateValue evaluates the rules over an input value.
@@ -311,6 +348,9 @@ func (e *Engine) evaluateValue(ctx context.Context, value ast.Value) ([]Violatio
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
 		return nil, fmt.Errorf("policy: unexpected result %v", rs)
 	}
+	if e.customOnly {
+		return sortViolations(decodeCustom(rs[0].Expressions[0].Value, "custom")), nil
+	}
 	res, ok := rs[0].Expressions[0].Value.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("policy: unexpected result type %T", rs[0].Expressions[0].Value)
@@ -319,13 +359,19 @@ func (e *Engine) evaluateValue(ctx context.Context, value ast.Value) ([]Violatio
 	out = append(out, decode(res["deny"], diag.Error, "")...)
 	out = append(out, decode(res["warn"], diag.Warning, "")...)
 	out = append(out, decodeCustom(res["custom"], "custom")...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Rule != out[j].Rule {
-			return out[i].Rule < out[j].Rule
+	return sortViolations(out), nil
+}
+
+// sortViolations sorts vs by rule and message, stably: the built-in
+// decisions (deny, then warn) before the organisation's among equals.
+func sortViolations(vs []Violation) []Violation {
+	sort.SliceStable(vs, func(i, j int) bool {
+		if vs[i].Rule != vs[j].Rule {
+			return vs[i].Rule < vs[j].Rule
 		}
-		return out[i].Message < out[j].Message
+		return vs[i].Message < vs[j].Message
 	})
-	return out, nil
+	return vs
 }
 
 // InputValue is the value the rules see as `input` for input: its JSON

@@ -24,8 +24,8 @@ const childKind = "rego"
 
 // The calls a rego child serves.
 const (
-	opLoad  = "load"  // loadCall → nothing, or the load's diagnostics
-	opEval  = "eval"  // input JSON → []Violation
+	opLoad  = "load"  // loadCall → loaded, or the load's diagnostics
+	opEval  = "eval"  // evalCall → []Violation: the organisation's decisions
 	opTests = "tests" // testsCall → []TestResult
 )
 
@@ -34,6 +34,14 @@ const (
 type loadCall struct {
 	Modules map[string]string
 	Reach   Reach
+}
+
+// loaded is what a child says of the rules it loaded.
+type loaded struct {
+	// Deterministic: the compiled modules call no nondeterministic
+	// builtin and no unknown function (deterministic), so that the
+	// organisation's decisions are a function of the input alone.
+	Deterministic bool
 }
 
 // testsCall is a `bwpolicy test` run.
@@ -62,7 +70,7 @@ func serveChild(op string, body []byte) ([]byte, error) {
 		}
 		eng.traced = true
 		childEngine = eng
-		return nil, nil
+		return gobEncode(loaded{Deterministic: deterministic(eng.compiler.Modules)})
 	case opEval:
 		if childEngine == nil {
 			return nil, errors.New("policy: evaluation before load")
@@ -136,10 +144,13 @@ type pool struct {
 	load     []byte // the encoded loadCall every child starts with
 	opt      Options
 	fallback string // where a crossed bound is placed when the child cannot say
-	idle     chan *child
-	slots    chan struct{}
-	mu       sync.Mutex
-	all      []*child
+	// pure: the children's rules are deterministic (loaded), as the
+	// first child said.
+	pure  bool
+	idle  chan *child
+	slots chan struct{}
+	mu    sync.Mutex
+	all   []*child
 }
 
 // startRemote starts the first child of an engine over extra and loads
@@ -153,32 +164,38 @@ func startRemote(extra map[string]string, opt Options, fallback string) (*Engine
 	opt.Limits.Env = opt.Reach.Env
 	n := runtime.GOMAXPROCS(0)
 	p := &pool{load: load, opt: opt, fallback: fallback, idle: make(chan *child, n), slots: make(chan struct{}, n)}
-	c, err := p.start()
+	c, said, err := p.start()
 	if err != nil {
 		return nil, err
 	}
+	p.pure = said.Deterministic
 	p.idle <- c
 	return &Engine{remote: p}, nil
 }
 
 // start starts one child and loads the rules in it; it takes a slot.
-func (p *pool) start() (*child, error) {
+func (p *pool) start() (*child, loaded, error) {
+	var said loaded
 	p.slots <- struct{}{}
 	c, err := bounded.Start(childKind, p.opt.Limits)
 	if err != nil {
 		<-p.slots
-		return nil, err
+		return nil, said, err
 	}
-	if _, err := c.Call(opLoad, p.load); err != nil {
+	out, err := c.Call(opLoad, p.load)
+	if err == nil {
+		err = gobDecode(out, &said)
+	}
+	if err != nil {
 		c.Close()
 		<-p.slots
-		return nil, fromChild(err, p.fallback)
+		return nil, said, fromChild(err, p.fallback)
 	}
 	ch := &child{Child: c, held: map[ast.Value]int{}}
 	p.mu.Lock()
 	p.all = append(p.all, ch)
 	p.mu.Unlock()
-	return ch, nil
+	return ch, said, nil
 }
 
 // get returns an idle child, or a new one while there are free slots.
@@ -193,7 +210,8 @@ func (p *pool) get() (*child, error) {
 		return c, nil
 	case p.slots <- struct{}{}:
 		<-p.slots
-		return p.start()
+		c, _, err := p.start()
+		return c, err
 	}
 }
 
@@ -222,13 +240,10 @@ type child struct {
 	next int
 }
 
-// evaluate runs one evaluation in a child. A child that crossed a bound
-// is gone: its slot is freed for a new one.
-func (p *pool) evaluate(input any) ([]Violation, error) {
-	value, err := InputValue(input)
-	if err != nil {
-		return nil, err
-	}
+// evaluate runs one evaluation of the organisation's decisions in a
+// child. A child that crossed a bound is gone: its slot is freed for a
+// new one.
+func (p *pool) evaluate(value ast.Value) ([]Violation, error) {
 	obj, ok := value.(ast.Object)
 	if !ok {
 		return nil, fmt.Errorf("policy: input is %T, not an object", value)
