@@ -358,8 +358,8 @@ func (g *gatherer) homeNotUnits(s *settings.Settings, home string, denied []Hidd
 // recorded before the layout (StepHide, the home's own path), and a
 // path recorded is never recorded again.
 func (g *gatherer) homeEntry(p, why string, writable []writableRoot, listedDir bool) HomeEntry {
-	st, seen := g.observed[p]
-	if !seen && listedDir {
+	var st Stat
+	if _, seen := g.observed[p]; !seen && listedDir {
 		st = Stat{Kind: invocation.KindDir}
 		g.observed[p] = st
 	} else {
