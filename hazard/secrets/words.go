@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -188,38 +189,102 @@ func echoesLiteral(words []string) bool {
 }
 
 // stdinFile returns the file a command's standard input is read from:
-// a redirection (< FILE, <FILE) among words, or cat FILE piped into it
-// (piped, prev the command before); "" otherwise.
+// a redirection among words (< FILE, <FILE, 0< FILE), or the file the
+// command piped into it prints (fileRead of prev: cat FILE, head -1
+// FILE, tr -d '\n' < FILE …); "" otherwise.
 func stdinFile(words []string, piped bool, prev []string) string {
-	if piped && len(prev) == 2 && prev[0] == "cat" && literal(prev[1]) {
-		return prev[1]
+	if p := redirectIn(words); p != "" {
+		return p
 	}
-	for i, w := range words {
+	if piped {
+		return fileRead(prev)
+	}
+	return ""
+}
+
+// fedFile returns FILE when v is a command substitution whose output is
+// a file's content or part of it ($(cat FILE), $(< FILE), `cat FILE`,
+// $(head -1 FILE), $(tr -d '\n' < FILE): fileRead); "" otherwise.
+func fedFile(v string) string {
+	inner, ok := substitution(v)
+	if !ok {
+		return ""
+	}
+	return fileRead(commandWords(inner))
+}
+
+// commandWords is inner's words as commands cuts them (quotes removed),
+// those of its first command.
+func commandWords(inner string) []string {
+	if cs := commands(inner); len(cs) > 0 {
+		return cs[0]
+	}
+	return nil
+}
+
+// fileReaders print a file named as their last operand, or a part of it.
+var fileReaders = []string{"cat", "head", "tail", "base64", "sed", "awk", "jq", "yq", "grep", "cut", "gpg", "sops"}
+
+// fileRead returns the file the command words prints (or part of it):
+// its standard input's redirection (redirectIn), else the last operand
+// of a fileReaders command (options, -- and output redirections
+// skipped); "" otherwise.
+func fileRead(words []string) string {
+	if p := redirectIn(words); p != "" {
+		return p
+	}
+	if len(words) < 2 || !slices.Contains(fileReaders, words[0]) {
+		return ""
+	}
+	last, operands := "", false
+	for i := 1; i < len(words); i++ {
+		w := words[i]
 		switch {
-		case w == "<" && i+1 < len(words) && literal(words[i+1]):
+		case strings.HasPrefix(w, "<<"):
+			return "" // a here-string or here-document: a literal, not a file
+		case !operands && w == "--":
+			operands = true
+		case redirectOut(w):
+			if strings.HasSuffix(w, ">") {
+				i++ // the target is the next word
+			}
+		case !operands && strings.HasPrefix(w, "-"):
+		default:
+			last = w
+		}
+	}
+	if !fileWord(last) {
+		return ""
+	}
+	return last
+}
+
+// redirectIn returns the file words redirect standard input from (<
+// FILE, <FILE, 0< FILE, 0<FILE; not a here-document, here-string or
+// process substitution); "" otherwise.
+func redirectIn(words []string) string {
+	for i, w := range words {
+		w = strings.TrimPrefix(w, "0")
+		switch {
+		case w == "<" && i+1 < len(words) && fileWord(words[i+1]):
 			return words[i+1]
-		case len(w) > 1 && w[0] == '<' && w[1] != '<' && w[1] != '(' && literal(w[1:]):
+		case len(w) > 1 && w[0] == '<' && w[1] != '<' && w[1] != '(' && fileWord(w[1:]):
 			return w[1:]
 		}
 	}
 	return ""
 }
 
-// fedFile returns FILE when v is $(cat FILE), $(< FILE), $(<FILE) or
-// `cat FILE` (a value read from a file); "" otherwise.
-func fedFile(v string) string {
-	inner, ok := substitution(v)
-	if !ok {
-		return ""
-	}
-	f := strings.Fields(inner)
-	switch {
-	case len(f) == 2 && (f[0] == "cat" || f[0] == "<"):
-		return strings.Trim(f[1], `"'`)
-	case len(f) == 1 && len(f[0]) > 1 && f[0][0] == '<':
-		return strings.Trim(f[0][1:], `"'`)
-	}
-	return ""
+// redirectOut: w is an output redirection (>F, 2>F, 2>, >>, &>F).
+func redirectOut(w string) bool {
+	w = strings.TrimLeft(w, "0123456789&")
+	return strings.HasPrefix(w, ">")
+}
+
+// fileWord: w names a file as a shell text writes it: a literal, or a
+// path under ~, $HOME or ${HOME} (what facts resolves).
+func fileWord(w string) bool {
+	return w != "" && (literal(w) || filePath(w))
 }
 
 // passwordFileArg returns the file a password option reads its value
