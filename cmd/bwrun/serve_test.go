@@ -185,7 +185,7 @@ func readAll(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
 // caller's disconnecting kill the sandbox, and the server answers the
 // next request.
 func TestServeProtocol(t *testing.T) {
-	bin, inv := setup(t, invocation.Rlimits{})
+	bin, inv, dir := setupWritable(t)
 	s := startServer(t, bin, inv)
 	out, errs, st := call(t, s.sock, inv, "n1", []string{"sh", "-c", "echo hi; echo err >&2; exit 7"}, nil)
 	if st == nil || st.Nonce != "n1" || st.Outcome != bwruntime.OutcomeExited || st.ExitStatus != 7 || out != "hi\n" || errs != "err\n" {
@@ -209,7 +209,9 @@ func TestServeProtocol(t *testing.T) {
 		}
 		return &st
 	}
-	marker := filepath.Join(filepath.Dir(inv), "ran")
+	// The markers are in a directory the sandbox may write: a refused
+	// request that ran would leave one (the control below does).
+	marker := filepath.Join(dir, "ran")
 	other := filepath.Join(filepath.Dir(inv), "other.json")
 	for _, args := range [][]string{
 		{"--nonce", "n3", "--status-fd", "1", inv, "--", "touch", marker},
@@ -225,6 +227,12 @@ func TestServeProtocol(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatalf("a refused request ran its command")
+	}
+	if _, _, st := call(t, s.sock, inv, "n3", []string{"touch", marker}, nil); st == nil || st.ExitStatus != 0 {
+		t.Fatalf("control: %+v", st)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("control: the accepted request's command left no marker: %v", err)
 	}
 	// Kill: the sandbox dies, the reply comes (signaled, 125).
 	start := time.Now()
@@ -256,7 +264,7 @@ func TestServeProtocol(t *testing.T) {
 // invocation on disk is no longer the one it holds; a server whose
 // parent's pipe closes exits.
 func TestServeStaleAndParent(t *testing.T) {
-	bin, inv := setup(t, invocation.Rlimits{})
+	bin, inv, dir := setupWritable(t)
 	s := startServer(t, bin, inv)
 	data, _ := os.ReadFile(inv)
 	var v map[string]any
@@ -266,11 +274,11 @@ func TestServeStaleAndParent(t *testing.T) {
 	tmp := inv + ".tmp"
 	os.WriteFile(tmp, data, 0o644)
 	os.Rename(tmp, inv)
-	_, _, st := call(t, s.sock, inv, "s1", []string{"touch", filepath.Dir(inv) + "/ran"}, nil)
+	_, _, st := call(t, s.sock, inv, "s1", []string{"touch", dir + "/ran"}, nil)
 	if st != nil && (st.Outcome != bwruntime.OutcomeStale || st.Nonce != "s1") {
 		t.Fatalf("changed invocation: %+v", st)
 	}
-	if _, err := os.Stat(filepath.Dir(inv) + "/ran"); err == nil {
+	if _, err := os.Stat(dir + "/ran"); err == nil {
 		t.Fatal("the command ran with a changed invocation")
 	}
 	s.waitExit(t, 5*time.Second, "the invocation changed")
